@@ -1,0 +1,1 @@
+"""graph-opt: compiler passes for neural-network graphs, built on xDSL."""

@@ -1,0 +1,144 @@
+"""Base classes shared by every op of the nn dialect."""
+
+from __future__ import annotations
+
+from abc import ABC
+from collections.abc import Mapping, Sequence
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation, OptionalDef, ParsePropInAttrDict, VariadicDef
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.shapes import types_compatible
+
+GENERIC_FORMAT = "operands attr-dict `:` functional-type(operands, results)"
+"""The textual form of most nn ops: `nn.op %a, %b {attrs} : (types) -> types`."""
+
+
+class NNOperation(IRDLOperation, ABC):
+    """An op of the nn dialect.
+
+    Subclasses give a type rule in `infer_result_types`; the verifier checks
+    declared result types against it, and `create` uses it to build ops.
+    """
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @classmethod
+    def infer_result_types(
+        cls, operands: Sequence[SSAValue], props: Mapping[str, Attribute]
+    ) -> list[Attribute] | None:
+        """Result types given operands and properties; None when no rule applies."""
+        return None
+
+    @classmethod
+    def create_inferred(
+        cls,
+        operands: Sequence[SSAValue | Operation],
+        properties: Mapping[str, Attribute] | None = None,
+        result_types: Sequence[Attribute] | None = None,
+    ):
+        """Build the op from a flat operand list, typed by its rule unless types are given."""
+        props = dict(properties or {})
+        flat = [SSAValue.get(v) for v in operands]
+        if result_types is None:
+            result_types = cls.infer_result_types(flat, props)
+            if result_types is None:
+                raise VerifyException(f"cannot infer the result types of {cls.name}")
+        op_def = cls.get_irdl_definition()
+        return cls.build(
+            operands=_group(flat, [d for _, d in op_def.operands]),
+            properties=props,
+            result_types=_group(list(result_types), [d for _, d in op_def.results]),
+        )
+
+    def verify_(self) -> None:
+        self.verify_properties()
+        inferred = self.infer_result_types(list(self.operands), self.properties)
+        if inferred is None:
+            return
+        if len(inferred) != len(self.results):
+            raise VerifyException(
+                f"expected {len(inferred)} results, got {len(self.results)}"
+            )
+        for index, (result, expected) in enumerate(zip(self.results, inferred)):
+            if not types_compatible(result.type, expected):
+                raise VerifyException(
+                    f"result #{index} has type {result.type}, but the operands imply {expected}"
+                )
+
+    def verify_properties(self) -> None:
+        """Checks of property values beyond their types; overridden per op."""
+
+
+def int_list(op_props: Mapping[str, Attribute], name: str) -> tuple[int, ...] | None:
+    attr = op_props.get(name)
+    if attr is None:
+        return None
+    assert isinstance(attr, DenseArrayBase)
+    return tuple(attr.get_values())
+
+
+def int_value(op_props: Mapping[str, Attribute], name: str, default: int) -> int:
+    attr = op_props.get(name)
+    return default if attr is None else attr.value.data  # type: ignore[union-attr]
+
+
+def float_value(op_props: Mapping[str, Attribute], name: str, default: float) -> float:
+    attr = op_props.get(name)
+    return default if attr is None else attr.value.data  # type: ignore[union-attr]
+
+
+def str_value(op_props: Mapping[str, Attribute], name: str, default: str) -> str:
+    attr = op_props.get(name)
+    return default if attr is None else attr.data  # type: ignore[union-attr]
+
+
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def i64_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, 64)
+
+
+def f32_attr(value: float) -> FloatAttr:
+    return FloatAttr(value, 32)
+
+
+def str_attr(value: str) -> StringAttr:
+    return StringAttr(value)
+
+
+def tensor_of(value: SSAValue) -> TensorType:
+    """The ranked tensor type of an operand, or a verification error."""
+    if not isinstance(value.type, TensorType):
+        raise VerifyException(f"expected a ranked tensor, got {value.type}")
+    return value.type
+
+
+def _group(flat: list, defs: list) -> list:
+    """Split a flat list over IRDL definitions: one value each, [] or [v] for an
+    optional one, the rest for the (single) variadic one."""
+    fixed = sum(1 for d in defs if not isinstance(d, VariadicDef))
+    spare = len(flat) - fixed
+    grouped, it = [], iter(flat)
+    for d in defs:
+        if isinstance(d, OptionalDef):
+            take = 1 if spare > 0 else 0
+            spare -= take
+            grouped.append([next(it) for _ in range(take)])
+        elif isinstance(d, VariadicDef):
+            grouped.append([next(it) for _ in range(spare)])
+            spare = 0
+        else:
+            grouped.append(next(it))
+    return grouped

@@ -1,0 +1,66 @@
+"""nn.constant: a tensor literal whose data is stored as bytes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, prop_def, result_def, traits_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, Pure
+
+from graph_opt.dialects.nn.base import NNOperation
+from graph_opt.dialects.nn.dense import from_numpy, to_numpy
+
+
+@irdl_op_definition
+class ConstantOp(NNOperation):
+    """A constant tensor, e.g. `%w = nn.constant dense<...> : tensor<8x3x3x3xf32>`."""
+
+    name = "nn.constant"
+    value = prop_def(DenseIntOrFPElementsAttr)
+    output = result_def()
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(properties={"value": value}, result_types=[value.get_type()])
+
+    @staticmethod
+    def from_array(
+        array: np.ndarray, element_type: Attribute | None = None
+    ) -> ConstantOp:
+        return ConstantOp(from_numpy(array, element_type))
+
+    def to_array(self) -> np.ndarray:
+        return to_numpy(self.value)
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute]:
+        return [props["value"].get_type()]  # type: ignore[union-attr]
+
+    def fold(self) -> Sequence[SSAValue | Attribute]:
+        return (self.value,)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        attributes = parser.parse_optional_attr_dict()
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error("expected a dense elements attribute")
+        op = cls(value)
+        op.attributes.update(attributes)
+        return op
+
+
+def constant_value(value: SSAValue) -> np.ndarray | None:
+    """The array a value holds when an nn.constant defines it, else None."""
+    owner = value.owner
+    return owner.to_array() if isinstance(owner, ConstantOp) else None

@@ -1,0 +1,28 @@
+"""Conversion between dense elements attributes and numpy arrays (bytes, never lists)."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+
+from graph_opt.dialects.nn.dtypes import element_type, numpy_dtype
+
+
+def to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """A read-only numpy view of a dense attribute's bytes, in its shape."""
+    dtype = numpy_dtype(attr.get_element_type())
+    flat = np.frombuffer(attr.data.data, dtype=dtype)
+    shape = attr.get_shape()
+    if flat.size == 1 and int(np.prod(shape)) != 1:
+        return np.broadcast_to(flat.reshape(()), shape)
+    return flat.reshape(shape)
+
+
+def from_numpy(array: np.ndarray, dtype_type=None) -> DenseIntOrFPElementsAttr:
+    """A dense attribute holding a copy of `array`'s bytes (C order, little endian)."""
+    array = np.asarray(array)
+    el_type = dtype_type if dtype_type is not None else element_type(array.dtype)
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))
+    tensor_type = TensorType(el_type, array.shape)
+    return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(array.tobytes()))

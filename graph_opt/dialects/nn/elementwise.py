@@ -1,0 +1,168 @@
+"""Elementwise ops with numpy broadcasting, and pointwise activations."""
+
+from __future__ import annotations
+
+from abc import ABC
+from typing import ClassVar
+
+from xdsl.dialects.builtin import FloatAttr, TensorType
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Commutative, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation
+from graph_opt.dialects.nn.shapes import broadcast_shapes, ranked
+
+
+class ElementwiseBinaryOp(NNOperation, ABC):
+    """`lhs op rhs` with numpy broadcasting; the result has lhs's element type."""
+
+    lhs = operand_def()
+    rhs = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+    SAME_ELEMENT_TYPES: ClassVar[bool] = True
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        lhs, rhs = (ranked(v) for v in operands)
+        if lhs is None or rhs is None:
+            return None
+        if cls.SAME_ELEMENT_TYPES and lhs.element_type != rhs.element_type:
+            raise VerifyException(
+                f"operand element types differ: {lhs.element_type} and {rhs.element_type}"
+            )
+        shape = broadcast_shapes(lhs.get_shape(), rhs.get_shape())
+        return [TensorType(lhs.element_type, shape)]
+
+
+@irdl_op_definition
+class AddOp(ElementwiseBinaryOp):
+    name = "nn.add"
+    traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class SubOp(ElementwiseBinaryOp):
+    name = "nn.sub"
+
+
+@irdl_op_definition
+class MulOp(ElementwiseBinaryOp):
+    name = "nn.mul"
+    traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class DivOp(ElementwiseBinaryOp):
+    name = "nn.div"
+
+
+@irdl_op_definition
+class PowOp(ElementwiseBinaryOp):
+    """Power; the exponent may have another element type (as in ONNX)."""
+
+    name = "nn.pow"
+    SAME_ELEMENT_TYPES: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class MaxOp(ElementwiseBinaryOp):
+    name = "nn.max"
+    traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class MinOp(ElementwiseBinaryOp):
+    name = "nn.min"
+    traits = traits_def(Pure(), Commutative())
+
+
+class ElementwiseUnaryOp(NNOperation, ABC):
+    """A pointwise op: the result has the input's type."""
+
+    input = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute]:
+        return [operands[0].type]
+
+
+def _unary(op_name: str, class_name: str, doc: str) -> type[ElementwiseUnaryOp]:
+    cls = type(
+        class_name,
+        (ElementwiseUnaryOp,),
+        {"name": op_name, "__doc__": doc, "__module__": __name__},
+    )
+    return irdl_op_definition(cls)
+
+
+SqrtOp = _unary("nn.sqrt", "SqrtOp", "Square root.")
+ReciprocalOp = _unary("nn.reciprocal", "ReciprocalOp", "1 / x.")
+ExpOp = _unary("nn.exp", "ExpOp", "Natural exponential.")
+LogOp = _unary("nn.log", "LogOp", "Natural logarithm.")
+ErfOp = _unary("nn.erf", "ErfOp", "Gauss error function.")
+NegOp = _unary("nn.neg", "NegOp", "Negation.")
+AbsOp = _unary("nn.abs", "AbsOp", "Absolute value.")
+ReluOp = _unary("nn.relu", "ReluOp", "max(x, 0).")
+SigmoidOp = _unary("nn.sigmoid", "SigmoidOp", "1 / (1 + exp(-x)).")
+TanhOp = _unary("nn.tanh", "TanhOp", "Hyperbolic tangent.")
+IdentityOp = _unary("nn.identity", "IdentityOp", "Returns its input.")
+StopGradientOp = _unary(
+    "nn.stop_gradient",
+    "StopGradientOp",
+    "Identity in inference; blocks gradients in training (TensorFlow).",
+)
+
+
+@irdl_op_definition
+class LeakyReluOp(ElementwiseUnaryOp):
+    """x if x >= 0 else alpha * x."""
+
+    name = "nn.leaky_relu"
+    alpha = opt_prop_def(FloatAttr, default_value=FloatAttr(0.01, 32))
+
+
+@irdl_op_definition
+class ClipOp(ElementwiseUnaryOp):
+    """Clamp to [min, max]; a missing bound is unbounded (Relu6 is min=0, max=6)."""
+
+    name = "nn.clip"
+    min = opt_prop_def(FloatAttr)
+    max = opt_prop_def(FloatAttr)
+
+
+@irdl_op_definition
+class GeluOp(ElementwiseUnaryOp):
+    """Gaussian error linear unit, exact (`none`) or with the `tanh` approximation."""
+
+    name = "nn.gelu"
+    approximate = opt_prop_def(Attribute)
+
+    def verify_properties(self) -> None:
+        if self.approximate is not None and getattr(
+            self.approximate, "data", None
+        ) not in (
+            "none",
+            "tanh",
+        ):
+            raise VerifyException('approximate must be "none" or "tanh"')
+
+
+ELEMENTWISE_OPS = [
+    AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
+    SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, NegOp, AbsOp,
+    ReluOp, SigmoidOp, TanhOp, IdentityOp, StopGradientOp,
+    LeakyReluOp, ClipOp, GeluOp,
+]  # fmt: skip

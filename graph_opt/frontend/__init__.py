@@ -1,0 +1,1 @@
+"""Frontends (ONNX, TensorFlow GraphDef) into the nn dialect, and the ONNX exporter."""

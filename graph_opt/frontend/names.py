@@ -1,0 +1,77 @@
+"""Source-framework names of values, kept as function argument/result attributes and op locations."""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FusedLoc,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+)
+from xdsl.ir import Operation, SSAValue
+
+NAME_ATTR = "nn.name"
+
+
+def _names_of(attrs: object, count: int, prefix: str) -> list[str]:
+    names = []
+    entries = list(attrs.data) if attrs is not None else []  # type: ignore[attr-defined]
+    for i in range(count):
+        entry = entries[i].data if i < len(entries) else {}
+        name = entry.get(NAME_ATTR)
+        names.append(name.data if isinstance(name, StringAttr) else f"{prefix}{i}")
+    return names
+
+
+def argument_names(function: func.FuncOp) -> list[str]:
+    return _names_of(function.arg_attrs, len(function.function_type.inputs), "input_")
+
+
+def result_names(function: func.FuncOp) -> list[str]:
+    return _names_of(function.res_attrs, len(function.function_type.outputs), "output_")
+
+
+def name_attrs(names: list[str]) -> ArrayAttr:
+    return ArrayAttr([DictionaryAttr({NAME_ATTR: StringAttr(n)}) for n in names])
+
+
+def name_location(names: list[str]):
+    """The location recording an op's result names."""
+    if len(names) == 1:
+        return _name_loc(names[0])
+    return FusedLoc([_name_loc(n) for n in names], NoneAttr())
+
+
+def _name_loc(name: str) -> NameLoc:
+    return NameLoc(StringAttr(name), NoneAttr())
+
+
+def op_result_names(op: Operation) -> list[str | None]:
+    """The result names recorded in an op's location (None where there is none)."""
+    loc = op.location
+    if isinstance(loc, NameLoc):
+        found = [loc.desc.data]
+    elif isinstance(loc, FusedLoc):
+        found = [
+            sub.desc.data if isinstance(sub, NameLoc) else None
+            for sub in loc.locations.data
+        ]
+    else:
+        found = []
+    return (found + [None] * len(op.results))[: len(op.results)]
+
+
+_INVALID_NAME_CHARS = re.compile(r"[^\w$.-]")
+
+
+def set_name_hint(value: SSAValue, name: str) -> None:
+    """Show a framework name as the SSA name (`%conv1`), made a valid identifier."""
+    hint = _INVALID_NAME_CHARS.sub("_", name)
+    if hint and hint[0].isdigit():
+        hint = "v" + hint
+    value.name_hint = hint or None

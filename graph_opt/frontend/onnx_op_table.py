@@ -1,0 +1,80 @@
+"""The table between ONNX operators and nn ops, filled by the modules in `onnx_mappings`.
+
+An importer turns one ONNX node into nn ops, or returns None to keep the node
+as `nn.opaque` (for example when an input that the nn op needs as a constant
+is computed at run time). An exporter turns one nn op into ONNX nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from xdsl.ir import Attribute, Operation
+
+from graph_opt.frontend.onnx_attrs import mlir_attr, onnx_attr
+
+if TYPE_CHECKING:
+    from graph_opt.frontend.onnx_export import ExportBuilder
+    from graph_opt.frontend.onnx_import import ImportBuilder
+
+Importer = Callable[["ImportBuilder", object, list], "Operation | None"]
+Exporter = Callable[["ExportBuilder", Operation], None]
+
+IMPORTERS: dict[str, Importer] = {}
+EXPORTERS: dict[type[Operation], Exporter] = {}
+
+
+def importer(*op_types: str):
+    def register(fn: Importer) -> Importer:
+        for op_type in op_types:
+            IMPORTERS[op_type] = fn
+        return fn
+
+    return register
+
+
+def exporter(*op_classes: type[Operation]):
+    def register(fn: Exporter) -> Exporter:
+        for op_class in op_classes:
+            EXPORTERS[op_class] = fn
+        return fn
+
+    return register
+
+
+def register_simple(
+    op_type: str,
+    op_class: type[Operation],
+    renames: Mapping[str, str] | None = None,
+    ignored: tuple[str, ...] = (),
+) -> None:
+    """A one-to-one mapping: same inputs and outputs, attributes renamed (ONNX name -> property)."""
+    renames = dict(renames or {})
+    back = {prop: onnx_name for onnx_name, prop in renames.items()}
+    allowed = set(op_class.get_irdl_definition().properties)
+
+    def import_node(b: ImportBuilder, node, inputs):
+        if any(v is None for v in inputs):
+            return None
+        props: dict[str, Attribute] = {}
+        for attr in node.attribute:
+            if attr.name in ignored:
+                continue
+            prop = renames.get(attr.name, attr.name)
+            if prop not in allowed:
+                return None
+            props[prop] = mlir_attr(attr)
+        return b.create(op_class, inputs, props)
+
+    def export_op(e: ExportBuilder, op: Operation) -> None:
+        attrs = [onnx_attr(back.get(k, k), v) for k, v in op.properties.items()]
+        e.node(op_type, list(op.operands), list(op.results), attrs)
+
+    IMPORTERS[op_type] = import_node
+    EXPORTERS[op_class] = export_op
+
+
+def load_mappings() -> None:
+    """Import every mapping module once, which fills the tables."""
+    import graph_opt.frontend.onnx_mappings  # noqa: F401

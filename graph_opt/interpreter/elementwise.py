@@ -1,0 +1,87 @@
+"""Reference implementations of elementwise ops and activations."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from graph_opt.dialects.nn import constant as c
+from graph_opt.dialects.nn import elementwise as ew
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    return _erf(x).astype(x.dtype)
+
+
+def _binary(fn):
+    def run(self, interpreter: Interpreter, op, args):
+        lhs, rhs = args
+        return (np.asarray(fn(lhs, rhs)).astype(lhs.dtype, copy=False),)
+
+    return run
+
+
+def _unary(fn):
+    def run(self, interpreter: Interpreter, op, args):
+        (x,) = args
+        return (np.asarray(fn(x)).astype(x.dtype, copy=False),)
+
+    return run
+
+
+def _int_div(a, b):
+    return np.trunc(a / b) if a.dtype.kind in "iu" else a / b
+
+
+@register_impls
+class ElementwiseFunctions(InterpreterFunctions):
+    @impl(c.ConstantOp)
+    def run_constant(self, interpreter: Interpreter, op: c.ConstantOp, args):
+        return (op.to_array(),)
+
+    run_add = impl(ew.AddOp)(_binary(np.add))
+    run_sub = impl(ew.SubOp)(_binary(np.subtract))
+    run_mul = impl(ew.MulOp)(_binary(np.multiply))
+    run_div = impl(ew.DivOp)(_binary(_int_div))
+    run_pow = impl(ew.PowOp)(_binary(np.power))
+    run_max = impl(ew.MaxOp)(_binary(np.maximum))
+    run_min = impl(ew.MinOp)(_binary(np.minimum))
+    run_sqrt = impl(ew.SqrtOp)(_unary(np.sqrt))
+    run_reciprocal = impl(ew.ReciprocalOp)(_unary(np.reciprocal))
+    run_exp = impl(ew.ExpOp)(_unary(np.exp))
+    run_log = impl(ew.LogOp)(_unary(np.log))
+    run_erf = impl(ew.ErfOp)(_unary(erf))
+    run_neg = impl(ew.NegOp)(_unary(np.negative))
+    run_abs = impl(ew.AbsOp)(_unary(np.abs))
+    run_relu = impl(ew.ReluOp)(_unary(lambda x: np.maximum(x, 0)))
+    run_sigmoid = impl(ew.SigmoidOp)(_unary(lambda x: 1 / (1 + np.exp(-x))))
+    run_tanh = impl(ew.TanhOp)(_unary(np.tanh))
+    run_identity = impl(ew.IdentityOp)(_unary(lambda x: x))
+    run_stop_gradient = impl(ew.StopGradientOp)(_unary(lambda x: x))
+
+    @impl(ew.LeakyReluOp)
+    def run_leaky_relu(self, interpreter: Interpreter, op: ew.LeakyReluOp, args):
+        (x,) = args
+        alpha = op.alpha.value.data
+        return (np.where(x >= 0, x, x * x.dtype.type(alpha)),)
+
+    @impl(ew.ClipOp)
+    def run_clip(self, interpreter: Interpreter, op: ew.ClipOp, args):
+        (x,) = args
+        lo = None if op.min is None else op.min.value.data
+        hi = None if op.max is None else op.max.value.data
+        if lo is None and hi is None:
+            return (x,)
+        return (np.clip(x, lo, hi).astype(x.dtype, copy=False),)
+
+    @impl(ew.GeluOp)
+    def run_gelu(self, interpreter: Interpreter, op: ew.GeluOp, args):
+        (x,) = args
+        if op.approximate is not None and op.approximate.data == "tanh":
+            inner = np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)
+            return ((0.5 * x * (1 + np.tanh(inner))).astype(x.dtype),)
+        return ((0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype),)

@@ -1,0 +1,26 @@
+"""Reference implementation of normalization ops."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from graph_opt.dialects.nn.layout import channel_axis
+from graph_opt.dialects.nn.norm import BatchNormOp
+
+
+def channel_shape(rank: int, axis: int) -> tuple[int, ...]:
+    """The shape that broadcasts a per-channel vector along `axis`."""
+    return tuple(-1 if i == axis else 1 for i in range(rank))
+
+
+@register_impls
+class NormFunctions(InterpreterFunctions):
+    @impl(BatchNormOp)
+    def run_batch_norm(self, interpreter: Interpreter, op: BatchNormOp, args):
+        x, scale, bias, mean, var = args
+        shape = channel_shape(x.ndim, channel_axis(op.layout, x.ndim))
+        eps = op.epsilon.value.data
+        inv = scale / np.sqrt(var.astype(np.float64) + eps)
+        out = (x - mean.reshape(shape)) * inv.reshape(shape) + bias.reshape(shape)
+        return (out.astype(x.dtype),)

@@ -1,0 +1,61 @@
+"""nn.opaque evaluated by onnx's reference implementation of the operator."""
+
+from __future__ import annotations
+
+import onnx
+from onnx.reference import ReferenceEvaluator
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.utils.exceptions import InterpretationError
+
+from graph_opt.dialects.nn.opaque import OpaqueOp
+
+
+def _opset(op: OpaqueOp) -> list[onnx.OperatorSetIdProto]:
+    module = op.get_toplevel_object()
+    stored = (
+        module.attributes.get("nn.onnx_opset_import")
+        if isinstance(module, ModuleOp)
+        else None
+    )
+    if stored is None:
+        return [onnx.helper.make_opsetid("", 18)]
+    return [
+        onnx.helper.make_opsetid(d, v.value.data)
+        for d, v in stored.data.items()  # type: ignore[attr-defined]
+        if isinstance(v, IntegerAttr)
+    ]
+
+
+@register_impls
+class OpaqueFunctions(InterpreterFunctions):
+    @impl(OpaqueOp)
+    def run_opaque(self, interpreter: Interpreter, op: OpaqueOp, args):
+        from graph_opt.frontend.onnx_export import ExportBuilder, export_opaque
+
+        builder = ExportBuilder(opset=0)
+        for i, value in enumerate(op.operands):
+            builder.names[value] = f"in{i}"
+        for i, value in enumerate(op.results):
+            builder.names[value] = f"out{i}"
+        export_opaque(builder, op)
+        graph = onnx.helper.make_graph(
+            builder.nodes,
+            "opaque",
+            [
+                onnx.helper.make_empty_tensor_value_info(f"in{i}")
+                for i in range(len(args))
+            ],
+            [
+                onnx.helper.make_empty_tensor_value_info(f"out{i}")
+                for i in range(len(op.results))
+            ],
+        )
+        model = onnx.helper.make_model(graph, opset_imports=_opset(op))
+        try:
+            outputs = ReferenceEvaluator(model).run(
+                None, {f"in{i}": a for i, a in enumerate(args)}
+            )
+        except Exception as e:  # the reference evaluator raises many types
+            raise InterpretationError(f"{op.op_type.data}: {e}") from e
+        return tuple(outputs)

@@ -1,0 +1,21 @@
+"""The interpreter function tables of every nn op family."""
+
+from __future__ import annotations
+
+from xdsl.interpreter import InterpreterFunctions
+
+
+def all_functions() -> list[InterpreterFunctions]:
+    from graph_opt.interpreter.conv import ConvFunctions
+    from graph_opt.interpreter.elementwise import ElementwiseFunctions
+    from graph_opt.interpreter.norm import NormFunctions
+    from graph_opt.interpreter.opaque import OpaqueFunctions
+    from graph_opt.interpreter.shape_ops import ShapeFunctions
+
+    return [
+        ElementwiseFunctions(),
+        ConvFunctions(),
+        NormFunctions(),
+        ShapeFunctions(),
+        OpaqueFunctions(),
+    ]

@@ -1,0 +1,71 @@
+"""Running a function of a module on numpy inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.utils.exceptions import InterpretationError
+
+from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.interpreter.registry import all_functions
+
+
+def make_interpreter(module: ModuleOp) -> Interpreter:
+    interpreter = Interpreter(module)
+    interpreter.register_implementations(FuncFunctions())
+    for functions in all_functions():
+        interpreter.register_implementations(functions)
+    return interpreter
+
+
+def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+    """The named function, or the module's only public function."""
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if name is not None:
+        for f in funcs:
+            if f.sym_name.data == name:
+                return f
+        raise InterpretationError(f"no function named @{name}")
+    public = [
+        f
+        for f in funcs
+        if f.sym_visibility is None or f.sym_visibility.data == "public"
+    ]
+    if len(public) != 1:
+        raise InterpretationError("the module has several public functions: name one")
+    return public[0]
+
+
+def run_function(
+    module: ModuleOp,
+    inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
+    function: str | None = None,
+) -> list[np.ndarray]:
+    """Evaluate a function on inputs (positional, or by argument name) and return its results."""
+    target = entry_function(module, function)
+    if isinstance(inputs, Mapping):
+        from graph_opt.frontend.names import argument_names
+
+        names = argument_names(target)
+        missing = [n for n in names if n not in inputs]
+        if missing:
+            raise InterpretationError(f"missing inputs: {', '.join(missing)}")
+        inputs = [inputs[n] for n in names]
+    arg_types = target.function_type.inputs.data
+    if len(inputs) != len(arg_types):
+        raise InterpretationError(
+            f"expected {len(arg_types)} inputs, got {len(inputs)}"
+        )
+    args = [
+        np.asarray(value, dtype=numpy_dtype(t.element_type))
+        if hasattr(t, "element_type")
+        else value
+        for value, t in zip(inputs, arg_types)
+    ]
+    results = make_interpreter(module).call_op(target, tuple(args))
+    return [np.asarray(r) for r in results]

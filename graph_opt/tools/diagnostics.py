@@ -1,0 +1,30 @@
+"""Turning any failure of a run into the one-line message a user sees."""
+
+from __future__ import annotations
+
+from xdsl.utils.exceptions import ParseError
+
+
+def one_line(error: BaseException, input_name: str | None = None) -> str:
+    """`file:line:col: error: message` for parse errors, else the first informative line."""
+    if isinstance(error, ParseError):
+        loc = error.span.get_location()
+        return f"{loc.file}:{loc.line}:{loc.col}: error: {error.msg}"
+    text = str(error).strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    message = _informative(lines) if lines else type(error).__name__
+    prefix = (
+        f"{input_name}: " if input_name and not message.startswith(input_name) else ""
+    )
+    return f"{prefix}error: {message}"
+
+
+def _informative(lines: list[str]) -> str:
+    """xDSL verifier messages print the whole IR around the failure; keep the message itself."""
+    for line in lines:
+        if line.startswith("^") and line.strip("^ ").strip():
+            return line.strip("^ ").strip()
+    for line in reversed(lines):
+        if "Operation does not verify" in line:
+            return line.split("Operation does not verify:", 1)[-1].strip() or line
+    return lines[0]

@@ -1,0 +1,150 @@
+"""`graph-opt`: xDSL's optimizer driver with graph-opt's dialects, passes and ONNX in/out."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from graph_opt.tools.diagnostics import one_line
+from graph_opt.tools.pass_docs import describe_passes
+
+LISTED_XDSL_PASSES = {
+    "canonicalize": "Apply the canonicalization patterns of every op (xDSL).",
+    "cse": "Eliminate common subexpressions (xDSL).",
+    "dce": "Remove ops whose results are unused and that have no side effects (xDSL).",
+}
+"""xDSL passes shown by --list-passes beside graph-opt's own (all of xDSL's run with -p)."""
+
+
+class GraphOptMain(xDSLOptMain):
+    """xDSLOptMain with graph-opt registered; adds --pass, --list-passes and `-t onnx`."""
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        from graph_opt.universe import GRAPH_OPT_UNIVERSE
+
+        for name, factory in GRAPH_OPT_UNIVERSE.all_dialects.items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        from graph_opt.passes import get_all_passes
+
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+        from graph_opt.tools.frontends import register_frontends
+
+        register_frontends(self)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        self.available_targets["onnx"] = _onnx_target_placeholder
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--pass",
+            dest="single_passes",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="Run a pass (repeatable, in the order given; runs before -p)",
+        )
+        arg_parser.add_argument(
+            "--list-passes",
+            action="store_true",
+            help="List the available passes with their summaries and options",
+        )
+        from graph_opt.tools.frontends import register_frontend_arguments
+
+        register_frontend_arguments(arg_parser)
+
+    def setup_pipeline(self):
+        if self.args.single_passes:
+            steps = [*self.args.single_passes, self.args.passes]
+            self.args.passes = ",".join(s for s in steps if s)
+        super().setup_pipeline()
+
+    def prepare_output(self) -> IO[str]:
+        if self.args.target == "onnx" and self.args.output_file is None:
+            raise ValueError(
+                "-t onnx writes a binary model: give an output file with -o"
+            )
+        if self.args.output_file is None:
+            return sys.stdout
+        directory = os.path.dirname(os.path.abspath(self.args.output_file))
+        handle = tempfile.NamedTemporaryFile(
+            "w", dir=directory, prefix=".graph-opt-", suffix=".tmp", delete=False
+        )
+        self._temporary_output = handle.name
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(handle.name, 0o666 & ~umask)
+        return handle
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        if self.args.target != "onnx":
+            return super().output_resulting_program(prog)
+        from graph_opt.frontend.onnx_export import export_module
+
+        model = export_module(prog)
+        with open(self._temporary_output, "wb") as out:
+            out.write(model.SerializeToString())
+        return ""
+
+    def run(self):
+        self._temporary_output = None
+        try:
+            super().run()
+        except BaseException:
+            if self._temporary_output and os.path.exists(self._temporary_output):
+                os.unlink(self._temporary_output)
+            raise
+        if self._temporary_output:
+            os.replace(self._temporary_output, self.args.output_file)
+
+
+def _onnx_target_placeholder(module: ModuleOp, stream: IO[str]) -> None:
+    """Listed so `-t onnx` is accepted; GraphOptMain writes the binary model itself."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    input_name = None
+    try:
+        tool = GraphOptMain(
+            description="graph-opt: optimize neural-network graphs", args=argv
+        )
+        input_name = tool.args.input_file
+        if tool.args.list_passes:
+            print(describe_passes(tool.available_passes, LISTED_XDSL_PASSES))
+            return 0
+        tool.run()
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 1
+    except KeyboardInterrupt:
+        return 130
+    except ParseError as e:
+        print(one_line(e), file=sys.stderr)
+        return 1
+    except BaseException as e:  # every other failure is reported as one line
+        if os.environ.get("GRAPH_OPT_TRACEBACK"):
+            raise
+        print(f"graph-opt: {one_line(e, input_name)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""Registers graph-opt's dialects and passes with xDSL tools (xdsl-opt sees them too)."""
+
+from xdsl.universe import Universe
+
+from graph_opt.passes import get_all_passes
+
+
+def _nn_dialect():
+    from graph_opt.dialects.nn import NN
+
+    return NN
+
+
+GRAPH_OPT_UNIVERSE = Universe(
+    all_dialects={"nn": _nn_dialect}, all_passes=get_all_passes()
+)
