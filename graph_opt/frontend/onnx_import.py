@@ -132,7 +132,6 @@ def model_from_bytes(data: bytes, name: str = "<input>") -> onnx.ModelProto:
 
 def inferred_value_types(model: onnx.ModelProto) -> dict[str, Attribute]:
     """Types of every value that ONNX shape inference knows, without copying large weights."""
-    graph = model.graph
     light = onnx.ModelProto()
     _copy_without_weights(model, light)
     try:
