@@ -1,0 +1,123 @@
+"""Embedding graph-opt in another compiler: load, build a pipeline, run, get the module back.
+
+    from graph_opt import api
+
+    module = api.load("model.onnx")                  # or .mlir, or an onnx.ModelProto
+    api.run(module, "fold-bn,cse,dce")               # a pipeline string, or pass objects
+    api.save(module, "out.onnx")                     # .onnx exports, anything else prints MLIR
+
+Out-of-tree passes and dialects: `api.register_pass(MyPass)`, `api.register_dialect(MyDialect)`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Dialect
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.universe import Universe
+
+_extra_passes: dict[str, Callable[[], type[ModulePass]]] = {}
+_extra_dialects: dict[str, Callable[[], Dialect]] = {}
+
+
+def register_pass(pass_class: type[ModulePass]) -> None:
+    """Make an out-of-tree pass available to pipelines by its `name`."""
+    _extra_passes[pass_class.name] = lambda: pass_class
+
+
+def register_dialect(dialect: Dialect) -> None:
+    """Make an out-of-tree dialect available to the parser."""
+    _extra_dialects[dialect.name] = lambda: dialect
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Every pass a pipeline may name: xDSL's, graph-opt's and registered ones."""
+    from graph_opt.passes import get_all_passes
+
+    return {**Universe.get_multiverse().all_passes, **get_all_passes(), **_extra_passes}
+
+
+def context() -> Context:
+    """A context with every dialect registered (loaded lazily on first use)."""
+    from graph_opt.universe import GRAPH_OPT_UNIVERSE
+
+    ctx = Context()
+    dialects = {
+        **Universe.get_multiverse().all_dialects,
+        **GRAPH_OPT_UNIVERSE.all_dialects,
+        **_extra_dialects,
+    }
+    for name, factory in dialects.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def parse(text: str, name: str = "<string>") -> ModuleOp:
+    """Parse MLIR text into a verified module."""
+    module = Parser(context(), text, name).parse_module()
+    module.verify()
+    return module
+
+
+def load(source) -> ModuleOp:
+    """A module from an .onnx or .mlir path, or an onnx.ModelProto."""
+    from graph_opt.frontend.onnx_import import import_model, load_model
+
+    if not isinstance(source, str | os.PathLike):
+        return import_model(source)
+    path = Path(source)
+    if path.suffix == ".onnx":
+        return import_model(load_model(str(path)))
+    return parse(path.read_text(), str(path))
+
+
+def pipeline(spec: str | Sequence[ModulePass]) -> PassPipeline:
+    """A pipeline from xDSL pipeline syntax (`a,b{opt=1}`) or pass objects."""
+    if isinstance(spec, str):
+        return PassPipeline.parse_spec(available_passes(), spec)
+    return PassPipeline(tuple(spec))
+
+
+def run(module: ModuleOp, spec: str | Sequence[ModulePass] | PassPipeline) -> ModuleOp:
+    """Apply a pipeline in place, verify the result, and return the module."""
+    passes = spec if isinstance(spec, PassPipeline) else pipeline(spec)
+    passes.apply(context(), module)
+    module.verify()
+    return module
+
+
+def to_mlir(module: ModuleOp, generic: bool = False) -> str:
+    from io import StringIO
+
+    out = StringIO()
+    Printer(stream=out, print_generic_format=generic).print_op(module)
+    return out.getvalue() + "\n"
+
+
+def save(module: ModuleOp, path: str | os.PathLike) -> None:
+    """Write ONNX (for a .onnx path) or MLIR text, atomically."""
+    path = Path(path)
+    if path.suffix == ".onnx":
+        from graph_opt.frontend.onnx_export import export_module
+
+        data = export_module(module).SerializeToString()
+    else:
+        data = to_mlir(module).encode()
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=".graph-opt-", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
