@@ -8,8 +8,8 @@ import numpy as np
 import onnx
 from onnx import AttributeProto
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
@@ -17,8 +17,13 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import argument_names, op_result_names, result_names
 from graph_opt.frontend.onnx_attrs import onnx_attr
-from graph_opt.frontend.onnx_import import IR_VERSION_ATTR, OPSET_ATTR
+from graph_opt.frontend.onnx_import import (
+    FUNCTIONS_ATTR,
+    IR_VERSION_ATTR,
+    OPSET_ATTR,
+)
 from graph_opt.frontend.onnx_op_table import EXPORTERS, load_mappings
+from graph_opt.frontend.onnx_subgraphs import defined_names, outer_names, rename_outer
 from graph_opt.frontend.onnx_types import tensor_from_dense, value_info_for
 from graph_opt.interpreter.runner import entry_function
 
@@ -49,8 +54,10 @@ class ExportBuilder:
                 return name
 
     def name_results(self, op: Operation) -> None:
+        """Name each result after its recorded name (unless it is a graph output, named already)."""
         for result, hint in zip(op.results, op_result_names(op)):
-            self.names[result] = self.fresh(hint)
+            if result not in self.names:
+                self.names[result] = self.fresh(hint)
 
     def name(self, value: SSAValue | str) -> str:
         return value if isinstance(value, str) else self.names[value]
@@ -103,20 +110,35 @@ class ExportBuilder:
 
 def export_opaque(e: ExportBuilder, op: OpaqueOp) -> None:
     attrs = e.props_to_attrs(op.attrs.data) if op.attrs is not None else []
+    operands = list(op.operands)
+    implicit = op.implicit_inputs.value.data if op.implicit_inputs is not None else 0
+    explicit, outer = (
+        operands[: len(operands) - implicit],
+        operands[len(operands) - implicit :],
+    )
     if op.serialized_attrs is not None:
         holder = onnx.NodeProto()
         holder.ParseFromString(op.serialized_attrs.data)
+        renames = {
+            used: e.names[value]
+            for used, value in zip(outer_names(holder.attribute), outer)
+            if used != e.names[value]
+        }
+        rename_outer(holder.attribute, renames)
         attrs.extend(holder.attribute)
     absent = (
         set(op.absent_inputs.get_values()) if op.absent_inputs is not None else set()
     )
-    present = iter(op.operands)
+    present = iter(explicit)
     inputs: list[SSAValue | str] = [
-        "" if i in absent else next(present)
-        for i in range(len(op.operands) + len(absent))
+        "" if i in absent else next(present) for i in range(len(explicit) + len(absent))
     ]
     domain = op.domain.data if op.domain is not None else ""
-    e.node(op.op_type.data, inputs, list(op.results), attrs, domain)
+    outputs: list[SSAValue | str] = [
+        "" if hint == "" and not result.uses else result
+        for result, hint in zip(op.results, op_result_names(op))
+    ]
+    e.node(op.op_type.data, inputs, outputs, attrs, domain)
 
 
 def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelProto:
@@ -132,11 +154,11 @@ def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelPr
     for arg, name in zip(block.args, argument_names(target)):
         builder.names[arg] = builder.fresh(name)
         inputs.append(value_info_for(builder.names[arg], arg.type))
+    returned = list(block.last_op.operands) if block.last_op else []
     out_names = result_names(target)
-    builder.taken.update(out_names)
+    _reserve_names(builder, block, returned, out_names)
     for op in block.ops:
         if isinstance(op, func.ReturnOp):
-            returned = list(op.operands)
             continue
         builder.name_results(op)
         if isinstance(op, ConstantOp):
@@ -152,17 +174,45 @@ def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelPr
     outputs = []
     for value, name in zip(returned, out_names):
         if builder.names[value] != name:
-            builder.taken.discard(name)
-            builder.node("Identity", [value], [builder.fresh(name)])
+            builder.node("Identity", [value], [name])
         outputs.append(value_info_for(name, value.type))
+    opset_ids = [onnx.helper.make_opsetid(d, v) for d, v in opsets.items()]
+    ir_version = module.attributes.get(IR_VERSION_ATTR)
+    if isinstance(ir_version, IntegerAttr):
+        ir_version = ir_version.value.data
+    else:
+        ir_version = onnx.helper.find_min_ir_version_for(opset_ids, True)
+    if ir_version < 4:  # initializers had to be graph inputs too
+        inputs += [
+            onnx.helper.make_tensor_value_info(t.name, t.data_type, t.dims)
+            for t in builder.initializers
+        ]
     graph = onnx.helper.make_graph(
         builder.nodes, "main", inputs, outputs, builder.initializers
     )
     model = onnx.helper.make_model(
-        graph,
-        opset_imports=[onnx.helper.make_opsetid(d, v) for d, v in opsets.items()],
-        producer_name="graph-opt",
+        graph, opset_imports=opset_ids, producer_name="graph-opt"
     )
-    if isinstance(ir := module.attributes.get(IR_VERSION_ATTR), IntegerAttr):
-        model.ir_version = max(ir.value.data, 3)
+    model.ir_version = ir_version
+    if isinstance(functions := module.attributes.get(FUNCTIONS_ATTR), ArrayAttr):
+        for data in functions.data:
+            model.functions.add().ParseFromString(data.data)  # type: ignore[attr-defined]
     return model
+
+
+def _reserve_names(
+    builder: ExportBuilder,
+    block: Block,
+    returned: list[SSAValue],
+    out_names: list[str],
+) -> None:
+    """Give returned values their output names, and keep names that subgraphs define."""
+    for op in block.ops:
+        if isinstance(op, OpaqueOp) and op.serialized_attrs is not None:
+            holder = onnx.NodeProto()
+            holder.ParseFromString(op.serialized_attrs.data)
+            builder.taken |= defined_names(holder.attribute)
+    builder.taken.update(out_names)
+    for value, name in zip(returned, out_names):
+        if value not in builder.names:
+            builder.names[value] = name

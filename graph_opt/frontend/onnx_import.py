@@ -13,12 +13,14 @@ from onnx import AttributeProto
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BytesAttr,
     DictionaryAttr,
     FunctionType,
     IntegerAttr,
     ModuleOp,
     StringAttr,
+    TensorType,
     UnrankedTensorType,
     f32,
 )
@@ -28,14 +30,22 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import NNOperation, f32_attr, i64_array
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.opaque import OpaqueOp
+from graph_opt.dialects.nn.types import StringType
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.onnx_attrs import SIMPLE_TYPES, mlir_attr
 from graph_opt.frontend.onnx_op_table import IMPORTERS, load_mappings
-from graph_opt.frontend.onnx_types import dense_from_tensor, tensor_type_from_proto
+from graph_opt.frontend.onnx_subgraphs import outer_names
+from graph_opt.frontend.onnx_types import (
+    dense_from_tensor,
+    onnx_element_type,
+    type_from_proto,
+)
 
 OPSET_ATTR = "nn.onnx_opset_import"
 IR_VERSION_ATTR = "nn.onnx_ir_version"
+FUNCTIONS_ATTR = "nn.onnx_functions"
+"""The model's local functions (serialized FunctionProtos), which its nodes may call."""
 SHAPE_INFERENCE_LIMIT = 1024
 """Initializers above this many elements are hidden from shape inference (it copies the model)."""
 
@@ -136,9 +146,7 @@ def inferred_value_types(model: onnx.ModelProto) -> dict[str, Attribute]:
     _copy_without_weights(model, light)
     try:
         inferred = onnx.shape_inference.infer_shapes(light, data_prop=True)
-    except (
-        Exception
-    ):  # inference is best effort: missing types are filled from our rules
+    except Exception:  # inference is best effort: missing types come from our rules
         inferred = light
     types: dict[str, Attribute] = {}
     for info in [
@@ -147,7 +155,7 @@ def inferred_value_types(model: onnx.ModelProto) -> dict[str, Attribute]:
         *inferred.graph.input,
     ]:
         try:
-            t = tensor_type_from_proto(info.type)
+            t = type_from_proto(info.type)
         except FrontendError:
             continue
         if t is not None:
@@ -177,6 +185,16 @@ def _copy_without_weights(model: onnx.ModelProto, light: onnx.ModelProto) -> Non
             )
 
 
+def _node_uses(node: onnx.NodeProto) -> list[str]:
+    """Names a node reads: its inputs, then the outer values its subgraphs use."""
+    if not any(a.type in _SUBGRAPH_TYPES for a in node.attribute):
+        return [i for i in node.input if i]
+    return [*(i for i in node.input if i), *outer_names(node.attribute)]
+
+
+_SUBGRAPH_TYPES = {AttributeProto.GRAPH, AttributeProto.GRAPHS}
+
+
 def topological_order(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
     """Nodes in an order where producers come first (ONNX requires it, some exporters forget)."""
     nodes = list(graph.node)
@@ -184,7 +202,7 @@ def topological_order(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
     seen: set[str] = set()
     in_order = True
     for n in nodes:
-        if any(i in produced and i not in seen for i in n.input if i):
+        if any(i in produced and i not in seen for i in _node_uses(n)):
             in_order = False
             break
         seen.update(n.output)
@@ -193,7 +211,7 @@ def topological_order(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
     waiting = [0] * len(nodes)
     users: dict[int, list[int]] = {}
     for i, n in enumerate(nodes):
-        for inp in {x for x in n.input if x in produced}:
+        for inp in {x for x in _node_uses(n) if x in produced}:
             waiting[i] += 1
             users.setdefault(produced[inp], []).append(i)
     ready = [i for i, w in enumerate(waiting) if w == 0]
@@ -211,7 +229,11 @@ def topological_order(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
 
 
 def opaque_op(
-    builder: ImportBuilder, node: onnx.NodeProto, inputs: list[SSAValue | None]
+    builder: ImportBuilder,
+    node: onnx.NodeProto,
+    inputs: list[SSAValue | None],
+    outer_values: Sequence[SSAValue] = (),
+    result_types: Sequence[Attribute] | None = None,
 ) -> Operation:
     simple = {
         a.name: mlir_attr(a)
@@ -230,9 +252,13 @@ def opaque_op(
     absent = [i for i, v in enumerate(inputs) if v is None]
     if absent:
         props["absent_inputs"] = i64_array(absent)
+    if outer_values:
+        props["implicit_inputs"] = IntegerAttr(len(outer_values), 64)
     present = [v for v in inputs if v is not None]
-    types = [builder.output_type(name, present) for name in node.output]
-    op = OpaqueOp.build(operands=[present], result_types=[types], properties=props)
+    types = result_types or [builder.output_type(n, present) for n in node.output]
+    op = OpaqueOp.build(
+        operands=[[*present, *outer_values]], result_types=[types], properties=props
+    )
     return builder.builder.insert(op)
 
 
@@ -243,6 +269,36 @@ def _string_tensor(attr: AttributeProto) -> bool:
     )
 
 
+def _is_tensor(value_type: Attribute | None) -> bool:
+    return value_type is None or (
+        isinstance(value_type, TensorType | UnrankedTensorType)
+        and not isinstance(value_type.element_type, StringType)
+    )
+
+
+def _initializer_op(builder: ImportBuilder, tensor: onnx.TensorProto) -> Operation:
+    """An nn.constant, or an opaque ONNX Constant for data MLIR cannot hold (strings)."""
+    if tensor.data_type != onnx.TensorProto.STRING:
+        return builder.builder.insert(ConstantOp(dense_from_tensor(tensor)))
+    value = onnx.helper.make_attribute("value", tensor)
+    node = onnx.helper.make_node("Constant", [], [tensor.name])
+    node.attribute.append(value)
+    builder.node = node
+    string_type = TensorType(StringType(), list(tensor.dims))
+    return opaque_op(builder, node, [], result_types=[string_type])
+
+
+def _sparse_initializer_op(
+    builder: ImportBuilder, sparse: onnx.SparseTensorProto
+) -> Operation:
+    node = onnx.helper.make_node("Constant", [], [sparse.values.name])
+    node.attribute.append(onnx.helper.make_attribute("sparse_value", sparse))
+    builder.node = node
+    element = onnx_element_type(sparse.values.data_type)
+    dense_type = TensorType(element, list(sparse.dims))
+    return opaque_op(builder, node, [], result_types=[dense_type])
+
+
 def import_model(model: onnx.ModelProto, allow_opaque: bool = True) -> ModuleOp:
     """Convert a model; unknown operators become nn.opaque (or, if not allowed, one error listing all)."""
     load_mappings()
@@ -250,19 +306,14 @@ def import_model(model: onnx.ModelProto, allow_opaque: bool = True) -> ModuleOp:
     opsets = {o.domain or "": o.version for o in model.opset_import}
     opset = opsets.get("", opsets.get("ai.onnx", 1))
     nodes = topological_order(graph)
-    if not allow_opaque:
-        unsupported = Counter(n.op_type for n in nodes if n.op_type not in IMPORTERS)
-        if unsupported:
-            listing = ", ".join(f"{t} ({c})" for t, c in sorted(unsupported.items()))
-            raise FrontendError(f"unsupported ONNX operators: {listing}")
     value_types = inferred_value_types(model)
     initializers = {t.name: t for t in graph.initializer}
     graph_inputs = [i for i in graph.input if i.name not in initializers]
     arg_types = []
     for i in graph_inputs:
-        t = tensor_type_from_proto(i.type)
+        t = type_from_proto(i.type)
         if t is None:
-            raise FrontendError(f"graph input '{i.name}' is not a tensor")
+            raise FrontendError(f"graph input '{i.name}' has no type")
         arg_types.append(t)
     block = Block(arg_types=arg_types)
     values: dict[str, SSAValue] = {
@@ -271,42 +322,19 @@ def import_model(model: onnx.ModelProto, allow_opaque: bool = True) -> ModuleOp:
     for i, arg in zip(graph_inputs, block.args):
         set_name_hint(arg, i.name)
     builder = ImportBuilder(block, value_types, opset)
-    for name, tensor in initializers.items():
-        const = builder.builder.insert(ConstantOp(dense_from_tensor(tensor)))
-        const.location = name_location([name])
-        values[name] = const.results[0]
-        set_name_hint(const.results[0], name)
+    for tensor in graph.initializer:
+        _bind(_initializer_op(builder, tensor), [tensor.name], values)
+    for sparse in graph.sparse_initializer:
+        _bind(_sparse_initializer_op(builder, sparse), [sparse.values.name], values)
     for node in nodes:
-        builder.node = node
-        inputs = []
-        for name in node.input:
-            if not name:
-                inputs.append(None)
-            elif name in values:
-                inputs.append(values[name])
-            else:
-                raise FrontendError(
-                    f"node '{node.name or node.output[0]}' ({node.op_type}) uses undefined value '{name}'"
-                )
-        op = None
-        if node.domain in ("", "ai.onnx") and node.op_type in IMPORTERS:
-            op = IMPORTERS[node.op_type](builder, node, inputs)
-        if op is None:
-            op = opaque_op(builder, node, inputs)
-        if len(op.results) != len(node.output):
-            raise FrontendError(
-                f"node '{builder.node_label()}' ({node.op_type}) has an unexpected number of outputs"
-            )
-        op.location = name_location(list(node.output))
-        for name, result in zip(node.output, op.results):
-            if name:
-                values[name] = result
-                set_name_hint(result, name)
+        _import_node(builder, node, values)
     outputs = []
     for o in graph.output:
         if o.name not in values:
             raise FrontendError(f"graph output '{o.name}' is not computed by the graph")
         outputs.append(values[o.name])
+    if not allow_opaque:
+        _reject_opaque(block)
     block.add_op(func.ReturnOp(*outputs))
     function = func.FuncOp(
         "main",
@@ -320,4 +348,60 @@ def import_model(model: onnx.ModelProto, allow_opaque: bool = True) -> ModuleOp:
         {d: IntegerAttr(v, 64) for d, v in opsets.items()}
     )
     module.attributes[IR_VERSION_ATTR] = IntegerAttr(model.ir_version, 64)
+    if model.functions:
+        module.attributes[FUNCTIONS_ATTR] = ArrayAttr(
+            [BytesAttr(f.SerializeToString()) for f in model.functions]
+        )
     return module
+
+
+def _import_node(
+    builder: ImportBuilder, node: onnx.NodeProto, values: dict[str, SSAValue]
+) -> None:
+    builder.node = node
+
+    def value(name: str) -> SSAValue:
+        if name not in values:
+            raise FrontendError(
+                f"node '{node.name or node.output[0]}' ({node.op_type}) uses undefined value '{name}'"
+            )
+        return values[name]
+
+    inputs = [value(name) if name else None for name in node.input]
+    outer = (
+        [value(name) for name in outer_names(node.attribute)]
+        if any(a.type in _SUBGRAPH_TYPES for a in node.attribute)
+        else []
+    )
+    op = None
+    if (
+        not outer
+        and node.domain in ("", "ai.onnx")
+        and node.op_type in IMPORTERS
+        and all(v is None or _is_tensor(v.type) for v in inputs)
+        and all(_is_tensor(builder.value_types.get(o)) for o in node.output)
+    ):
+        op = IMPORTERS[node.op_type](builder, node, inputs)
+    if op is None:
+        op = opaque_op(builder, node, inputs, outer)
+    if len(op.results) != len(node.output):
+        raise FrontendError(
+            f"node '{builder.node_label()}' ({node.op_type}) has an unexpected number of outputs"
+        )
+    _bind(op, list(node.output), values)
+
+
+def _bind(op: Operation, names: list[str], values: dict[str, SSAValue]) -> None:
+    """Record the ONNX names of an op's results (as its location and SSA name hints)."""
+    op.location = name_location(names)
+    for name, result in zip(names, op.results):
+        if name:
+            values[name] = result
+            set_name_hint(result, name)
+
+
+def _reject_opaque(block: Block) -> None:
+    kept = Counter(op.op_type.data for op in block.ops if isinstance(op, OpaqueOp))
+    if kept:
+        listing = ", ".join(f"{t} ({c})" for t, c in sorted(kept.items()))
+        raise FrontendError(f"unsupported ONNX operators: {listing}")

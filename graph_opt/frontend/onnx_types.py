@@ -1,58 +1,151 @@
-"""ONNX tensor types and initializers to and from MLIR types and dense attributes."""
+"""ONNX types and initializers to and from MLIR types and dense attributes."""
 
 from __future__ import annotations
 
 import numpy as np
 import onnx
-from onnx import TensorProto, numpy_helper
+from onnx import TensorProto, TypeProto, numpy_helper
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     BytesAttr,
+    ComplexType,
     DenseIntOrFPElementsAttr,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    Signedness,
     TensorType,
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute
 
-from graph_opt.dialects.nn.dense import from_numpy, to_numpy
-from graph_opt.dialects.nn.dtypes import element_type, numpy_dtype
 from graph_opt.dialects.nn.shapes import DYN
+from graph_opt.dialects.nn.types import OptionalType, SequenceType, StringType
 from graph_opt.frontend.errors import FrontendError
+
+_UNSIGNED = Signedness.UNSIGNED
+ELEMENT_TYPES: dict[int, Attribute] = {
+    TensorProto.FLOAT: Float32Type(),
+    TensorProto.UINT8: IntegerType(8, _UNSIGNED),
+    TensorProto.INT8: IntegerType(8),
+    TensorProto.UINT16: IntegerType(16, _UNSIGNED),
+    TensorProto.INT16: IntegerType(16),
+    TensorProto.INT32: IntegerType(32),
+    TensorProto.INT64: IntegerType(64),
+    TensorProto.STRING: StringType(),
+    TensorProto.BOOL: IntegerType(1),
+    TensorProto.FLOAT16: Float16Type(),
+    TensorProto.DOUBLE: Float64Type(),
+    TensorProto.UINT32: IntegerType(32, _UNSIGNED),
+    TensorProto.UINT64: IntegerType(64, _UNSIGNED),
+    TensorProto.COMPLEX64: ComplexType(Float32Type()),
+    TensorProto.COMPLEX128: ComplexType(Float64Type()),
+    TensorProto.BFLOAT16: BFloat16Type(),
+    TensorProto.FLOAT8E4M3FN: Float8E4M3FNType(),
+    TensorProto.FLOAT8E4M3FNUZ: Float8E4M3FNUZType(),
+    TensorProto.FLOAT8E5M2: Float8E5M2Type(),
+    TensorProto.FLOAT8E5M2FNUZ: Float8E5M2FNUZType(),
+    TensorProto.UINT4: IntegerType(4, _UNSIGNED),
+    TensorProto.INT4: IntegerType(4),
+    TensorProto.FLOAT4E2M1: Float4E2M1FNType(),
+    TensorProto.FLOAT8E8M0: Float8E8M0FNUType(),
+    TensorProto.UINT2: IntegerType(2, _UNSIGNED),
+    TensorProto.INT2: IntegerType(2),
+    TensorProto.FLOAT6E2M3: Float6E2M3FNType(),
+    TensorProto.FLOAT6E3M2: Float6E3M2FNType(),
+}
+"""Every ONNX element type and its MLIR type (MLIR's names, as onnx-mlir uses them)."""
+
+_ONNX_DTYPES = {t: d for d, t in ELEMENT_TYPES.items()}
+_SUB_BYTE = {
+    TensorProto.UINT4,
+    TensorProto.INT4,
+    TensorProto.FLOAT4E2M1,
+    TensorProto.UINT2,
+    TensorProto.INT2,
+    TensorProto.FLOAT6E2M3,
+    TensorProto.FLOAT6E3M2,
+}
+"""Types that ONNX packs several to a byte (a dense attribute holds one per byte)."""
 
 
 def onnx_element_type(onnx_dtype: int) -> Attribute:
-    try:
-        return element_type(onnx.helper.tensor_dtype_to_np_dtype(onnx_dtype))
-    except (KeyError, ValueError) as e:
-        name = (
-            TensorProto.DataType.Name(onnx_dtype)
-            if onnx_dtype in TensorProto.DataType.values()
-            else onnx_dtype
-        )
-        raise FrontendError(f"unsupported ONNX element type {name}") from e
+    if onnx_dtype in ELEMENT_TYPES:
+        return ELEMENT_TYPES[onnx_dtype]
+    name = (
+        TensorProto.DataType.Name(onnx_dtype)
+        if onnx_dtype in TensorProto.DataType.values()
+        else onnx_dtype
+    )
+    raise FrontendError(f"unsupported ONNX element type {name}")
 
 
 def onnx_dtype_of(element: Attribute) -> int:
-    return onnx.helper.np_dtype_to_tensor_dtype(numpy_dtype(element))
+    if (
+        isinstance(element, IntegerType)
+        and element.signedness.data == Signedness.SIGNED
+    ):
+        element = IntegerType(element.width.data)
+    if element not in _ONNX_DTYPES:
+        raise FrontendError(f"element type {element} has no ONNX form")
+    return _ONNX_DTYPES[element]
 
 
-def tensor_type_from_proto(type_proto: onnx.TypeProto) -> Attribute | None:
-    """The MLIR type of an ONNX tensor type; None if it is not a tensor type."""
-    if not type_proto.HasField("tensor_type"):
+def _numpy_dtype(onnx_dtype: int) -> np.dtype:
+    return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_dtype))
+
+
+def type_from_proto(type_proto: TypeProto) -> Attribute | None:
+    """The MLIR type of an ONNX type; None if the type is not given."""
+    kind = type_proto.WhichOneof("value")
+    if kind is None:
         return None
-    tensor = type_proto.tensor_type
-    element = onnx_element_type(tensor.elem_type)
-    if not tensor.HasField("shape"):
-        return UnrankedTensorType(element)
-    dims = [d.dim_value if d.HasField("dim_value") else DYN for d in tensor.shape.dim]
-    return TensorType(element, dims)
+    if kind == "tensor_type":
+        tensor = type_proto.tensor_type
+        element = onnx_element_type(tensor.elem_type)
+        if not tensor.HasField("shape"):
+            return UnrankedTensorType(element)
+        dims = [
+            d.dim_value if d.HasField("dim_value") else DYN for d in tensor.shape.dim
+        ]
+        return TensorType(element, dims)
+    if kind in ("sequence_type", "optional_type"):
+        inner = type_from_proto(getattr(type_proto, kind).elem_type)
+        if inner is None:
+            return None
+        return SequenceType(inner) if kind == "sequence_type" else OptionalType(inner)
+    raise FrontendError(f"unsupported ONNX type {kind.removesuffix('_type')}")
+
+
+def type_proto_for(value_type: Attribute) -> TypeProto:
+    if isinstance(value_type, SequenceType):
+        return onnx.helper.make_sequence_type_proto(
+            type_proto_for(value_type.item_type)
+        )
+    if isinstance(value_type, OptionalType):
+        return onnx.helper.make_optional_type_proto(
+            type_proto_for(value_type.value_type)
+        )
+    if not isinstance(value_type, TensorType | UnrankedTensorType):
+        raise FrontendError(f"type {value_type} has no ONNX form")
+    dtype = onnx_dtype_of(value_type.element_type)
+    if isinstance(value_type, UnrankedTensorType):
+        return onnx.helper.make_tensor_type_proto(dtype, None)
+    shape = [d if d != DYN else None for d in value_type.get_shape()]
+    return onnx.helper.make_tensor_type_proto(dtype, shape)
 
 
 def value_info_for(name: str, value_type: Attribute) -> onnx.ValueInfoProto:
-    dtype = onnx_dtype_of(value_type.element_type)  # type: ignore[attr-defined]
-    if isinstance(value_type, TensorType):
-        shape = [d if d != DYN else None for d in value_type.get_shape()]
-        return onnx.helper.make_tensor_value_info(name, dtype, shape)
-    return onnx.helper.make_tensor_value_info(name, dtype, None)
+    return onnx.helper.make_value_info(name, type_proto_for(value_type))
 
 
 def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
@@ -62,33 +155,47 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
             f"string tensor '{tensor.name}' is not supported as a constant"
         )
     element = onnx_element_type(tensor.data_type)
-    dtype = numpy_dtype(element)
+    dtype = _numpy_dtype(tensor.data_type)
+    tensor_type = TensorType(element, list(tensor.dims))
     if (
         tensor.HasField("raw_data")
         and tensor.data_location != TensorProto.EXTERNAL
         and dtype != np.bool_
+        and tensor.data_type not in _SUB_BYTE
     ):
         expected = int(np.prod(tensor.dims, dtype=np.int64)) * dtype.itemsize
         if len(tensor.raw_data) != expected:
             raise FrontendError(
                 f"tensor '{tensor.name}' has {len(tensor.raw_data)} bytes, expected {expected}"
             )
-        return DenseIntOrFPElementsAttr(
-            TensorType(element, list(tensor.dims)), BytesAttr(tensor.raw_data)
-        )
+        return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(tensor.raw_data))
     try:
         array = numpy_helper.to_array(tensor)
     except Exception as e:  # onnx raises several types for corrupt tensors
         raise FrontendError(f"cannot read tensor '{tensor.name}': {e}") from e
-    return from_numpy(np.asarray(array, dtype=dtype), element)
+    array = np.ascontiguousarray(array, dtype=dtype)
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))
+    return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(array.tobytes()))
+
+
+def array_of(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """A read-only numpy view of a dense attribute of any ONNX element type."""
+    dtype = _numpy_dtype(onnx_dtype_of(attr.get_element_type()))
+    flat = np.frombuffer(attr.data.data, dtype=dtype)
+    shape = attr.get_shape()
+    if flat.size == 1 and int(np.prod(shape)) != 1:
+        return np.broadcast_to(flat.reshape(()), shape)
+    return flat.reshape(shape)
 
 
 def tensor_from_dense(name: str, attr: DenseIntOrFPElementsAttr) -> onnx.TensorProto:
     """A TensorProto holding the attribute's bytes (raw, no per-element conversion)."""
-    array = to_numpy(attr)
     dtype = onnx_dtype_of(attr.get_element_type())
-    if array.dtype == np.bool_ or array.strides == (0,) * array.ndim and array.ndim:
-        return numpy_helper.from_array(np.ascontiguousarray(array), name)
+    array = array_of(attr)
+    splat = array.ndim > 0 and array.strides == (0,) * array.ndim
+    if array.dtype == np.bool_ or splat or dtype in _SUB_BYTE:
+        return numpy_helper.from_array(np.array(array, order="C"), name)
     tensor = TensorProto(name=name, data_type=dtype, dims=array.shape)
     tensor.raw_data = attr.data.data
     return tensor

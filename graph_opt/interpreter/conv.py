@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from graph_opt.dialects.nn.base import int_value, str_value
-from graph_opt.dialects.nn.conv import ConvOp, resolve_pads
+from graph_opt.dialects.nn.conv import (
+    ConvOp,
+    ConvTransposeOp,
+    resolve_pads,
+    transposed_pads_and_sizes,
+)
 from graph_opt.dialects.nn.layout import CHANNELS_LAST
 
 
@@ -17,6 +24,38 @@ def to_channels_first(x: np.ndarray) -> np.ndarray:
 
 def to_channels_last(x: np.ndarray) -> np.ndarray:
     return np.moveaxis(x, 1, -1)
+
+
+def pad_spatial(
+    x: np.ndarray,
+    begins: Sequence[int],
+    ends: Sequence[int],
+    fill: float | int = 0,
+) -> np.ndarray:
+    """Pad the spatial dims of NC... data by `fill`; negative amounts crop."""
+    pad_width = [(0, 0), (0, 0)] + [
+        (max(b, 0), max(e, 0)) for b, e in zip(begins, ends)
+    ]
+    x = np.pad(x, pad_width, constant_values=fill)
+    crop = tuple(
+        slice(max(-b, 0), size - max(-e, 0))
+        for b, e, size in zip(begins, ends, x.shape[2:])
+    )
+    return x[(slice(None), slice(None), *crop)]
+
+
+def sliding_windows(
+    x: np.ndarray,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> np.ndarray:
+    """A view of NC... data as N, C, out..., k... windows (no padding)."""
+    n = x.ndim - 2
+    effective = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
+    windows = sliding_window_view(x, effective, axis=tuple(range(2, 2 + n)))
+    windows = windows[(Ellipsis, *(slice(None, None, d) for d in dilations))]
+    return windows[(slice(None), slice(None), *(slice(None, None, s) for s in strides))]
 
 
 def conv_nchw(
@@ -29,16 +68,9 @@ def conv_nchw(
 ) -> np.ndarray:
     """Grouped N-D convolution of NC... data with an OI... filter (no bias)."""
     n = x.ndim - 2
-    pad_width = [(0, 0), (0, 0)] + [(pads[i], pads[i + n]) for i in range(n)]
-    x = np.pad(x, pad_width)
+    x = pad_spatial(x, pads[:n], pads[n:])
     kernel = w.shape[2:]
-    effective = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
-    windows = sliding_window_view(x, effective, axis=tuple(range(2, 2 + n)))
-    index = (Ellipsis,) + tuple(slice(None, None, d) for d in dilations)
-    windows = windows[index]
-    windows = windows[
-        (slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)
-    ]
+    windows = sliding_windows(x, kernel, strides, dilations)
     batch, channels = x.shape[:2]
     out_channels = w.shape[0]
     cg, og = channels // group, out_channels // group
@@ -53,8 +85,44 @@ def conv_nchw(
 
 
 def filter_to_oihw(w: np.ndarray) -> np.ndarray:
-    """HWIO (channels-last filters) to OIHW."""
+    """A channels-last filter (k..., A, B) to channels-first (B, A, k...):
+    HWIO to OIHW, and HWOI to IOHW."""
     return np.moveaxis(np.moveaxis(w, -1, 0), -1, 1)
+
+
+def conv_transpose_nchw(
+    x: np.ndarray,
+    w: np.ndarray,
+    strides: list[int],
+    pads: list[int],
+    dilations: list[int],
+    group: int,
+    output_padding: list[int],
+) -> np.ndarray:
+    """Grouped N-D transposed convolution of NC... data with an IO... filter (no bias):
+    the input spread by the strides, convolved with the flipped, transposed filter."""
+    n = x.ndim - 2
+    batch, channels = x.shape[:2]
+    kernel = w.shape[2:]
+    spread = np.zeros(
+        (batch, channels, *((s - 1) * st + 1 for s, st in zip(x.shape[2:], strides))),
+        x.dtype,
+    )
+    spread[(slice(None), slice(None), *(slice(None, None, st) for st in strides))] = x
+    reach = [d * (k - 1) for k, d in zip(kernel, dilations)]
+    spread = pad_spatial(
+        spread,
+        [r - pads[i] for i, r in enumerate(reach)],
+        [r - pads[i + n] + p for i, (r, p) in enumerate(zip(reach, output_padding))],
+    )
+    in_per_group, out_per_group = channels // group, w.shape[1]
+    flipped = (
+        w.reshape(group, in_per_group, out_per_group, *kernel)
+        .swapaxes(1, 2)
+        .reshape(group * out_per_group, in_per_group, *kernel)
+    )
+    flipped = np.flip(flipped, axis=tuple(range(2, 2 + n)))
+    return conv_nchw(spread, flipped, [1] * n, [0] * (2 * n), dilations, group)
 
 
 @register_impls
@@ -73,6 +141,34 @@ class ConvFunctions(InterpreterFunctions):
         out = conv_nchw(
             x, w, strides, pads, dilations, int_value(op.properties, "group", 1)
         )
+        if bias:
+            out = out + bias[0].reshape((1, -1) + (1,) * n)
+        if channels_last:
+            out = to_channels_last(out)
+        return (np.ascontiguousarray(out),)
+
+    @impl(ConvTransposeOp)
+    def run_conv_transpose(self, interpreter: Interpreter, op: ConvTransposeOp, args):
+        x, w, *bias = args
+        channels_last = op.layout == CHANNELS_LAST
+        if channels_last:
+            x, w = to_channels_first(x), filter_to_oihw(w)
+        n = x.ndim - 2
+        strides, dilations, pads, auto_pad, output_padding, output_shape = (
+            ConvTransposeOp.transpose_props(op.properties, n)
+        )
+        pads, _ = transposed_pads_and_sizes(
+            list(x.shape[2:]),
+            list(w.shape[2:]),
+            strides,
+            dilations,
+            pads,
+            auto_pad,
+            output_padding,
+            output_shape,
+        )
+        group = int_value(op.properties, "group", 1)
+        out = conv_transpose_nchw(x, w, strides, pads, dilations, group, output_padding)
         if bias:
             out = out + bias[0].reshape((1, -1) + (1,) * n)
         if channels_last:

@@ -1,4 +1,4 @@
-"""Reference implementation of normalization ops."""
+"""Reference implementations of normalization ops."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from graph_opt.dialects.nn.layout import channel_axis
-from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
 
 
 def channel_shape(rank: int, axis: int) -> tuple[int, ...]:
@@ -24,3 +24,22 @@ class NormFunctions(InterpreterFunctions):
         inv = scale / np.sqrt(var.astype(np.float64) + eps)
         out = (x - mean.reshape(shape)) * inv.reshape(shape) + bias.reshape(shape)
         return (out.astype(x.dtype),)
+
+    @impl(LayerNormOp)
+    def run_layer_norm(self, interpreter: Interpreter, op: LayerNormOp, args):
+        x, scale, *bias = args
+        axes = tuple(range(op.axis_value % x.ndim, x.ndim))
+        wide = x.astype(np.float64)
+        centered = wide - wide.mean(axis=axes, keepdims=True)
+        variance = (centered * centered).mean(axis=axes, keepdims=True)
+        out = centered / np.sqrt(variance + op.epsilon_value) * scale
+        if bias:
+            out = out + bias[0]
+        return (out.astype(x.dtype),)
+
+    @impl(SoftmaxOp)
+    def run_softmax(self, interpreter: Interpreter, op: SoftmaxOp, args):
+        (x,) = args
+        axis = op.axis_value
+        exp = np.exp(x.astype(np.float64) - x.max(axis=axis, keepdims=True))
+        return ((exp / exp.sum(axis=axis, keepdims=True)).astype(x.dtype),)

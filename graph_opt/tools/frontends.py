@@ -1,4 +1,4 @@
-"""Input formats of `graph-opt` besides MLIR: ONNX (and later TensorFlow GraphDefs)."""
+"""Input formats of `graph-opt` besides MLIR: ONNX and TensorFlow GraphDefs (.pb, .pbtxt)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,23 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Reject models with operators the nn dialect does not model, listing them all",
     )
+    arg_parser.add_argument(
+        "--input-shape",
+        action="append",
+        default=[],
+        metavar="NAME=D0,D1,...",
+        help="Shape of a TensorFlow placeholder, e.g. input=1,224,224,3 (repeatable)",
+    )
+    arg_parser.add_argument(
+        "--outputs",
+        metavar="A,B",
+        help="TensorFlow outputs to import (`node` or `node:1`); default: the nodes nothing reads",
+    )
+    arg_parser.add_argument(
+        "--allow-tf-opaque",
+        action="store_true",
+        help="Import TensorFlow ops the nn dialect does not model as nn.opaque instead of rejecting them",
+    )
 
 
 def register_frontends(tool) -> None:
@@ -26,3 +43,23 @@ def register_frontends(tool) -> None:
         return import_model(model, allow_opaque=not tool.args.no_opaque)
 
     tool.available_frontends["onnx"] = parse_onnx
+
+    def parse_graph_def(stream: IO[bytes]) -> ModuleOp:
+        from graph_opt.frontend.tensorflow import (
+            graph_def_from_bytes,
+            import_graph_def,
+            parse_input_shapes,
+        )
+
+        name = tool.get_input_name()
+        text = (tool.args.frontend or name.rpartition(".")[2]) == "pbtxt"
+        graph = graph_def_from_bytes(stream.read(), name, text)
+        return import_graph_def(
+            graph,
+            parse_input_shapes(tool.args.input_shape),
+            tool.args.outputs.split(",") if tool.args.outputs else None,
+            allow_opaque=tool.args.allow_tf_opaque,
+        )
+
+    tool.available_frontends["pb"] = parse_graph_def
+    tool.available_frontends["pbtxt"] = parse_graph_def

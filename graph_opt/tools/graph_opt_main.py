@@ -67,6 +67,11 @@ class GraphOptMain(xDSLOptMain):
             action="store_true",
             help="List the available passes with their summaries and options",
         )
+        arg_parser.add_argument(
+            "--explain-pattern",
+            metavar="NAME",
+            help="Print to stderr why a registered pattern does (not) match each candidate op",
+        )
         from graph_opt.tools.frontends import register_frontend_arguments
 
         register_frontend_arguments(arg_parser)
@@ -76,6 +81,13 @@ class GraphOptMain(xDSLOptMain):
             steps = [*self.args.single_passes, self.args.passes]
             self.args.passes = ",".join(s for s in steps if s)
         super().setup_pipeline()
+
+    def apply_passes(self, prog: ModuleOp):
+        if self.args.explain_pattern:
+            from graph_opt.patterns.registry import print_explanations
+
+            print_explanations(prog, self.args.explain_pattern)
+        super().apply_passes(prog)
 
     def prepare_output(self) -> IO[str]:
         if self.args.target == "onnx" and self.args.output_file is None:

@@ -3,14 +3,20 @@
 from xdsl.ir import Dialect
 
 from graph_opt.dialects.nn.constant import ConstantOp
-from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import ELEMENTWISE_OPS
-from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.dialects.nn.fused import FUSED_OPS
+from graph_opt.dialects.nn.linalg import LINALG_OPS
+from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
 from graph_opt.dialects.nn.opaque import OpaqueOp
-from graph_opt.dialects.nn.shape_ops import ReshapeOp
+from graph_opt.dialects.nn.pool import POOL_OPS
+from graph_opt.dialects.nn.reduce import REDUCE_OPS
+from graph_opt.dialects.nn.shape_ops import SHAPE_OPS
+from graph_opt.dialects.nn.tensor_ops import TENSOR_OPS
+from graph_opt.dialects.nn.types import NN_TYPES
 
 NN = Dialect(
     "nn",
-    [ConstantOp, ConvOp, BatchNormOp, ReshapeOp, OpaqueOp, *ELEMENTWISE_OPS],
-    [],
+    [ConstantOp, ConvOp, ConvTransposeOp, BatchNormOp, LayerNormOp, SoftmaxOp, *LINALG_OPS, *POOL_OPS, *REDUCE_OPS, OpaqueOp, *ELEMENTWISE_OPS, *SHAPE_OPS, *TENSOR_OPS, *FUSED_OPS],
+    NN_TYPES,
 )

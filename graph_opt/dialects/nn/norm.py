@@ -1,12 +1,13 @@
-"""Normalizations: inference batch norm."""
+"""Normalizations: inference batch norm, layer norm, softmax."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import FloatAttr, StringAttr
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     result_def,
     traits_def,
@@ -14,9 +15,16 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation, str_value
+from graph_opt.dialects.nn.base import (
+    GENERIC_FORMAT,
+    NNOperation,
+    float_value,
+    int_value,
+    str_value,
+)
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, channel_axis, check_layout
-from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.dialects.nn.linalg import broadcasts_to
+from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
 
 
 @irdl_op_definition
@@ -67,3 +75,67 @@ class BatchNormOp(NNOperation):
                     f"{name} must have shape [{channels}], got {list(p.get_shape())}"
                 )
         return [x]
+
+
+@irdl_op_definition
+class LayerNormOp(NNOperation):
+    """(x - mean) / sqrt(var + epsilon) * scale + bias, with mean and variance over
+    the dims from `axis` (default -1) to the last; scale and the optional bias
+    broadcast to those dims."""
+
+    name = "nn.layer_norm"
+    input = operand_def()
+    scale = operand_def()
+    bias = opt_operand_def()
+    output = result_def()
+    axis = opt_prop_def(IntegerAttr)
+    epsilon = opt_prop_def(FloatAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @property
+    def axis_value(self) -> int:
+        return int_value(self.properties, "axis", -1)
+
+    @property
+    def epsilon_value(self) -> float:
+        return float_value(self.properties, "epsilon", 1e-5)
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return [operands[0].type]
+        shape = x.get_shape()
+        axis = normalize_axis(int_value(props, "axis", -1), len(shape))
+        normalized = shape[axis:]
+        for name, param in zip(("scale", "bias"), operands[1:]):
+            p = ranked(param)
+            if p is not None and not broadcasts_to(p.get_shape(), normalized):
+                raise VerifyException(
+                    f"{name} of shape {list(p.get_shape())} does not broadcast to the normalized dims {list(normalized)}"
+                )
+        return [x]
+
+
+@irdl_op_definition
+class SoftmaxOp(NNOperation):
+    """exp(x) / sum(exp(x)) along `axis` (default -1)."""
+
+    name = "nn.softmax"
+    input = operand_def()
+    output = result_def()
+    axis = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @property
+    def axis_value(self) -> int:
+        return int_value(self.properties, "axis", -1)
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is not None:
+            normalize_axis(int_value(props, "axis", -1), len(x.get_shape()))
+        return [operands[0].type]

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import BytesAttr, DenseArrayBase, DictionaryAttr, StringAttr
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    IntegerAttr,
+    StringAttr,
+)
 from xdsl.irdl import (
     irdl_op_definition,
     opt_prop_def,
@@ -21,7 +27,9 @@ class OpaqueOp(NNOperation):
     Passes treat it as a black box with unknown side effects. Attributes that
     have no MLIR form (subgraphs, sparse tensors) stay in `serialized_attrs`,
     a serialized node of the source framework holding just those attributes.
-    `absent_inputs` lists optional input positions left empty.
+    `absent_inputs` lists optional input positions left empty. The last
+    `implicit_inputs` operands are outer-scope values that subgraphs use by
+    name (in order of first use), kept as operands so they stay alive.
     """
 
     name = "nn.opaque"
@@ -32,4 +40,5 @@ class OpaqueOp(NNOperation):
     attrs = opt_prop_def(DictionaryAttr)
     serialized_attrs = opt_prop_def(BytesAttr)
     absent_inputs = opt_prop_def(DenseArrayBase)
+    implicit_inputs = opt_prop_def(IntegerAttr)
     assembly_format = GENERIC_FORMAT

@@ -1,10 +1,19 @@
-"""Ops that rearrange or describe shapes: reshape."""
+"""Ops that rearrange or describe shapes: reshape, flatten, squeeze, shape, size..."""
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    TensorType,
+    f32,
+    i64,
+)
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -16,9 +25,15 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation, int_value
+from graph_opt.dialects.nn.base import (
+    GENERIC_FORMAT,
+    NNOperation,
+    int_list,
+    int_value,
+)
 from graph_opt.dialects.nn.constant import constant_value
-from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.dialects.nn.dense import to_numpy
+from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
 
 
 def reshaped(
@@ -75,3 +90,206 @@ class ReshapeOp(NNOperation):
             bool(int_value(props, "allowzero", 0)),
         )
         return [TensorType(element, out)]
+
+
+def flatten_axis(axis: int, rank: int) -> int:
+    """Flatten's axis in [0, rank] (a negative one counts from the end)."""
+    return axis + rank if axis < 0 else axis
+
+
+def _dims_product(dims) -> int:
+    return DYN if DYN in dims else math.prod(dims)
+
+
+@irdl_op_definition
+class FlattenOp(NNOperation):
+    """Flatten to 2-D: dims before `axis` make the rows, the rest the columns."""
+
+    name = "nn.flatten"
+    input = operand_def()
+    output = result_def()
+    axis = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        shape = x.get_shape()
+        axis = int_value(props, "axis", 1)
+        if not -len(shape) <= axis <= len(shape):
+            raise VerifyException(f"axis {axis} is out of range for rank {len(shape)}")
+        axis = flatten_axis(axis, len(shape))
+        out = (_dims_product(shape[:axis]), _dims_product(shape[axis:]))
+        return [TensorType(x.element_type, out)]
+
+
+class AxesOp(NNOperation, ABC):
+    """An op that inserts or removes unit dims at the `axes` of its input."""
+
+    input = operand_def()
+    output = result_def()
+    axes = opt_prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    @abstractmethod
+    def result_shape(
+        cls, shape: tuple[int, ...], axes: tuple[int, ...] | None
+    ) -> tuple[int, ...] | None:
+        """The output shape, or None when it depends on unknown dims."""
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        axes = int_list(props, "axes")
+        if axes is not None and len(set(axes)) != len(axes):
+            raise VerifyException(f"axes {list(axes)} has duplicates")
+        shape = cls.result_shape(x.get_shape(), axes)
+        return None if shape is None else [TensorType(x.element_type, shape)]
+
+
+@irdl_op_definition
+class SqueezeOp(AxesOp):
+    """Remove the unit dims at `axes` (all unit dims when `axes` is absent)."""
+
+    name = "nn.squeeze"
+
+    @classmethod
+    def result_shape(cls, shape, axes):
+        if axes is None:
+            if DYN in shape:
+                return None
+            return tuple(d for d in shape if d != 1)
+        removed = {normalize_axis(a, len(shape)) for a in axes}
+        for a in removed:
+            if shape[a] not in (1, DYN):
+                raise VerifyException(f"cannot squeeze axis {a} of size {shape[a]}")
+        return tuple(d for i, d in enumerate(shape) if i not in removed)
+
+
+@irdl_op_definition
+class UnsqueezeOp(AxesOp):
+    """Insert unit dims so that they sit at `axes` of the result."""
+
+    name = "nn.unsqueeze"
+
+    def verify_properties(self) -> None:
+        if self.axes is None:
+            raise VerifyException("nn.unsqueeze needs axes")
+
+    @classmethod
+    def result_shape(cls, shape, axes):
+        if axes is None:
+            raise VerifyException("nn.unsqueeze needs axes")
+        rank = len(shape) + len(axes)
+        inserted = {normalize_axis(a, rank) for a in axes}
+        rest = iter(shape)
+        return tuple(1 if i in inserted else next(rest) for i in range(rank))
+
+
+def shape_range(rank: int, start: int, end: int | None) -> range:
+    """The dims that ONNX Shape returns: negative bounds count from the end, then clamp."""
+    return range(rank)[slice(start, end)]
+
+
+@irdl_op_definition
+class ShapeOp(NNOperation):
+    """The dims `start` to `end` of the input's shape, as a 1-D i64 tensor."""
+
+    name = "nn.shape"
+    input = operand_def()
+    output = result_def()
+    start = opt_prop_def(IntegerAttr)
+    end = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    def dims(self, rank: int) -> range:
+        end = self.end.value.data if self.end is not None else None
+        return shape_range(rank, int_value(self.properties, "start", 0), end)
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return [TensorType(i64, [DYN])]
+        end = int_value(props, "end", x.get_num_dims())
+        length = len(shape_range(x.get_num_dims(), int_value(props, "start", 0), end))
+        return [TensorType(i64, [length])]
+
+
+class ScalarQueryOp(NNOperation, ABC):
+    """A property of the input's type (not of its values) as an i64 scalar."""
+
+    input = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute]:
+        return [TensorType(i64, [])]
+
+
+@irdl_op_definition
+class SizeOp(ScalarQueryOp):
+    """The number of elements of the input."""
+
+    name = "nn.size"
+
+
+@irdl_op_definition
+class RankOp(ScalarQueryOp):
+    """The number of dims of the input (TensorFlow's Rank)."""
+
+    name = "nn.rank"
+
+
+@irdl_op_definition
+class ConstantOfShapeOp(NNOperation):
+    """A tensor of the 1-D i64 `shape`, filled with the one-element `value` (f32 zero by default)."""
+
+    name = "nn.constant_of_shape"
+    shape = operand_def()
+    output = result_def()
+    value = opt_prop_def(DenseIntOrFPElementsAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    def fill_value(self) -> np.ndarray:
+        if self.value is None:
+            return np.zeros((), np.float32)
+        return to_numpy(self.value).reshape(())
+
+    def verify_properties(self) -> None:
+        if self.value is not None and math.prod(self.value.get_shape()) != 1:
+            raise VerifyException("value must hold exactly one element")
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        value = props.get("value")
+        element = value.get_element_type() if value is not None else f32  # type: ignore[attr-defined]
+        shape_type = ranked(operands[0])
+        if shape_type is None:
+            return None
+        if shape_type.element_type != i64 or shape_type.get_num_dims() != 1:
+            raise VerifyException(f"shape must be a 1-D i64 tensor, got {shape_type}")
+        dims = constant_value(operands[0])
+        if dims is not None:
+            if (dims < 0).any():
+                raise VerifyException(f"shape {dims.tolist()} has negative dims")
+            return [TensorType(element, [int(d) for d in dims])]
+        (length,) = shape_type.get_shape()
+        return None if length == DYN else [TensorType(element, [DYN] * length)]
+
+
+SHAPE_OPS = [
+    ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ShapeOp, SizeOp, RankOp,
+    ConstantOfShapeOp,
+]  # fmt: skip

@@ -1,3 +1,13 @@
 """ONNX <-> nn mappings, one module per op family."""
 
-from graph_opt.frontend.onnx_mappings import conv, elementwise, norm, shape_ops  # noqa: F401
+from graph_opt.frontend.onnx_mappings import (  # noqa: F401
+    conv,
+    elementwise,
+    fused,
+    linalg,
+    norm,
+    pool,
+    reduce,
+    shape_ops,
+    tensor_ops,
+)

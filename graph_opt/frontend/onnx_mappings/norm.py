@@ -1,8 +1,10 @@
-"""ONNX mappings of normalizations."""
+"""ONNX mappings of normalizations and softmax."""
 
 from __future__ import annotations
 
-from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.dialects.nn.base import i64_attr
+from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
+from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.frontend.onnx_op_table import exporter, importer
 
 
@@ -27,3 +29,57 @@ def export_batch_norm(e, op: BatchNormOp):
         [op.output],
         e.attrs(epsilon=op.epsilon.value.data),
     )
+
+
+@importer("LayerNormalization")
+def import_layer_norm(b, node, inputs):
+    attrs = b.attrs(node)
+    # Mean and InvStdDev have no nn form; stash_type 0 computes in the input type.
+    if len(node.output) > 1 or attrs.get("stash_type", 1) != 1:
+        return None
+    if None in inputs[:2]:
+        return None
+    props = b.props_from(node, allowed=("axis", "epsilon"))
+    return b.create(LayerNormOp, [v for v in inputs if v is not None], props)
+
+
+@exporter(LayerNormOp)
+def export_layer_norm(e, op: LayerNormOp):
+    if e.opset < 17:
+        e.unsupported(op, f"LayerNormalization needs opset 17, the model has {e.opset}")
+    e.node(
+        "LayerNormalization",
+        list(op.operands),
+        [op.output],
+        e.props_to_attrs(op.properties),
+    )
+
+
+def is_last_axis(axis: int, value) -> bool:
+    x = ranked(value)
+    return axis == -1 or (x is not None and axis == len(x.get_shape()) - 1)
+
+
+@importer("Softmax")
+def import_softmax(b, node, inputs):
+    if inputs[0] is None:
+        return None
+    if b.opset >= 13:
+        axis = b.attrs(node).get("axis", -1)
+    else:
+        # Before opset 13 Softmax flattens the dims from `axis` on: the same only
+        # when axis is the last one.
+        axis = b.attrs(node).get("axis", 1)
+        if not is_last_axis(axis, inputs[0]):
+            return None
+    return b.create(SoftmaxOp, [inputs[0]], {"axis": i64_attr(axis)})
+
+
+@exporter(SoftmaxOp)
+def export_softmax(e, op: SoftmaxOp):
+    if e.opset < 13 and not is_last_axis(op.axis_value, op.input):
+        e.unsupported(
+            op,
+            f"Softmax before opset 13 ({e.opset}) only normalizes over the last axis",
+        )
+    e.node("Softmax", [op.input], [op.output], e.attrs(axis=op.axis_value))

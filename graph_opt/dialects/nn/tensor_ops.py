@@ -1,0 +1,341 @@
+"""Ops that move, select or convert tensor elements: transpose, concat, split, slice, gather, pad, cast, dropout."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.base import (
+    GENERIC_FORMAT,
+    NNOperation,
+    float_value,
+    int_list,
+    int_value,
+    str_value,
+)
+from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.elementwise import ElementwiseUnaryOp
+from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
+
+
+@irdl_op_definition
+class TransposeOp(NNOperation):
+    """Permute dims: result dim i is input dim perm[i] (reversed when perm is absent)."""
+
+    name = "nn.transpose"
+    input = operand_def()
+    output = result_def()
+    perm = opt_prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @staticmethod
+    def permutation(props, rank: int) -> tuple[int, ...]:
+        perm = int_list(props, "perm")
+        if perm is None:
+            return tuple(reversed(range(rank)))
+        if sorted(perm) != list(range(rank)):
+            raise VerifyException(
+                f"perm {list(perm)} is not a permutation of rank {rank}"
+            )
+        return perm
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        shape = x.get_shape()
+        perm = cls.permutation(props, len(shape))
+        return [TensorType(x.element_type, [shape[p] for p in perm])]
+
+
+@irdl_op_definition
+class ConcatOp(NNOperation):
+    """Join the inputs along `axis`; the other dims must agree."""
+
+    name = "nn.concat"
+    inputs = var_operand_def()
+    output = result_def()
+    axis = prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        if not operands:
+            raise VerifyException("nn.concat needs at least one input")
+        types = [ranked(v) for v in operands]
+        if any(t is None for t in types):
+            return None
+        first = types[0]
+        rank = first.get_num_dims()
+        axis = normalize_axis(int_value(props, "axis", 0), rank)
+        out = list(first.get_shape())
+        out[axis] = 0
+        for t in types:
+            shape = t.get_shape()
+            if t.element_type != first.element_type or len(shape) != rank:
+                raise VerifyException(f"cannot concatenate {first} and {t}")
+            for i, d in enumerate(shape):
+                if i == axis:
+                    out[i] = DYN if DYN in (out[i], d) else out[i] + d
+                elif d != out[i] and DYN not in (d, out[i]):
+                    raise VerifyException(
+                        f"cannot concatenate {first} and {t} along axis {axis}"
+                    )
+                elif out[i] == DYN:
+                    out[i] = d
+        return [TensorType(first.element_type, out)]
+
+
+@irdl_op_definition
+class SplitOp(NNOperation):
+    """Cut the input along `axis` into one result per entry of `split` (the sizes)."""
+
+    name = "nn.split"
+    input = operand_def()
+    outputs = var_result_def()
+    axis = opt_prop_def(IntegerAttr)
+    split = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        sizes = int_list(props, "split") or ()
+        if not sizes or min(sizes) < 0:
+            raise VerifyException(
+                f"split sizes {list(sizes)} must be non-negative, at least one"
+            )
+        if x is None:
+            return None
+        shape = x.get_shape()
+        axis = normalize_axis(int_value(props, "axis", 0), len(shape))
+        if shape[axis] not in (DYN, sum(sizes)):
+            raise VerifyException(
+                f"split sizes {list(sizes)} do not add up to dim {axis} of size {shape[axis]}"
+            )
+        return [
+            TensorType(x.element_type, [*shape[:axis], size, *shape[axis + 1 :]])
+            for size in sizes
+        ]
+
+
+def slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int, int]:
+    """ONNX Slice's clamping along one axis: (start, end, length) with 0 <= start < dim."""
+    if start < 0:
+        start += dim
+    if end < 0:
+        end += dim
+    if step > 0:
+        start, end = min(max(start, 0), dim), min(max(end, 0), dim)
+    else:
+        start, end = min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
+    return start, end, max(0, -(-(end - start) // step))
+
+
+def slice_axes(rank: int, starts, ends, axes, steps) -> dict[int, tuple[int, int, int]]:
+    """Per sliced (normalized) axis, its (start, end, step); checks the parameter lists."""
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise VerifyException("starts, ends, axes and steps must have the same length")
+    out = {}
+    for start, end, axis, step in zip(starts, ends, axes, steps):
+        axis = normalize_axis(int(axis), rank)
+        if axis in out:
+            raise VerifyException(f"axis {axis} is sliced twice")
+        if step == 0:
+            raise VerifyException("slice steps must not be 0")
+        out[axis] = (int(start), int(end), int(step))
+    return out
+
+
+def _index_vector(value: SSAValue, what: str) -> None:
+    t = ranked(value)
+    if t is not None and (
+        t.get_num_dims() != 1 or not isinstance(t.element_type, IntegerType)
+    ):
+        raise VerifyException(f"{what} must be a 1-D integer tensor, got {t}")
+
+
+@irdl_op_definition
+class SliceOp(NNOperation):
+    """ONNX Slice: take starts[i]:ends[i]:steps[i] along axes[i], bounds clamped."""
+
+    name = "nn.slice"
+    data = operand_def()
+    starts = operand_def()
+    ends = operand_def()
+    axes = operand_def()
+    steps = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        data, *params = operands
+        for value, what in zip(params, ("starts", "ends", "axes", "steps")):
+            _index_vector(value, what)
+        x = ranked(data)
+        arrays = [constant_value(v) for v in params]
+        if x is None or any(a is None for a in arrays):
+            return None
+        shape = list(x.get_shape())
+        for axis, (start, end, step) in slice_axes(len(shape), *arrays).items():
+            if shape[axis] != DYN:
+                shape[axis] = slice_bounds(shape[axis], start, end, step)[2]
+        return [TensorType(x.element_type, shape)]
+
+
+@irdl_op_definition
+class GatherOp(NNOperation):
+    """Pick entries along `axis` at `indices` (negative ones count from the end)."""
+
+    name = "nn.gather"
+    data = operand_def()
+    indices = operand_def()
+    output = result_def()
+    axis = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x, indices = ranked(operands[0]), ranked(operands[1])
+        if x is None or indices is None:
+            return None
+        if not isinstance(indices.element_type, IntegerType):
+            raise VerifyException(f"indices must be integers, got {indices}")
+        shape = x.get_shape()
+        axis = normalize_axis(int_value(props, "axis", 0), len(shape))
+        known = constant_value(operands[1])
+        if known is not None and shape[axis] != DYN and known.size:
+            if known.min() < -shape[axis] or known.max() >= shape[axis]:
+                raise VerifyException(
+                    f"indices are out of range for dim {axis} of size {shape[axis]}"
+                )
+        out = [*shape[:axis], *indices.get_shape(), *shape[axis + 1 :]]
+        return [TensorType(x.element_type, out)]
+
+
+PAD_MODES = ("constant", "reflect", "edge")
+
+
+@irdl_op_definition
+class PadOp(NNOperation):
+    """Pad by `pads` = [begin..., end...] (negative values crop), filling per `mode`."""
+
+    name = "nn.pad"
+    input = operand_def()
+    output = result_def()
+    pads = prop_def(DenseArrayBase)
+    mode = opt_prop_def(StringAttr)
+    value = opt_prop_def(FloatAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @property
+    def pad_mode(self) -> str:
+        return str_value(self.properties, "mode", "constant")
+
+    @property
+    def fill(self) -> float:
+        return float_value(self.properties, "value", 0.0)
+
+    def verify_properties(self) -> None:
+        if self.pad_mode not in PAD_MODES:
+            raise VerifyException(
+                f"mode must be one of {PAD_MODES}, got {self.pad_mode!r}"
+            )
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        shape = x.get_shape()
+        pads = int_list(props, "pads") or ()
+        rank = len(shape)
+        if len(pads) != 2 * rank:
+            raise VerifyException(f"pads needs {2 * rank} values, got {len(pads)}")
+        reflect = str_value(props, "mode", "constant") == "reflect"
+        out = []
+        for d, begin, end in zip(shape, pads[:rank], pads[rank:]):
+            if d == DYN:
+                out.append(DYN)
+                continue
+            if d + begin + end < 0:
+                raise VerifyException(f"pads {list(pads)} crop more than dim size {d}")
+            if reflect and max(begin, end) >= d:
+                raise VerifyException(f"reflect pads must be smaller than dim size {d}")
+            out.append(d + begin + end)
+        return [TensorType(x.element_type, out)]
+
+
+@irdl_op_definition
+class CastOp(NNOperation):
+    """Convert elements to the element type `to`, e.g. `{to = f16}`."""
+
+    name = "nn.cast"
+    input = operand_def()
+    output = result_def()
+    to = prop_def(TypeAttribute)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    def verify_properties(self) -> None:
+        try:
+            numpy_dtype(self.to)
+        except ValueError as e:
+            raise VerifyException(
+                f"cannot cast to {self.to}: not an element type"
+            ) from e
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        return [TensorType(props["to"], x.get_shape())]
+
+
+@irdl_op_definition
+class DropoutOp(ElementwiseUnaryOp):
+    """Dropout at inference: the identity; `ratio` is kept for export."""
+
+    name = "nn.dropout"
+    ratio = opt_prop_def(FloatAttr)
+
+    def verify_properties(self) -> None:
+        ratio = float_value(self.properties, "ratio", 0.5)
+        if not 0 <= ratio < 1:
+            raise VerifyException(f"ratio must be in [0, 1), got {ratio}")
+
+
+TENSOR_OPS: Sequence[type[NNOperation]] = [
+    TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp, CastOp, DropoutOp,
+]  # fmt: skip

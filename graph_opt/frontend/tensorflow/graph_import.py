@@ -1,0 +1,421 @@
+"""TensorFlow GraphDef (frozen inference graph) -> a module of the nn dialect."""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import NoReturn
+
+import numpy as np
+from google.protobuf import text_format
+from google.protobuf.message import DecodeError
+from xdsl.builder import Builder, InsertPoint
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DictionaryAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    UnrankedTensorType,
+    f32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.base import NNOperation
+from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.opaque import OpaqueOp
+from graph_opt.dialects.nn.shapes import DYN
+from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
+from graph_opt.frontend.tensorflow import attrs
+from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
+from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
+from graph_opt.frontend.tensorflow.tensors import shape_dims, tensor_type
+
+OPAQUE_DOMAIN = "tf"
+_REQUIRED = object()
+
+
+class Declined(Exception):
+    """An importer cannot map this node; the message says why."""
+
+
+@dataclass(frozen=True)
+class TensorRef:
+    """`node:index`, one output of a node."""
+
+    node: str
+    index: int
+
+    @property
+    def label(self) -> str:
+        return self.node if self.index == 0 else f"{self.node}:{self.index}"
+
+
+def parse_input(text: str) -> tuple[TensorRef, bool]:
+    """A NodeDef input (`node`, `node:1` or the control input `^node`) and whether it is control."""
+    if text.startswith("^"):
+        return TensorRef(text[1:], 0), True
+    name, _, index = text.rpartition(":")
+    if name and index.isdigit():
+        return TensorRef(name, int(index)), False
+    return TensorRef(text, 0), False
+
+
+class ImportBuilder:
+    """What a TensorFlow op importer sees: the node and helpers to build nn ops."""
+
+    def __init__(self, block: Block):
+        self.builder = Builder(InsertPoint.at_end(block))
+        self.node = NodeDef()
+
+    def create(
+        self,
+        op_class: type[NNOperation],
+        operands: Sequence[SSAValue],
+        props: Mapping[str, Attribute] | None = None,
+    ) -> Operation:
+        """Insert an nn op typed by its rule (unranked when the rule cannot tell)."""
+        props = dict(props or {})
+        try:
+            types = op_class.infer_result_types(list(operands), props)
+        except VerifyException as e:
+            raise self.error(str(e)) from e
+        if types is None:
+            types = [self.unranked(operands)]
+        return self.builder.insert(
+            op_class.create_inferred(list(operands), props, types)
+        )
+
+    def constant(self, array: np.ndarray) -> SSAValue:
+        return self.builder.insert(ConstantOp.from_array(array)).results[0]
+
+    @staticmethod
+    def constant_value(value: SSAValue) -> np.ndarray | None:
+        return constant_value(value)
+
+    def constant_input(self, value: SSAValue, what: str) -> np.ndarray:
+        array = constant_value(value)
+        if array is None:
+            self.decline(f"{what} must be a constant")
+        return array
+
+    def attr(self, name: str, default: object = _REQUIRED):
+        """A node attribute as a Python value (strings decoded)."""
+        if name not in self.node.attr:
+            if default is _REQUIRED:
+                self.decline(f"attribute '{name}' is missing")
+            return default
+        return attrs.python_value(self.node.attr[name])
+
+    @staticmethod
+    def unranked(operands: Sequence[SSAValue]) -> Attribute:
+        element = getattr(operands[0].type, "element_type", f32) if operands else f32
+        return UnrankedTensorType(element)
+
+    def decline(self, reason: str) -> NoReturn:
+        raise Declined(reason)
+
+    def error(self, message: str) -> FrontendError:
+        return FrontendError(f"node '{self.node.name}' ({self.node.op}): {message}")
+
+
+def load_graph_def(path: str) -> GraphDef:
+    """Read a .pb (binary) or .pbtxt (text) GraphDef, or raise a one-line FrontendError."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise FrontendError(f"{path}: cannot read the graph ({e})") from e
+    return graph_def_from_bytes(data, path, text=path.endswith(".pbtxt"))
+
+
+def graph_def_from_bytes(
+    data: bytes, name: str = "<input>", text: bool = False
+) -> GraphDef:
+    graph = GraphDef()
+    try:
+        if text:
+            text_format.Parse(data.decode("utf-8"), graph)
+        else:
+            graph.ParseFromString(data)
+    except (DecodeError, text_format.ParseError, UnicodeDecodeError) as e:
+        detail = " ".join(str(e).split())
+        raise FrontendError(
+            f"{name}: not a valid TensorFlow GraphDef ({detail})"
+        ) from e
+    if not graph.node:
+        raise FrontendError(f"{name}: not a valid TensorFlow GraphDef (no nodes)")
+    return graph
+
+
+class _Graph:
+    """The nodes of a GraphDef by name, with their data and control inputs."""
+
+    def __init__(self, graph: GraphDef):
+        self.nodes: dict[str, NodeDef] = {}
+        self.index: dict[str, int] = {}
+        for i, node in enumerate(graph.node):
+            if node.name in self.nodes:
+                raise FrontendError(f"the graph has two nodes named '{node.name}'")
+            self.nodes[node.name] = node
+            self.index[node.name] = i
+        self.data: dict[str, list[TensorRef]] = {}
+        self.control: dict[str, list[str]] = {}
+        self.outputs_used: Counter[str] = Counter()
+        """One more than the highest output index read of each node."""
+        for node in graph.node:
+            data, control = [], []
+            for text in node.input:
+                ref, is_control = parse_input(text)
+                if ref.node not in self.nodes:
+                    raise FrontendError(
+                        f"node '{node.name}' ({node.op}) uses undefined node '{ref.node}'"
+                    )
+                if is_control:
+                    control.append(ref.node)
+                else:
+                    data.append(ref)
+                    self.outputs_used[ref.node] = max(
+                        self.outputs_used[ref.node], ref.index + 1
+                    )
+            self.data[node.name] = data
+            self.control[node.name] = control
+
+    def sinks(self) -> list[TensorRef]:
+        """Output 0 of every node whose outputs no node reads (placeholders and NoOps aside)."""
+        return [
+            TensorRef(name, 0)
+            for name, node in self.nodes.items()
+            if name not in self.outputs_used and node.op not in ("Placeholder", "NoOp")
+        ]
+
+    def needed(self, outputs: Sequence[TensorRef]) -> list[str]:
+        """The nodes the outputs depend on through data edges, producers first.
+
+        Control inputs among them order the result too (no recursion: Kahn's algorithm)."""
+        needed = {ref.node for ref in outputs}
+        stack = list(needed)
+        while stack:
+            for ref in self.data[stack.pop()]:
+                if ref.node not in needed:
+                    needed.add(ref.node)
+                    stack.append(ref.node)
+        waiting = dict.fromkeys(needed, 0)
+        users: dict[str, list[str]] = {}
+        for name in needed:
+            producers = {r.node for r in self.data[name]} | set(self.control[name])
+            for producer in producers & needed:
+                waiting[name] += 1
+                users.setdefault(producer, []).append(name)
+        ready = [(self.index[n], n) for n, count in waiting.items() if count == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            _, name = heapq.heappop(ready)
+            order.append(name)
+            for user in users.get(name, []):
+                waiting[user] -= 1
+                if waiting[user] == 0:
+                    heapq.heappush(ready, (self.index[user], user))
+        if len(order) != len(needed):
+            stuck = sorted(n for n, count in waiting.items() if count)[:3]
+            raise FrontendError(
+                f"the graph has a cycle through {', '.join(stuck)} (control-flow loops are not supported)"
+            )
+        return order
+
+
+def _output_refs(graph: _Graph, outputs: Sequence[str] | None) -> list[TensorRef]:
+    if not outputs:
+        refs = graph.sinks()
+        if not refs:
+            raise FrontendError("the graph has no outputs: name them with --outputs")
+        return refs
+    refs = [parse_input(name)[0] for name in outputs]
+    for ref in refs:
+        if ref.node not in graph.nodes:
+            raise FrontendError(f"output '{ref.label}' is not a node of the graph")
+    return refs
+
+
+def _placeholder_type(node: NodeDef, override: Sequence[int] | None) -> Attribute:
+    declared = attrs.python_value(node.attr["shape"]) if "shape" in node.attr else None
+    if override is not None:
+        if declared is not None and (
+            len(declared) != len(override)
+            or any(d not in (DYN, o) for d, o in zip(declared, override))
+        ):
+            raise FrontendError(
+                f"input shape {list(override)} of placeholder '{node.name}' contradicts its declared shape {declared}"
+            )
+        declared = list(override)
+    if declared is None:
+        raise FrontendError(
+            f"placeholder '{node.name}' has no known shape: give one with --input-shape {node.name}=1,224,224,3"
+        )
+    if "dtype" not in node.attr:
+        raise FrontendError(f"placeholder '{node.name}' has no dtype")
+    return tensor_type(node.attr["dtype"].type, declared)
+
+
+def _opaque(
+    b: ImportBuilder, node: NodeDef, inputs: list[SSAValue], count: int
+) -> Operation:
+    simple, complex_attrs = {}, NodeDef()
+    for key in sorted(node.attr):
+        value = node.attr[key]
+        converted = attrs.mlir_attr(value)
+        if converted is None:
+            complex_attrs.attr[key].CopyFrom(value)
+        else:
+            simple[key] = converted
+    props: dict[str, Attribute] = {
+        "op_type": StringAttr(node.op),
+        "domain": StringAttr(OPAQUE_DOMAIN),
+    }
+    if simple:
+        props["attrs"] = DictionaryAttr(simple)
+    if complex_attrs.attr:
+        props["serialized_attrs"] = BytesAttr(complex_attrs.SerializeToString())
+    types = _declared_output_types(node) or [b.unranked(inputs)] * max(count, 1)
+    op = OpaqueOp.build(operands=[inputs], result_types=[types], properties=props)
+    return b.builder.insert(op)
+
+
+def _declared_output_types(node: NodeDef) -> list[Attribute] | None:
+    """The types `_output_shapes` and the `T`/`dtype` attribute give, if both are present."""
+    dtype_attr = node.attr.get("T") or node.attr.get("dtype")
+    if "_output_shapes" not in node.attr or dtype_attr is None:
+        return None
+    try:
+        return [
+            tensor_type(dtype_attr.type, shape_dims(s))
+            for s in node.attr["_output_shapes"].list.shape
+        ]
+    except FrontendError:
+        return None
+
+
+def _check_supported(graph: _Graph, order: list[str]) -> None:
+    unsupported = Counter(
+        graph.nodes[n].op
+        for n in order
+        if graph.nodes[n].op not in IMPORTERS and graph.nodes[n].op != "Placeholder"
+    )
+    if unsupported:
+        listing = ", ".join(
+            f"{op} ({count})"
+            for op, count in sorted(unsupported.items(), key=lambda e: (-e[1], e[0]))
+        )
+        raise FrontendError(f"unsupported TensorFlow ops: {listing}")
+
+
+def import_graph_def(
+    graph_def: GraphDef,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    outputs: Sequence[str] | None = None,
+    allow_opaque: bool = False,
+) -> ModuleOp:
+    """Convert a frozen GraphDef: placeholders become arguments, the named outputs
+    (default: the nodes nothing reads) the results. Unknown ops are an error
+    listing them all, or nn.opaque ops of domain "tf" if `allow_opaque`."""
+    load_mappings()
+    graph = _Graph(graph_def)
+    input_shapes = dict(input_shapes or {})
+    for name in input_shapes:
+        if name not in graph.nodes or graph.nodes[name].op != "Placeholder":
+            raise FrontendError(
+                f"input shape given for '{name}', which is not a placeholder"
+            )
+    output_refs = _output_refs(graph, outputs)
+    order = graph.needed(output_refs)
+    if not allow_opaque:
+        _check_supported(graph, order)
+    placeholders = [graph.nodes[n] for n in order if graph.nodes[n].op == "Placeholder"]
+    arg_types = [_placeholder_type(p, input_shapes.get(p.name)) for p in placeholders]
+    block = Block(arg_types=arg_types)
+    values: dict[str, list[SSAValue]] = {}
+    for node, arg in zip(placeholders, block.args):
+        values[node.name] = [arg]
+        set_name_hint(arg, node.name)
+    b = ImportBuilder(block)
+    for name in order:
+        node = graph.nodes[name]
+        if node.op == "Placeholder":
+            continue
+        b.node = node
+        inputs = [_lookup(graph, values, node, ref) for ref in graph.data[name]]
+        values[name] = _import_node(
+            b, node, inputs, graph.outputs_used[name], allow_opaque
+        )
+    results = [_lookup(graph, values, None, ref) for ref in output_refs]
+    block.add_op(func.ReturnOp(*results))
+    function = func.FuncOp(
+        "main",
+        FunctionType.from_lists(arg_types, [v.type for v in results]),
+        Region(block),
+        arg_attrs=name_attrs([p.name for p in placeholders]),
+        res_attrs=name_attrs([ref.label for ref in output_refs]),
+    )
+    return ModuleOp([function])
+
+
+def _import_node(
+    b: ImportBuilder,
+    node: NodeDef,
+    inputs: list[SSAValue],
+    used: int,
+    allow_opaque: bool,
+) -> list[SSAValue]:
+    last = b.builder.insertion_point.block.last_op
+    try:
+        if node.op not in IMPORTERS:
+            raise Declined("unsupported op")
+        produced = IMPORTERS[node.op](b, node, inputs)
+    except Declined as e:
+        if not allow_opaque:
+            raise b.error(str(e)) from e
+        _erase_after(b, last)
+        produced = _opaque(b, node, inputs, used)
+    results = list(produced.results if isinstance(produced, Operation) else produced)
+    for i, value in enumerate(results):
+        set_name_hint(value, TensorRef(node.name, i).label)
+    block = b.builder.insertion_point.block
+    op = last.next_op if last is not None else block.first_op
+    while op is not None:
+        if op.results and all(r in results for r in op.results):
+            op.location = name_location(
+                [TensorRef(node.name, results.index(r)).label for r in op.results]
+            )
+        else:
+            op.location = name_location([f"{node.name}/{op.name.removeprefix('nn.')}"])
+        op = op.next_op
+    return results
+
+
+def _erase_after(b: ImportBuilder, last: Operation | None) -> None:
+    """Drop the ops a declining importer had already built."""
+    block = b.builder.insertion_point.block
+    while block.last_op is not None and block.last_op is not last:
+        block.last_op.erase()
+
+
+def _lookup(
+    graph: _Graph,
+    values: dict[str, list[SSAValue]],
+    user: NodeDef | None,
+    ref: TensorRef,
+) -> SSAValue:
+    produced = values[ref.node]
+    if ref.index < len(produced):
+        return produced[ref.index]
+    producer = graph.nodes[ref.node]
+    reader = f"node '{user.name}' ({user.op}) reads" if user else "the graph returns"
+    raise FrontendError(
+        f"{reader} output {ref.index} of '{ref.node}' ({producer.op}), which the import does not provide"
+    )

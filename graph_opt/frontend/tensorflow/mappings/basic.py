@@ -1,0 +1,33 @@
+"""Constants and the ops that only forward values: Identity, IdentityN, StopGradient, NoOp."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+
+from graph_opt.dialects.nn.constant import ConstantOp
+from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
+from graph_opt.frontend.tensorflow.op_table import importer, register_simple
+from graph_opt.frontend.tensorflow.tensors import dense_from_tensor
+
+register_simple("Identity", IdentityOp)
+register_simple("StopGradient", StopGradientOp)
+
+
+@importer("Const")
+def import_const(b, node, inputs):
+    if "value" not in node.attr:
+        b.decline("attribute 'value' is missing")
+    value: DenseIntOrFPElementsAttr = dense_from_tensor(
+        node.attr["value"].tensor, f"node '{node.name}'"
+    )
+    return b.builder.insert(ConstantOp(value))
+
+
+@importer("IdentityN")
+def import_identity_n(b, node, inputs):
+    return [b.create(IdentityOp, [x]).results[0] for x in inputs]
+
+
+@importer("NoOp")
+def import_no_op(b, node, inputs):
+    return []

@@ -1,0 +1,26 @@
+"""Helpers the mappings share: TensorFlow's data_format, and reshaping a value."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from graph_opt.dialects.nn.layout import CHANNELS_LAST, DATA_LAYOUTS
+from graph_opt.dialects.nn.shape_ops import ReshapeOp
+
+
+def data_layout(b) -> str:
+    """The node's data_format (NHWC when absent) as an nn data_layout."""
+    layout = b.attr("data_format", CHANNELS_LAST)
+    if layout not in DATA_LAYOUTS:
+        b.decline(f"data_format {layout} is not supported")
+    return layout
+
+
+def reshaped(b, value: SSAValue, shape: list[int]) -> SSAValue:
+    """`value` in another shape: a new constant when it is one, else an nn.reshape."""
+    array = b.constant_value(value)
+    if array is not None:
+        return b.constant(np.reshape(array, shape))
+    target = b.constant(np.array(shape, dtype=np.int64))
+    return b.create(ReshapeOp, [value, target]).results[0]

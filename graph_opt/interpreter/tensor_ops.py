@@ -1,0 +1,76 @@
+"""Reference implementations of tensor ops: transpose, concat, split, slice, gather, pad, cast, dropout."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from graph_opt.dialects.nn import tensor_ops as t
+from graph_opt.dialects.nn.base import int_list, int_value
+from graph_opt.dialects.nn.dtypes import numpy_dtype
+
+
+def onnx_slice(x: np.ndarray, starts, ends, axes, steps) -> np.ndarray:
+    index = [slice(None)] * x.ndim
+    for axis, (start, end, step) in t.slice_axes(
+        x.ndim, starts, ends, axes, steps
+    ).items():
+        start, end, _ = t.slice_bounds(x.shape[axis], start, end, step)
+        index[axis] = slice(start, None if end < 0 else end, step)
+    return x[tuple(index)]
+
+
+def onnx_pad(x: np.ndarray, pads, mode: str, value: float) -> np.ndarray:
+    """np.pad with ONNX's [begin..., end...] pads, where negative values crop."""
+    rank = x.ndim
+    begins, ends = pads[:rank], pads[rank:]
+    crop = tuple(
+        slice(max(0, -b), d - max(0, -e)) for d, b, e in zip(x.shape, begins, ends)
+    )
+    widths = [(max(0, b), max(0, e)) for b, e in zip(begins, ends)]
+    x = x[crop]
+    if mode == "constant":
+        return np.pad(x, widths, constant_values=x.dtype.type(value))
+    return np.pad(x, widths, mode=mode)
+
+
+@register_impls
+class TensorFunctions(InterpreterFunctions):
+    @impl(t.TransposeOp)
+    def run_transpose(self, interpreter: Interpreter, op: t.TransposeOp, args):
+        (x,) = args
+        return (np.transpose(x, t.TransposeOp.permutation(op.properties, x.ndim)),)
+
+    @impl(t.ConcatOp)
+    def run_concat(self, interpreter: Interpreter, op: t.ConcatOp, args):
+        return (np.concatenate(args, axis=op.axis.value.data),)
+
+    @impl(t.SplitOp)
+    def run_split(self, interpreter: Interpreter, op: t.SplitOp, args):
+        (x,) = args
+        cuts = np.cumsum(int_list(op.properties, "split"))[:-1]
+        return tuple(np.split(x, cuts, axis=int_value(op.properties, "axis", 0)))
+
+    @impl(t.SliceOp)
+    def run_slice(self, interpreter: Interpreter, op: t.SliceOp, args):
+        return (onnx_slice(*args),)
+
+    @impl(t.GatherOp)
+    def run_gather(self, interpreter: Interpreter, op: t.GatherOp, args):
+        x, indices = args
+        axis = int_value(op.properties, "axis", 0) % x.ndim
+        indices = np.where(indices < 0, indices + x.shape[axis], indices)
+        return (np.take(x, indices, axis=axis),)
+
+    @impl(t.PadOp)
+    def run_pad(self, interpreter: Interpreter, op: t.PadOp, args):
+        (x,) = args
+        return (onnx_pad(x, int_list(op.properties, "pads"), op.pad_mode, op.fill),)
+
+    @impl(t.CastOp)
+    def run_cast(self, interpreter: Interpreter, op: t.CastOp, args):
+        return (args[0].astype(numpy_dtype(op.to)),)
+
+    @impl(t.DropoutOp)
+    def run_dropout(self, interpreter: Interpreter, op: t.DropoutOp, args):
+        return (args[0],)

@@ -1,0 +1,156 @@
+"""Patterns that evaluate ops on constant operands, and merging equal constants."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.traits import ConstantLike
+from xdsl.utils.exceptions import InterpretationError
+
+from graph_opt.dialects.nn.base import NNOperation
+from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.shapes import dims_compatible, ranked
+from graph_opt.frontend.names import name_location, op_result_names
+from graph_opt.passes.purity import is_pure
+from graph_opt.passes.value_forwarding import can_forward
+
+
+def is_splat(array: np.ndarray) -> bool:
+    """Whether every element has the same bytes (so one element can store it)."""
+    if array.size <= 1 or not any(array.strides):
+        return True  # a broadcast scalar, as to_numpy gives for a splat constant
+    rows = array.reshape(-1).view(np.uint8).reshape(array.size, array.itemsize)
+    return bool((rows == rows[0]).all())
+
+
+def stored_size(array: np.ndarray) -> int:
+    """Elements a constant of this array stores: one for a splat."""
+    return 1 if is_splat(array) else array.size
+
+
+def dense_attr(
+    array: np.ndarray, element: Attribute
+) -> DenseIntOrFPElementsAttr | None:
+    """The array as a dense attribute of `element`s (one element for a splat), if it converts."""
+    try:
+        array = np.asarray(array, dtype=numpy_dtype(element))
+    except (ValueError, TypeError):
+        return None  # strings, or an element type numpy cannot hold
+    stored = array.reshape(-1)[:1] if array.size > 1 and is_splat(array) else array
+    stored = np.ascontiguousarray(stored)
+    if stored.dtype.byteorder == ">":
+        stored = stored.astype(stored.dtype.newbyteorder("<"))
+    return DenseIntOrFPElementsAttr(
+        TensorType(element, array.shape), BytesAttr(stored.tobytes())
+    )
+
+
+def constant_for(result: SSAValue, array: np.ndarray) -> ConstantOp | None:
+    """An nn.constant that can replace `result`, or None when the array does not fit its type."""
+    element = getattr(result.type, "element_type", None)
+    declared = ranked(result)
+    if element is None or (
+        declared is not None
+        and not dims_compatible(declared.get_shape(), np.shape(array))
+    ):
+        return None
+    value = dense_attr(array, element)
+    if value is None:
+        return None
+    constant = ConstantOp(value)
+    if not can_forward(result, constant.output):
+        return None
+    name = op_result_names(result.owner)[result.index]  # type: ignore[arg-type]
+    if name is not None:
+        constant.location = name_location([name])
+    return constant
+
+
+def replace_by_arrays(
+    rewriter: PatternRewriter, op: Operation, arrays: Sequence[np.ndarray]
+) -> None:
+    """Replace every result of `op` by an nn.constant, unless one cannot be."""
+    constants = [constant_for(r, a) for r, a in zip(op.results, arrays)]
+    if len(constants) != len(op.results) or None in constants:
+        return
+    rewriter.replace(op, constants, [c.output for c in constants])  # type: ignore[union-attr]
+
+
+EVALUATION_ERRORS = (
+    InterpretationError,
+    ArithmeticError,
+    ValueError,
+    TypeError,
+    IndexError,
+)
+"""What an implementation raises when it cannot evaluate an op on given values."""
+
+
+@dataclass
+class FoldConstantOps(RewritePattern):
+    """Evaluate a side-effect-free op whose operands are all constants.
+
+    The fold is declined when the new constants would store more than
+    `max_size` elements beyond those of the operands; declined ops are not
+    evaluated again.
+    """
+
+    interpreter: Interpreter
+    max_size: int
+    declined: set[Operation] = field(default_factory=set[Operation])
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, NNOperation) or op.has_trait(ConstantLike):
+            return
+        if op in self.declined or not is_pure(op):
+            return
+        inputs = [constant_value(v) for v in op.operands]
+        if any(a is None for a in inputs):
+            return
+        self.declined.add(op)
+        try:
+            with np.errstate(all="ignore"):
+                outputs = self.interpreter.run_op(op, tuple(inputs))
+        except EVALUATION_ERRORS:
+            return  # no implementation, or it rejects these values: keep the op
+        outputs = [np.asarray(o) for o in outputs]
+        distinct_inputs = {v: a for v, a in zip(op.operands, inputs)}.values()
+        growth = sum(map(stored_size, outputs)) - sum(map(stored_size, distinct_inputs))
+        if growth > self.max_size:
+            return  # the model would grow by more than max_size elements
+        replace_by_arrays(rewriter, op, outputs)
+
+
+class EraseUnusedConstants(RewritePattern):
+    """Erase an nn.constant nothing uses (left over after folding its users)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConstantOp, rewriter: PatternRewriter):
+        if not op.output.uses:
+            rewriter.erase(op)
+
+
+def deduplicate_constants(root: Operation) -> None:
+    """Make equal constants of a block (same type and bytes) one, in one walk."""
+    first: dict[tuple[Block | None, Attribute, bytes], ConstantOp] = {}
+    duplicates: list[tuple[ConstantOp, ConstantOp]] = []
+    for op in root.walk():
+        if isinstance(op, ConstantOp):
+            key = (op.parent_block(), op.value.type, op.value.data.data)
+            kept = first.setdefault(key, op)
+            if kept is not op:
+                duplicates.append((op, kept))
+    for duplicate, kept in duplicates:
+        duplicate.output.replace_all_uses_with(kept.output)
+        duplicate.parent_block().erase_op(duplicate)  # type: ignore[union-attr]

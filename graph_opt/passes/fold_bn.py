@@ -1,0 +1,57 @@
+"""fold-bn: fold inference batch norms into adjacent linear ops."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+
+from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.frontend.names import op_result_names
+from graph_opt.passes.fold_bn_patterns import explain_fold_bn, fold_bn_patterns
+
+__all__ = ["FoldBatchNormPass", "explain_fold_bn"]
+
+
+@dataclass(frozen=True)
+class FoldBatchNormPass(ModulePass):
+    """Fold inference batch norms into the conv, conv_transpose, matmul or gemm before them.
+
+    y = BN(W x + b) becomes W' x + b' with W' = W * s and b' = (b - mean) * s + beta,
+    s = gamma / sqrt(var + eps) per output channel, computed in float64. Folds
+    through bias-adds, identities and channel-preserving reshapes, folds
+    decomposed x * s + t chains, and a batch norm into an unpadded conv after it.
+    Weights shared with other ops are copied, never changed; a linear op whose
+    result has other users is left alone. With `explain`, every batch norm that
+    stays is reported on stderr with the reason.
+    """
+
+    name = "fold-bn"
+
+    explain: bool = field(
+        default=False,
+        metadata={"help": "print why each remaining batch norm was not folded"},
+    )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(fold_bn_patterns())
+        ).rewrite_module(op)
+        if self.explain:
+            for batch_norm in op.walk():
+                if isinstance(batch_norm, BatchNormOp):
+                    reason = explain_fold_bn(batch_norm)
+                    if reason is not None:
+                        print(
+                            f"fold-bn: {_label(batch_norm)} not folded: {reason}",
+                            file=sys.stderr,
+                        )
+
+
+def _label(op: BatchNormOp) -> str:
+    name = op_result_names(op)[0] or op.output.name_hint
+    return f"nn.batch_norm {name}" if name else "nn.batch_norm"

@@ -1,0 +1,185 @@
+"""Folding a per-channel affine map of a linear op's output into the op's weights."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.ir import Operation, SSAValue
+
+from graph_opt.dialects.nn.base import f32_attr, float_value, int_value
+from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
+from graph_opt.dialects.nn.elementwise import AddOp
+from graph_opt.dialects.nn.layout import CHANNELS_FIRST, channel_axis
+from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.passes.fold_bn_patterns.channels import ChannelAffine
+from graph_opt.passes.fold_bn_patterns.weights import (
+    along,
+    float_constant,
+    folded_constant,
+)
+
+Rewrite = tuple[list[Operation], SSAValue]
+"""New ops (in order) and the value that replaces the linear op's result."""
+
+
+@dataclass(frozen=True)
+class OutputChannelFold:
+    """A linear op whose output channels lie on `axis`; `build` folds an affine map into it."""
+
+    axis: int
+    channels: int
+    build: Callable[[ChannelAffine], Rewrite]
+
+
+def output_channel_fold(op: Operation) -> OutputChannelFold | str:
+    """How to fold into `op`, or why it cannot take a fold."""
+    planner = _PLANNERS.get(type(op))
+    if planner is None:
+        return f"its input comes from {op.name}, not a foldable linear op"
+    result = ranked(op.results[0])
+    if result is None:
+        return f"the {op.name} result is unranked"
+    return planner(op, result.get_shape())
+
+
+def _filter_and_bias(
+    op: ConvOp | ConvTransposeOp, out_shape: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray | None, int] | str:
+    """(filter, bias or None, output channel axis) of a conv-like op with constant weights."""
+    weights = float_constant(op.filter, f"the {op.name} filter")
+    if isinstance(weights, str):
+        return weights
+    bias = None
+    if op.bias is not None:
+        bias = float_constant(op.bias, f"the {op.name} bias")
+        if isinstance(bias, str):
+            return bias
+    return weights, bias, channel_axis(op.layout, len(out_shape))
+
+
+def _conv_like(
+    op: ConvOp | ConvTransposeOp,
+    out_shape: tuple[int, ...],
+    factor: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> OutputChannelFold | str:
+    """Fold into a conv-like op; `factor(filter, vector)` spreads a per-output-channel
+    vector over the filter's entries."""
+    found = _filter_and_bias(op, out_shape)
+    if isinstance(found, str):
+        return found
+    weights, bias, axis = found
+    channels = out_shape[axis]
+    if channels == DYN:
+        return f"the {op.name} output channel count is unknown"
+
+    def build(affine: ChannelAffine) -> Rewrite:
+        new_filter = folded_constant(
+            weights * factor(weights, affine.scale), op.filter, "bn_folded"
+        )
+        old_bias = np.zeros(channels) if bias is None else bias.astype(np.float64)
+        new_bias = folded_constant(
+            old_bias * affine.scale + affine.shift,
+            op.filter if op.bias is None else op.bias,
+            "bn_bias",
+        )
+        new_op = type(op).create_inferred(
+            [op.input, new_filter, new_bias], op.properties, [op.output.type]
+        )
+        new_op.location = op.location
+        return [new_filter, new_bias, new_op], new_op.results[0]
+
+    return OutputChannelFold(axis, channels, build)
+
+
+def _conv(op: ConvOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
+    """OIHW filters have output channels on axis 0, HWIO ones on the last axis."""
+
+    def factor(weights: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        filter_axis = 0 if op.layout == CHANNELS_FIRST else weights.ndim - 1
+        return along(vector, filter_axis, weights.ndim)
+
+    return _conv_like(op, out_shape, factor)
+
+
+def _conv_transpose(
+    op: ConvTransposeOp, out_shape: tuple[int, ...]
+) -> OutputChannelFold | str:
+    """IOHW (HWOI) filter entry [i, j] feeds output channel (i's group) * C_out/group + j."""
+    group = int_value(op.properties, "group", 1)
+
+    def factor(weights: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        first = op.layout == CHANNELS_FIRST
+        in_channels = weights.shape[0 if first else -1]
+        per_entry = np.repeat(vector.reshape(group, -1), in_channels // group, 0)
+        if first:
+            return per_entry.reshape(per_entry.shape + (1,) * (weights.ndim - 2))
+        return per_entry.T.reshape((1,) * (weights.ndim - 2) + per_entry.T.shape)
+
+    return _conv_like(op, out_shape, factor)
+
+
+def _matmul(op: MatMulOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
+    """x @ W with a constant W of rank >= 2: output channels are W's columns; the
+    shift becomes an nn.add after the matmul."""
+    weights = float_constant(op.rhs, "the matmul rhs")
+    if isinstance(weights, str):
+        return weights
+    if weights.ndim < 2:
+        return "the matmul rhs is a vector"
+    channels = weights.shape[-1]
+
+    def build(affine: ChannelAffine) -> Rewrite:
+        new_rhs = folded_constant(weights * affine.scale, op.rhs, "bn_folded")
+        matmul = MatMulOp.create_inferred(
+            [op.lhs, new_rhs], op.properties, [op.output.type]
+        )
+        matmul.location = op.location
+        if not np.any(affine.shift):
+            return [new_rhs, matmul], matmul.output
+        shift = folded_constant(affine.shift, op.rhs, "bn_bias")
+        add = AddOp.create_inferred([matmul, shift], {}, [op.output.type])
+        return [new_rhs, shift, matmul, add], add.output
+
+    return OutputChannelFold(len(out_shape) - 1, channels, build)
+
+
+def _gemm(op: GemmOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
+    """alpha * a @ b + beta * c: scale b's output columns; c becomes beta * c * s + t, beta 1."""
+    weights = float_constant(op.b, "the gemm b")
+    if isinstance(weights, str):
+        return weights
+    c = float_constant(op.c, "the gemm c") if op.c is not None else None
+    if isinstance(c, str):
+        return c
+    b_axis = 0 if int_value(op.properties, "trans_b", 0) else 1
+    beta = float_value(op.properties, "beta", 1.0)
+
+    def build(affine: ChannelAffine) -> Rewrite:
+        new_b = folded_constant(
+            weights * along(affine.scale, b_axis, 2), op.b, "bn_folded"
+        )
+        old_c = np.zeros(()) if c is None else beta * c.astype(np.float64)
+        new_c = folded_constant(
+            old_c * affine.scale + affine.shift,
+            op.b if op.c is None else op.c,
+            "bn_bias",
+        )
+        properties = {**op.properties, "beta": f32_attr(1.0)}
+        gemm = GemmOp.create_inferred(
+            [op.a, new_b, new_c], properties, [op.output.type]
+        )
+        gemm.location = op.location
+        return [new_b, new_c, gemm], gemm.output
+
+    return OutputChannelFold(1, weights.shape[b_axis], build)
+
+
+_PLANNERS: dict[type[Operation], Callable[..., OutputChannelFold | str]] = {
+    ConvOp: _conv,
+    ConvTransposeOp: _conv_transpose,
+    MatMulOp: _matmul,
+    GemmOp: _gemm,
+}

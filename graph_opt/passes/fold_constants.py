@@ -1,0 +1,51 @@
+"""The `fold-constants` pass: evaluate what is known at compile time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+
+from graph_opt.interpreter.runner import make_interpreter
+from graph_opt.passes.constant_patterns import (
+    EraseUnusedConstants,
+    FoldConstantOps,
+    deduplicate_constants,
+)
+from graph_opt.passes.shape_patterns import MaterializeShapeQueries
+from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
+
+
+@dataclass(frozen=True)
+class FoldConstantsPass(ModulePass):
+    """Fold ops on constants, materialize static shapes, drop ops that do nothing for their shapes.
+
+    Side-effect-free ops whose operands are all nn.constant are evaluated by the
+    reference interpreter (nn.opaque only for known-pure ONNX operators);
+    nn.shape, nn.size and nn.rank become constants when the dims they read are
+    static, so Shape -> Gather -> Concat -> Reshape chains collapse; reshapes to
+    the same shape, identity transposes, same-type casts, x + 0, x * 1, zero
+    pads, unbounded clips and reductions over size-1 axes are removed; equal
+    constants are merged.
+    """
+
+    name = "fold-constants"
+
+    max_size: int = field(
+        default=1 << 16,
+        metadata={"help": "most elements a fold may add to the constants it replaces"},
+    )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        interpreter = make_interpreter(op)
+        patterns = [
+            EraseUnusedConstants(),
+            MaterializeShapeQueries(interpreter),
+            *(pattern() for pattern in SIMPLIFY_PATTERNS),
+            FoldConstantOps(interpreter, self.max_size),
+        ]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+        deduplicate_constants(op)

@@ -1,0 +1,32 @@
+"""The `fuse-ops` pass: replace op chains by the fused ops that runtimes have kernels for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+
+from graph_opt.passes.fusion_patterns import FUSION_PATTERNS
+
+
+@dataclass(frozen=True)
+class FuseOpsPass(ModulePass):
+    """Fuse conv/matmul + bias + activation, and decomposed Gelu and LayerNorm, into single ops.
+
+    A constant per-channel add after nn.conv folds into its bias; relu, clip
+    (relu6), leaky_relu, sigmoid and tanh after it make nn.fused_conv; nn.matmul
+    with a bias add and/or activation becomes nn.fused_matmul. Exported Gelu
+    (x * 0.5 * (1 + erf(x / sqrt(2)))) becomes nn.gelu and exported LayerNorm
+    (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) becomes
+    nn.layer_norm. A chain is left alone when one of its inner values has a user
+    outside it.
+    """
+
+    name = "fuse-ops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = [pattern() for pattern in FUSION_PATTERNS]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

@@ -1,0 +1,51 @@
+"""The `prune` pass: drop ops that do nothing at inference, then dead code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
+from graph_opt.dialects.nn.tensor_ops import DropoutOp
+from graph_opt.passes.purity import RemoveUnusedPureOps
+from graph_opt.passes.value_forwarding import forward_operand
+
+
+class RemoveInferenceIdentities(RewritePattern):
+    """Replace identity, stop_gradient and inference dropout by their input."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: IdentityOp | StopGradientOp | DropoutOp, rewriter: PatternRewriter
+    ):
+        forward_operand(rewriter, op, op.input)
+
+
+@dataclass(frozen=True)
+class PrunePass(ModulePass):
+    """Remove identities, stop_gradient, inference dropout and unused side-effect-free ops.
+
+    Function results and their names (`nn.name` result attributes) stay, and so
+    do ops that may have side effects: nn.opaque is kept unless its ONNX
+    operator is known to be pure.
+    """
+
+    name = "prune"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [RemoveInferenceIdentities(), RemoveUnusedPureOps()]
+            ),
+            walk_reverse=True,
+        ).rewrite_module(op)

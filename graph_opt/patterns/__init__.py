@@ -1,0 +1,45 @@
+"""A declarative dataflow pattern language for graph rewrites (after TVM's), on xDSL."""
+
+from graph_opt.patterns.matcher import Match, explain, match_all, match_op, match_value
+from graph_opt.patterns.partition import partition
+from graph_opt.patterns.pattern import (
+    DFPattern,
+    dominates,
+    has_attr,
+    has_dtype,
+    has_shape,
+    has_type,
+    is_constant,
+    is_op,
+    is_tuple_get_item,
+    wildcard,
+)
+from graph_opt.patterns.rewrite import (
+    DFPatternRewrite,
+    RewriteLimitError,
+    RewriteStats,
+    apply_rewrites,
+)
+
+__all__ = [
+    "DFPattern",
+    "DFPatternRewrite",
+    "Match",
+    "RewriteLimitError",
+    "RewriteStats",
+    "apply_rewrites",
+    "dominates",
+    "explain",
+    "has_attr",
+    "has_dtype",
+    "has_shape",
+    "has_type",
+    "is_constant",
+    "is_op",
+    "is_tuple_get_item",
+    "match_all",
+    "match_op",
+    "match_value",
+    "partition",
+    "wildcard",
+]

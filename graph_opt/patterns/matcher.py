@@ -1,0 +1,261 @@
+"""Matching dataflow patterns against SSA values, with explanations of failures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from graph_opt.patterns.pattern import SKIPPABLE_OPS, DFPattern, OpPattern
+
+
+@dataclass
+class Failure:
+    """Why `pattern` did not match `subject`, possibly because of a sub-pattern's failure."""
+
+    pattern: DFPattern
+    subject: SSAValue | Operation
+    reason: str
+    args: tuple[Any, ...]
+    causes: tuple[Failure, ...] = ()
+
+    def lines(self, depth: int = 0) -> Iterator[str]:
+        text = self.reason.format(*(_text(a) for a in self.args))
+        yield f"{'  ' * depth}{self.pattern} on {describe(self.subject)}: {text}"
+        for cause in self.causes:
+            yield from cause.lines(depth + 1)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def describe(subject: SSAValue | Operation) -> str:
+    if isinstance(subject, Operation):
+        hints = [r.name_hint for r in subject.results if r.name_hint]
+        return f"{subject.name} defining %{hints[0]}" if hints else subject.name
+    name = f"%{subject.name_hint}" if subject.name_hint else "a value"
+    if isinstance(subject, OpResult):
+        return f"{name} (result #{subject.index} of {subject.op.name})"
+    assert isinstance(subject, BlockArgument)
+    return f"{name} (block argument #{subject.index})"
+
+
+def _text(arg: Any) -> str:
+    return describe(arg) if isinstance(arg, SSAValue | Operation) else str(arg)
+
+
+@dataclass
+class Match:
+    """The values and ops a pattern matched, read through its sub-pattern objects."""
+
+    root: SSAValue
+    values: dict[DFPattern, SSAValue]
+    ops: dict[DFPattern, Operation]
+    paths: dict[DFPattern, list[Operation]]
+    region: dict[Operation, None]
+    """Ops the match covers (op patterns, dominator paths, skipped identities), in match order."""
+    constants: dict[Operation, None]
+
+    def __getitem__(self, pattern: DFPattern) -> SSAValue:
+        return self.values[pattern]
+
+    def __contains__(self, pattern: DFPattern) -> bool:
+        return pattern in self.values
+
+    def op(self, pattern: DFPattern) -> Operation:
+        return self.ops[pattern]
+
+    def escaping_values(self) -> list[SSAValue]:
+        """Results of covered ops, other than the root, used outside the match."""
+        escaping = []
+        for op in self.region:
+            for result in op.results:
+                if result is not self.root and any(
+                    use.operation not in self.region for use in result.uses
+                ):
+                    escaping.append(result)
+        return escaping
+
+
+@dataclass
+class Matcher:
+    """One match attempt: bindings with an undo trail for alternatives and commutation."""
+
+    skip_identity: bool = False
+    failure: Failure | None = None
+    values: dict[DFPattern, SSAValue] = field(default_factory=dict)
+    ops: dict[DFPattern, Operation] = field(default_factory=dict)
+    paths: dict[DFPattern, list[Operation]] = field(default_factory=dict)
+    region: dict[Operation, None] = field(default_factory=dict)
+    constants: dict[Operation, None] = field(default_factory=dict)
+    inside_checks: list[tuple[DFPattern, SSAValue]] = field(default_factory=list)
+    trail: list[tuple[Any, Any]] = field(default_factory=list)
+
+    def match_value(
+        self, pattern: DFPattern, value: SSAValue, skippable: bool = True
+    ) -> bool:
+        if skippable and self.skip_identity:
+            value = self._skip_identities(pattern, value)
+        bound = self.values.get(pattern)
+        if bound is not None:
+            if bound is value:
+                return True
+            return self.fail(
+                pattern, value, "the pattern is already bound to {}", bound
+            )
+        if not pattern.match_in(self, value):
+            return False
+        self._set(self.values, pattern, value)
+        return True
+
+    def _skip_identities(self, pattern: DFPattern, value: SSAValue) -> SSAValue:
+        names = pattern.root_names
+        if names is None:
+            return value
+        while (
+            isinstance(value, OpResult)
+            and value.op.name in SKIPPABLE_OPS
+            and value.op.name not in names
+        ):
+            self._set(self.region, value.op, None)
+            value = value.op.operands[0]
+        return value
+
+    def matches_alone(self, pattern: DFPattern, value: SSAValue) -> bool:
+        """Whether `pattern` matches `value` with fresh bindings (kept apart from this match)."""
+        scratch = Matcher(self.skip_identity)
+        if scratch.match_value(pattern, value, skippable=False):
+            return True
+        self.failure = scratch.failure
+        return False
+
+    def bind_op(self, pattern: OpPattern, op: Operation) -> bool:
+        bound = self.ops.get(pattern)
+        if bound is not None and bound is not op:
+            return self.fail(
+                pattern, op, "the pattern is already bound to another {}", bound.name
+            )
+        self._set(self.ops, pattern, op)
+        self._set(self.region, op, None)
+        return True
+
+    def bind_constant(self, op: Operation) -> None:
+        self._set(self.constants, op, None)
+
+    def bind_path(self, pattern: DFPattern, ops: list[Operation]) -> None:
+        self._set(self.paths, pattern, ops)
+        for op in ops:
+            self._set(self.region, op, None)
+
+    def require_uses_inside(self, pattern: DFPattern, value: SSAValue) -> None:
+        self.inside_checks.append((pattern, value))
+        self.trail.append((self.inside_checks, None))
+
+    def fail(self, pattern: DFPattern, subject, reason: str, *args: Any) -> bool:
+        self.failure = Failure(pattern, subject, reason, args)
+        return False
+
+    def fail_because(
+        self, pattern: DFPattern, subject, reason: str, *args: Any
+    ) -> bool:
+        """Fail, keeping the sub-pattern failure that caused it."""
+        causes = () if self.failure is None else (self.failure,)
+        self.failure = Failure(pattern, subject, reason, args, causes)
+        return False
+
+    def fail_all(
+        self, pattern: DFPattern, subject, reason: str, causes: list[Failure | None]
+    ) -> bool:
+        """Fail after trying several ways, each with its own failure."""
+        self.failure = Failure(
+            pattern, subject, reason, (), tuple(c for c in causes if c)
+        )
+        return False
+
+    def mark(self) -> int:
+        return len(self.trail)
+
+    def rollback(self, mark: int) -> None:
+        while len(self.trail) > mark:
+            table, key = self.trail.pop()
+            if isinstance(table, list):
+                table.pop()
+            else:
+                del table[key]
+
+    def _set(self, table: dict, key: Any, value: Any) -> None:
+        if key not in table:
+            table[key] = value
+            self.trail.append((table, key))
+
+    def finish(self, root_pattern: DFPattern, root: SSAValue) -> Match | None:
+        for pattern, value in self.inside_checks:
+            for use in value.uses:
+                if use.operation not in self.region:
+                    self.fail(
+                        pattern,
+                        value,
+                        "is also used by {} outside the match",
+                        use.operation.name,
+                    )
+                    self.fail_because(root_pattern, root, "a use constraint fails")
+                    return None
+        return Match(
+            root, self.values, self.ops, self.paths, self.region, self.constants
+        )
+
+
+def match_value(
+    pattern: DFPattern, value: SSAValue, *, skip_identity: bool = False
+) -> Match | None:
+    """The match of `pattern` rooted at `value`, or None."""
+    return _attempt(pattern, value, skip_identity)[0]
+
+
+def _attempt(
+    pattern: DFPattern, value: SSAValue, skip_identity: bool
+) -> tuple[Match | None, Failure | None]:
+    matcher = Matcher(skip_identity)
+    if not matcher.match_value(pattern, value, skippable=False):
+        return None, matcher.failure
+    found = matcher.finish(pattern, value)
+    return found, matcher.failure
+
+
+def match_op(
+    pattern: DFPattern, op: Operation, *, skip_identity: bool = False
+) -> Match | None:
+    """The first match of `pattern` rooted at a result of `op`, or None."""
+    names = pattern.root_names
+    if names is not None and op.name not in names:
+        return None
+    for result in op.results:
+        found = match_value(pattern, result, skip_identity=skip_identity)
+        if found is not None:
+            return found
+    return None
+
+
+def match_all(
+    pattern: DFPattern, root: Operation | Block, *, skip_identity: bool = False
+) -> list[Match]:
+    """Every match rooted at an op nested in `root`, in program order (may overlap)."""
+    found = (match_op(pattern, op, skip_identity=skip_identity) for op in root.walk())
+    return [m for m in found if m is not None]
+
+
+def explain(pattern: DFPattern, op: Operation, *, skip_identity: bool = False) -> str:
+    """Why `pattern` does (not) match at `op`: the failing sub-pattern and its reason, per result."""
+    if not op.results:
+        return f"{op.name} has no results to match"
+    lines = []
+    for result in op.results:
+        found, failure = _attempt(pattern, result, skip_identity)
+        if found is not None:
+            return f"{describe(result)} matches {pattern}"
+        lines.append(f"{describe(result)} does not match:")
+        if failure is not None:
+            lines.extend(failure.lines(1))
+    return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""Outlining pattern matches into private functions (TVM's `partition`)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Mapping
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from graph_opt.patterns.matcher import Match, match_op
+from graph_opt.patterns.pattern import DFPattern
+
+
+def partition(
+    module: ModuleOp,
+    pattern: DFPattern,
+    attrs: Mapping[str, Attribute | str] | None = None,
+    check: Callable[[Match], bool] | None = None,
+    *,
+    skip_identity: bool = False,
+) -> list[func.FuncOp]:
+    """Outline each match into a private `func.func`, called where the match was.
+
+    The functions carry `attrs` (strings become StringAttr) and are named
+    after `attrs["composite"]` and numbered in program order. Matches are taken from the last op up and
+    never overlap; a match whose interior values have outside users is
+    skipped, so only the root leaves a partition and, every partition op
+    feeding the root, outlining cannot create a cycle. Constants become
+    arguments of the outlined function.
+    """
+    attributes = {
+        k: StringAttr(v) if isinstance(v, str) else v for k, v in (attrs or {}).items()
+    }
+    composite = attributes.get("composite")
+    prefix = (
+        composite.data.replace("-", "_")
+        if isinstance(composite, StringAttr)
+        else "partition"
+    )
+    names = _symbol_names(module)
+    counter = itertools.count()
+    outlined = []
+    for function in [op for op in module.ops if isinstance(op, func.FuncOp)]:
+        for block in function.body.blocks:
+            for match in _disjoint_matches(block, pattern, check, skip_identity):
+                name = _fresh_name(prefix, names, counter)
+                outlined.append(_outline(module, block, match, name, attributes))
+    return outlined
+
+
+def _disjoint_matches(
+    block: Block,
+    pattern: DFPattern,
+    check: Callable[[Match], bool] | None,
+    skip_identity: bool,
+) -> list[tuple[Match, dict[Operation, int]]]:
+    positions = {op: i for i, op in enumerate(block.ops)}
+    claimed: set[Operation] = set()
+    found = []
+    for op in reversed(list(block.ops)):
+        if op in claimed:
+            continue
+        match = match_op(pattern, op, skip_identity=skip_identity)
+        if (
+            match is None
+            or match.root.owner not in match.region
+            or any(o in claimed or o not in positions for o in match.region)
+            or match.escaping_values()
+            or (check is not None and not check(match))
+        ):
+            continue
+        claimed.update(match.region)
+        found.append((match, positions))
+    return found[::-1]
+
+
+def _outline(
+    module: ModuleOp,
+    block: Block,
+    found: tuple[Match, dict[Operation, int]],
+    name: str,
+    attributes: dict[str, Attribute],
+) -> func.FuncOp:
+    match, positions = found
+    ops = sorted(match.region, key=positions.__getitem__)
+    inputs: dict[SSAValue, None] = {}
+    for op in ops:
+        for operand in op.operands:
+            if not (isinstance(operand, OpResult) and operand.op in match.region):
+                inputs.setdefault(operand, None)
+    root = match.root
+    function = func.FuncOp(
+        name, ([v.type for v in inputs], [root.type]), visibility="private"
+    )
+    function.attributes.update(attributes)
+    body = function.body.block
+    mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args))
+    for op in ops:
+        clone = op.clone(value_mapper=mapping)
+        mapping.update(zip(op.results, clone.results))
+        body.add_op(clone)
+    body.add_op(func.ReturnOp(mapping[root]))
+    module.body.block.add_op(function)
+
+    call = func.CallOp(name, list(inputs), [root.type])
+    assert isinstance(root, OpResult)
+    Rewriter.insert_op(call, InsertPoint.before(root.op))
+    call.res[0].name_hint = root.name_hint
+    root.replace_all_uses_with(call.res[0])
+    for op in reversed(ops):
+        Rewriter.erase_op(op)
+    return function
+
+
+def _symbol_names(module: ModuleOp) -> set[str]:
+    return {
+        op.sym_name.data
+        for op in module.ops
+        if isinstance(getattr(op, "sym_name", None), StringAttr)
+    }
+
+
+def _fresh_name(prefix: str, taken: set[str], counter: Iterator[int]) -> str:
+    name = f"{prefix}_{next(counter)}"
+    while name in taken:
+        name = f"{prefix}_{next(counter)}"
+    taken.add(name)
+    return name

@@ -1,0 +1,493 @@
+"""Dataflow patterns: a small language for subgraphs of SSA values, after TVM's.
+
+Patterns are built by operator overloading (`is_op("nn.relu")(x)`, `p | q`,
+`p + q`) and matched against SSA values by `graph_opt.patterns.matcher`.
+A pattern object used twice in one pattern must match the same value twice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.traits import Commutative, ConstantLike
+
+from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.dtypes import element_type
+
+if TYPE_CHECKING:
+    from graph_opt.patterns.matcher import Match, Matcher
+
+SKIPPABLE_OPS = frozenset({"nn.identity", "nn.stop_gradient"})
+"""Identity-like ops that `skip_identity` matching looks through."""
+
+
+class DFPattern:
+    """A dataflow pattern: matches an SSA value (and what it depends on).
+
+    `root_names` is the set of op names that can define a matching value,
+    or None when any value may match.
+    """
+
+    root_names: frozenset[str] | None = None
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        raise NotImplementedError
+
+    def match_op(self, m: Matcher, op: Operation) -> bool:
+        """Match an op itself (for `.result(i)`); only op patterns can."""
+        return m.fail(self, op, "only is_op(...) patterns can match an op")
+
+    def __or__(self, other: DFPattern) -> AltPattern:
+        return AltPattern(self, other)
+
+    def __add__(self, other: DFPattern) -> OpPattern:
+        return is_op("nn.add")(self, other)
+
+    def __sub__(self, other: DFPattern) -> OpPattern:
+        return is_op("nn.sub")(self, other)
+
+    def __mul__(self, other: DFPattern) -> OpPattern:
+        return is_op("nn.mul")(self, other)
+
+    def __truediv__(self, other: DFPattern) -> OpPattern:
+        return is_op("nn.div")(self, other)
+
+    def optional(self, build: Callable[[DFPattern], DFPattern]) -> AltPattern:
+        """This pattern, or `build(self)` (e.g. an optional trailing relu); the longer first."""
+        return AltPattern(build(self), self)
+
+    def has_attr(self, attrs: Mapping[str, Any]) -> AttrPattern:
+        return AttrPattern(self, dict(attrs))
+
+    def has_shape(self, shape: Sequence[int | None]) -> PredicatePattern:
+        return has_shape(shape, self)
+
+    def has_dtype(self, dtype: Any) -> PredicatePattern:
+        return has_dtype(dtype, self)
+
+    def has_type(self, value_type: Attribute) -> PredicatePattern:
+        return has_type(value_type, self)
+
+    def where(
+        self, predicate: Callable[[SSAValue], bool], description: str
+    ) -> PredicatePattern:
+        """This pattern, when `predicate(value)` also holds."""
+        return PredicatePattern(self, predicate, description)
+
+    def result(self, index: int) -> ResultPattern:
+        return is_tuple_get_item(self, index)
+
+    def has_uses(self, count: int) -> UsesPattern:
+        """This pattern, when the value has exactly `count` uses."""
+        return UsesPattern(self, count, only_in_match=False)
+
+    def only_used_by_pattern(self) -> UsesPattern:
+        """This pattern, when every use of the value is an op of the match."""
+        return UsesPattern(self, None, only_in_match=True)
+
+    def match(self, value: SSAValue, *, skip_identity: bool = False) -> Match | None:
+        from graph_opt.patterns.matcher import match_value
+
+        return match_value(self, value, skip_identity=skip_identity)
+
+    def match_all(self, root: Operation, *, skip_identity: bool = False) -> list[Match]:
+        from graph_opt.patterns.matcher import match_all
+
+        return match_all(self, root, skip_identity=skip_identity)
+
+
+class WildcardPattern(DFPattern):
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "*"
+
+
+class OpPattern(DFPattern):
+    """A value defined by an op of one of `names`, with operands matching `args`.
+
+    `args` None accepts any operands; a trailing None in `args` accepts any
+    number of further operands. Ops with the Commutative trait also match
+    with their two operands swapped, unless `commutative` is False.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        args: Sequence[DFPattern | None] | None = None,
+        commutative: bool = True,
+    ):
+        self.names = frozenset(names)
+        self.root_names = self.names
+        self.commutative = commutative
+        self.args: tuple[DFPattern, ...] | None = None
+        self.variadic = args is None
+        if args is not None:
+            if any(a is None for a in args[:-1]):
+                raise ValueError("only the last input pattern may be None")
+            self.variadic = bool(args) and args[-1] is None
+            self.args = tuple(a for a in args if a is not None)
+
+    def __call__(self, *args: DFPattern | None) -> OpPattern:
+        return OpPattern(sorted(self.names), args, self.commutative)
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not isinstance(value, OpResult):
+            return m.fail(self, value, "is a block argument, not an op result")
+        if value.index != 0:
+            return m.fail(
+                self, value, "is result #{}; use .result({})", value.index, value.index
+            )
+        return self.match_op(m, value.op)
+
+    def match_op(self, m: Matcher, op: Operation) -> bool:
+        if op.name not in self.names:
+            return m.fail(self, op, "op is {}, expected {}", op.name, _names(self))
+        if self.args is not None:
+            count, expected = len(op.operands), len(self.args)
+            if count < expected or (count > expected and not self.variadic):
+                return m.fail(self, op, "has {} operands, expected {}", count, expected)
+            if not self._match_operands(m, op):
+                return False
+        return m.bind_op(self, op)
+
+    def _match_operands(self, m: Matcher, op: Operation) -> bool:
+        assert self.args is not None
+        operands = op.operands
+        swappable = (
+            self.commutative
+            and len(self.args) == 2
+            and len(operands) == 2
+            and op.has_trait(Commutative)
+        )
+        if swappable:
+            mark = m.mark()
+            if self._match_in_order(m, op, operands):
+                return True
+            in_order = m.failure
+            m.rollback(mark)
+            if self._match_in_order(m, op, (operands[1], operands[0])):
+                return True
+            return m.fail_all(
+                self, op, "operands match in neither order", [in_order, m.failure]
+            )
+        return self._match_in_order(m, op, operands)
+
+    def _match_in_order(self, m: Matcher, op: Operation, operands) -> bool:
+        for index, (arg, operand) in enumerate(zip(self.args or (), operands)):
+            if not m.match_value(arg, operand):
+                return m.fail_because(self, op, "operand #{} does not match", index)
+        return True
+
+    def __str__(self) -> str:
+        head = f"is_op({_names(self)})"
+        if self.args is None:
+            return head
+        args = [str(a) for a in self.args] + (["..."] if self.variadic else [])
+        return f"{head}({', '.join(args)})"
+
+
+class AltPattern(DFPattern):
+    """`left | right`: the first alternative that matches (no later backtracking)."""
+
+    def __init__(self, left: DFPattern, right: DFPattern):
+        self.left, self.right = left, right
+        names = (left.root_names, right.root_names)
+        self.root_names = None if None in names else names[0] | names[1]  # type: ignore[operator]
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        mark = m.mark()
+        if m.match_value(self.left, value, skippable=False):
+            return True
+        left_failure = m.failure
+        m.rollback(mark)
+        if m.match_value(self.right, value, skippable=False):
+            return True
+        return m.fail_all(
+            self, value, "no alternative matches", [left_failure, m.failure]
+        )
+
+    def __str__(self) -> str:
+        return f"({self.left} | {self.right})"
+
+
+class ConstantPattern(DFPattern):
+    """A value defined by a constant op; with `value`, one equal to it elementwise."""
+
+    root_names = frozenset({"nn.constant"})
+
+    def __init__(self, value: float | np.ndarray | None = None):
+        self.value = None if value is None else np.asarray(value)
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not isinstance(value, OpResult) or not value.op.has_trait(ConstantLike):
+            return m.fail(self, value, "is not defined by a constant")
+        if self.value is not None:
+            array = constant_value(value)
+            if array is None:
+                return m.fail(self, value, "has no nn.constant value to compare")
+            try:
+                equal = bool(np.all(array == self.value))
+            except ValueError:
+                equal = False
+            if (
+                not equal
+                or np.broadcast_shapes(array.shape, self.value.shape) != array.shape
+            ):
+                return m.fail(self, value, "is not equal to {}", self.value)
+        m.bind_constant(value.op)
+        return True
+
+    def __str__(self) -> str:
+        return "is_constant()" if self.value is None else f"is_constant({self.value})"
+
+
+class AttrPattern(DFPattern):
+    """`inner` whose defining op has the given attributes (or property defaults)."""
+
+    def __init__(self, inner: DFPattern, attrs: dict[str, Any]):
+        self.inner, self.attrs = inner, attrs
+        self.root_names = inner.root_names
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not m.match_value(self.inner, value, skippable=False):
+            return m.fail_because(self, value, "inner pattern does not match")
+        if not isinstance(value, OpResult):
+            return m.fail(self, value, "is a block argument: it has no attributes")
+        return self._check(m, value.op)
+
+    def match_op(self, m: Matcher, op: Operation) -> bool:
+        if not self.inner.match_op(m, op):
+            return m.fail_because(self, op, "inner pattern does not match")
+        return self._check(m, op)
+
+    def _check(self, m: Matcher, op: Operation) -> bool:
+        for name, expected in self.attrs.items():
+            actual = _attribute(op, name)
+            if actual is None:
+                return m.fail(self, op, "has no attribute {}", name)
+            if not _attr_equals(actual, expected):
+                return m.fail(self, op, "{} is {}, expected {}", name, actual, expected)
+        return True
+
+    def __str__(self) -> str:
+        return f"{self.inner}.has_attr({self.attrs})"
+
+
+class PredicatePattern(DFPattern):
+    """`inner` whose value satisfies a predicate (type, shape, dtype, custom)."""
+
+    def __init__(
+        self, inner: DFPattern, predicate: Callable[[SSAValue], bool], description: str
+    ):
+        self.inner, self.predicate, self.description = inner, predicate, description
+        self.root_names = inner.root_names
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not m.match_value(self.inner, value, skippable=False):
+            return m.fail_because(self, value, "inner pattern does not match")
+        if not self.predicate(value):
+            return m.fail(self, value, "type {} fails {}", value.type, self.description)
+        return True
+
+    def __str__(self) -> str:
+        return f"{self.inner}.{self.description}"
+
+
+class ResultPattern(DFPattern):
+    """Result `index` of an op matching `inner` (TVM's is_tuple_get_item)."""
+
+    def __init__(self, inner: DFPattern, index: int):
+        self.inner, self.index = inner, index
+        self.root_names = inner.root_names
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not isinstance(value, OpResult) or value.index != self.index:
+            return m.fail(self, value, "is not result #{} of an op", self.index)
+        if not self.inner.match_op(m, value.op):
+            return m.fail_because(self, value, "the op does not match")
+        return True
+
+    def __str__(self) -> str:
+        return f"{self.inner}.result({self.index})"
+
+
+class UsesPattern(DFPattern):
+    """`inner` with exactly `count` uses, or used only by ops of the match."""
+
+    def __init__(self, inner: DFPattern, count: int | None, only_in_match: bool):
+        self.inner, self.count, self.only_in_match = inner, count, only_in_match
+        self.root_names = inner.root_names
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not m.match_value(self.inner, value, skippable=False):
+            return m.fail_because(self, value, "inner pattern does not match")
+        uses = value.uses.get_length()
+        if self.count is not None and uses != self.count:
+            return m.fail(self, value, "has {} uses, expected {}", uses, self.count)
+        if self.only_in_match:
+            m.require_uses_inside(self, value)
+        return True
+
+    def __str__(self) -> str:
+        check = (
+            "only_used_by_pattern()"
+            if self.only_in_match
+            else f"has_uses({self.count})"
+        )
+        return f"{self.inner}.{check}"
+
+
+class DominatorPattern(DFPattern):
+    """`child`, where every path up from it reaches `parent` through ops matching `path`.
+
+    Operands defined by constants end a path. Walked with a worklist, so a
+    chain of any length works.
+    """
+
+    def __init__(self, parent: DFPattern, path: DFPattern, child: DFPattern):
+        self.parent, self.path, self.child = parent, path, child
+        self.root_names = child.root_names
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not m.match_value(self.child, value, skippable=False):
+            return m.fail_because(self, value, "child does not match")
+        if not isinstance(value, OpResult):
+            return m.fail(self, value, "child is not an op result")
+        worklist, seen, path_ops = list(value.op.operands), set(), []
+        reached_parent = False
+        while worklist:
+            current = worklist.pop()
+            if current in seen or _is_constant(current):
+                continue
+            seen.add(current)
+            mark = m.mark()
+            if m.match_value(self.parent, current):
+                reached_parent = True
+                continue
+            m.rollback(mark)
+            if not isinstance(current, OpResult) or not m.matches_alone(
+                self.path, current
+            ):
+                return m.fail(
+                    self,
+                    current,
+                    "matches neither parent {} nor path {}",
+                    self.parent,
+                    self.path,
+                )
+            path_ops.append(current.op)
+            worklist.extend(current.op.operands)
+        if not reached_parent:
+            return m.fail(self, value, "no path reaches parent {}", self.parent)
+        m.bind_path(self, path_ops)
+        return True
+
+    def __str__(self) -> str:
+        return f"dominates({self.parent}, {self.path}, {self.child})"
+
+
+def wildcard() -> WildcardPattern:
+    return WildcardPattern()
+
+
+def is_op(*names: str, commutative: bool = True) -> OpPattern:
+    """Ops named `names` ("nn.conv", or short "conv"); call it on input patterns."""
+    if not names:
+        raise ValueError("is_op needs at least one op name")
+    return OpPattern([n if "." in n else f"nn.{n}" for n in names], None, commutative)
+
+
+def is_constant(value: float | np.ndarray | None = None) -> ConstantPattern:
+    return ConstantPattern(value)
+
+
+def is_tuple_get_item(pattern: DFPattern, index: int) -> ResultPattern:
+    return ResultPattern(pattern, index)
+
+
+def dominates(parent: DFPattern, path: DFPattern, child: DFPattern) -> DominatorPattern:
+    return DominatorPattern(parent, path, child)
+
+
+def has_attr(attrs: Mapping[str, Any], pattern: DFPattern | None = None) -> AttrPattern:
+    return AttrPattern(pattern or wildcard(), dict(attrs))
+
+
+def has_shape(
+    shape: Sequence[int | None], pattern: DFPattern | None = None
+) -> PredicatePattern:
+    """Values of a ranked tensor type of `shape`; None or -1 accepts any size."""
+    wanted = tuple(shape)
+
+    def check(value: SSAValue) -> bool:
+        actual = value.type.get_shape() if isinstance(value.type, TensorType) else None
+        return (
+            actual is not None
+            and len(actual) == len(wanted)
+            and all(w in (None, -1) or w == a for w, a in zip(wanted, actual))
+        )
+
+    return PredicatePattern(pattern or wildcard(), check, f"has_shape({list(wanted)})")
+
+
+def has_dtype(dtype: Any, pattern: DFPattern | None = None) -> PredicatePattern:
+    """Tensors of an element type (an MLIR type, or a numpy dtype such as "float32")."""
+    wanted = dtype if isinstance(dtype, Attribute) else element_type(np.dtype(dtype))
+
+    def check(value: SSAValue) -> bool:
+        return getattr(value.type, "element_type", None) == wanted
+
+    return PredicatePattern(pattern or wildcard(), check, f"has_dtype({wanted})")
+
+
+def has_type(
+    value_type: Attribute, pattern: DFPattern | None = None
+) -> PredicatePattern:
+    return PredicatePattern(
+        pattern or wildcard(), lambda v: v.type == value_type, f"has_type({value_type})"
+    )
+
+
+def _names(pattern: OpPattern) -> str:
+    return "|".join(sorted(pattern.names))
+
+
+def _is_constant(value: SSAValue) -> bool:
+    return isinstance(value, OpResult) and value.op.has_trait(ConstantLike)
+
+
+def _attribute(op: Operation, name: str) -> Attribute | None:
+    """An attribute or property of `op`, or the property's declared default."""
+    found = op.get_attr_or_prop(name)
+    if found is None and isinstance(op, IRDLOperation):
+        prop = type(op).get_irdl_definition().properties.get(name)
+        found = getattr(prop, "default_value", None)
+    return found
+
+
+def _attr_equals(actual: Attribute, expected: Any) -> bool:
+    if isinstance(expected, Attribute):
+        return actual == expected
+    if isinstance(actual, FloatAttr):
+        return math.isclose(actual.value.data, expected, rel_tol=1e-6)
+    if isinstance(actual, IntegerAttr):
+        return actual.value.data == expected
+    if isinstance(actual, StringAttr):
+        return actual.data == expected
+    if isinstance(actual, DenseArrayBase):
+        return tuple(actual.get_values()) == tuple(expected)
+    return False

@@ -1,0 +1,122 @@
+"""Rewrites declared as a dataflow pattern plus a `rewrite(match, rewriter)` method."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from graph_opt.patterns.matcher import Match, match_value
+from graph_opt.patterns.pattern import DFPattern
+
+DEFAULT_MAX_REWRITES = 10_000
+
+
+class RewriteLimitError(Exception):
+    """Raised when greedy rewriting does not reach a fixed point within its cap."""
+
+
+@dataclass
+class RewriteStats:
+    """Rewrite counts per pattern class, with an optional cap on their total."""
+
+    max_rewrites: int | None = None
+    counts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def record(self, name: str) -> None:
+        self.counts[name] += 1
+        if self.max_rewrites is not None and self.total > self.max_rewrites:
+            firing = ", ".join(f"{n} ({c}x)" for n, c in self.counts.most_common())
+            raise RewriteLimitError(
+                f"no fixed point after {self.max_rewrites} rewrites; patterns still firing: {firing}"
+            )
+
+
+class DFPatternRewrite(RewritePattern):
+    """A rewrite of every match of `pattern`; plugs into xDSL's greedy walker as is.
+
+    Subclasses set `pattern` (keeping sub-patterns as attributes to read the
+    match) and implement `rewrite`, which inserts new ops with the rewriter
+    (before the matched root op by default) and returns the value replacing
+    the root, or None to decline. Matched ops left unused are then erased.
+    Matches whose interior values have users outside the match are rejected
+    unless `allow_escaping_interior` is set (then those ops are kept).
+    """
+
+    pattern: DFPattern
+    skip_identity: bool = False
+    allow_escaping_interior: bool = False
+    stats: RewriteStats | None = None
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        raise NotImplementedError
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        names = self.pattern.root_names
+        if names is not None and op.name not in names:
+            return
+        for result in op.results:
+            match = match_value(self.pattern, result, skip_identity=self.skip_identity)
+            if match is None:
+                continue
+            if not self.allow_escaping_interior and match.escaping_values():
+                continue  # erasing the interior would break its outside users
+            replacement = self.rewrite(match, rewriter)
+            if replacement is None:
+                continue
+            rewriter.replace_all_uses_with(result, replacement)
+            erase_unused(match, op, rewriter)
+            if self.stats is None:
+                self.stats = RewriteStats()
+            self.stats.record(type(self).__name__)
+            return
+
+
+def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) -> None:
+    """Erase the match's ops and constants that no longer have uses, root first."""
+    candidates = set(match.region) | set(match.constants)
+    stack = [root_op]
+    while stack:
+        op = stack.pop()
+        if op not in candidates or op.parent is None:
+            continue
+        if any(result.uses for result in op.results):
+            continue
+        candidates.discard(op)
+        producers = [v.op for v in op.operands if isinstance(v, OpResult)]
+        rewriter.erase(op)
+        stack.extend(producers)
+
+
+def apply_rewrites(
+    module: ModuleOp,
+    rewrites: Sequence[RewritePattern],
+    max_rewrites: int | None = DEFAULT_MAX_REWRITES,
+) -> RewriteStats:
+    """Apply the rewrites greedily to a fixed point; RewriteLimitError past `max_rewrites`.
+
+    Ops are visited from the last one up, so a pattern sees its largest match
+    (e.g. conv+bias+relu) before a smaller one rooted at an inner op.
+    """
+    stats = RewriteStats(max_rewrites)
+    for rewrite in rewrites:
+        if isinstance(rewrite, DFPatternRewrite):
+            rewrite.stats = stats
+    walker = PatternRewriteWalker(
+        GreedyRewritePatternApplier(list(rewrites)), walk_reverse=True
+    )
+    walker.rewrite_module(module)
+    return stats

@@ -1,0 +1,225 @@
+// RUN: graph-opt %s --split-input-file -p 'fold-constants{max-size=4}' | filecheck %s
+
+/// Ops on constants are evaluated; their operands go when unused.
+// CHECK-LABEL: func.func @fold_chain
+func.func @fold_chain(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<[2.000000e+00, 5.000000e+00, 1.000000e+01]> : tensor<3xf32>
+  // CHECK-NEXT: %[[R:.*]] = nn.add %x, %[[C]]
+  // CHECK-NEXT: func.return %[[R]]
+  %a = nn.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %b = nn.mul %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %one = nn.constant dense<1.0> : tensor<3xf32>
+  %c = nn.add %b, %one : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %r = nn.add %x, %c : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  func.return %r : tensor<3xf32>
+}
+
+// -----
+
+/// Known-pure ONNX operators (Constant nodes too) are evaluated by onnx's reference implementation.
+// CHECK-LABEL: func.func @fold_pure_opaque
+func.func @fold_pure_opaque() -> tensor<2xf32> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<[1.000000e+00, -3.000000e+00]> : tensor<2xf32>
+  // CHECK-NEXT: func.return %[[C]]
+  %a = nn.opaque {op_type = "Constant", attrs = {value = dense<[1.5, -2.5]> : tensor<2xf32>}} : () -> tensor<2xf32>
+  %0 = nn.opaque %a {op_type = "Floor"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_non_constant_input
+func.func @negative_non_constant_input(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: nn.exp %x
+  %0 = nn.exp %x : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+/// An opaque op that is not known to be pure may have side effects.
+// CHECK-LABEL: func.func @negative_side_effecting_opaque
+func.func @negative_side_effecting_opaque() -> tensor<2xf32> {
+  // CHECK: nn.opaque %{{.*}} {op_type = "RandomNormalLike"}
+  %a = nn.constant dense<[1.5, -2.5]> : tensor<2xf32>
+  %0 = nn.opaque %a {op_type = "RandomNormalLike"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+/// 4 + 4 elements in, 16 out: the model would grow by 8 > max-size elements.
+// CHECK-LABEL: func.func @negative_size_cap
+func.func @negative_size_cap() -> tensor<4x4xf32> {
+  // CHECK: nn.add
+  %a = nn.constant dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>
+  %b = nn.constant dense<[[1.0, 2.0, 3.0, 4.0]]> : tensor<1x4xf32>
+  %0 = nn.add %a, %b : (tensor<4x1xf32>, tensor<1x4xf32>) -> tensor<4x4xf32>
+  func.return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+/// A splat result is stored as one element, so it fits under the cap.
+// CHECK-LABEL: func.func @splat_under_size_cap
+func.func @splat_under_size_cap() -> tensor<8x8xf32> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<7.000000e+00> : tensor<8x8xf32>
+  // CHECK-NEXT: func.return %[[C]]
+  %s = nn.constant dense<[8, 8]> : tensor<2xi64>
+  %0 = nn.constant_of_shape %s {value = dense<7.0> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<8x8xf32>
+  func.return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+/// The function result type is dynamic: a static constant cannot be returned instead.
+// CHECK-LABEL: func.func @negative_refined_return_type
+func.func @negative_refined_return_type() -> tensor<?xf32> {
+  // CHECK: nn.exp
+  %a = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = nn.exp %a : (tensor<2xf32>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}
+
+// -----
+
+/// shape, size and rank read static dims even of a non-constant input.
+// CHECK-LABEL: func.func @materialize_shape_queries
+func.func @materialize_shape_queries(%x: tensor<?x3x4xf32>, %y: tensor<2x3xf32>) -> (tensor<2xi64>, tensor<i64>, tensor<i64>, tensor<i64>) {
+  // CHECK-DAG: nn.constant dense<[3, 4]> : tensor<2xi64>
+  // CHECK-DAG: nn.constant dense<6> : tensor<i64>
+  // CHECK-DAG: nn.constant dense<3> : tensor<i64>
+  // CHECK-NOT: nn.shape
+  // CHECK-NOT: nn.size
+  // CHECK-NOT: nn.rank
+  // CHECK-NOT: nn.gather
+  %0 = nn.shape %x {start = 1 : i64} : (tensor<?x3x4xf32>) -> tensor<2xi64>
+  %1 = nn.size %y : (tensor<2x3xf32>) -> tensor<i64>
+  %2 = nn.rank %x : (tensor<?x3x4xf32>) -> tensor<i64>
+  %s = nn.shape %x : (tensor<?x3x4xf32>) -> tensor<3xi64>
+  %i = nn.constant dense<-2> : tensor<i64>
+  %3 = nn.gather %s, %i : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  func.return %0, %1, %2, %3 : tensor<2xi64>, tensor<i64>, tensor<i64>, tensor<i64>
+}
+
+// -----
+
+/// A slice of a shape reads only the dims it keeps.
+// CHECK-LABEL: func.func @slice_of_shape
+func.func @slice_of_shape(%x: tensor<?x3x4xf32>) -> tensor<2xi64> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<[3, 4]> : tensor<2xi64>
+  // CHECK-NEXT: func.return %[[C]]
+  %s = nn.shape %x : (tensor<?x3x4xf32>) -> tensor<3xi64>
+  %b = nn.constant dense<1> : tensor<1xi64>
+  %e = nn.constant dense<3> : tensor<1xi64>
+  %a = nn.constant dense<0> : tensor<1xi64>
+  %0 = nn.slice %s, %b, %e, %a, %b : (tensor<3xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  func.return %0 : tensor<2xi64>
+}
+
+// -----
+
+/// Dims that are unknown stay queries.
+// CHECK-LABEL: func.func @negative_dynamic_dims
+func.func @negative_dynamic_dims(%x: tensor<?x3xf32>) -> (tensor<2xi64>, tensor<i64>, tensor<i64>, tensor<1xi64>) {
+  // CHECK: nn.shape %x
+  // CHECK: nn.size %x
+  // CHECK: nn.gather
+  // CHECK: nn.slice
+  %0 = nn.shape %x : (tensor<?x3xf32>) -> tensor<2xi64>
+  %1 = nn.size %x : (tensor<?x3xf32>) -> tensor<i64>
+  %i = nn.constant dense<0> : tensor<1xi64>
+  %2 = nn.gather %0, %i : (tensor<2xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %3 = nn.squeeze %2 {axes = array<i64: 0>} : (tensor<1xi64>) -> tensor<i64>
+  %e = nn.constant dense<1> : tensor<1xi64>
+  %4 = nn.slice %0, %i, %e, %i, %e : (tensor<2xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  func.return %0, %1, %3, %4 : tensor<2xi64>, tensor<i64>, tensor<i64>, tensor<1xi64>
+}
+
+// -----
+
+/// Shape -> Gather -> Unsqueeze -> Concat -> Reshape collapses to a constant shape.
+// CHECK-LABEL: func.func @shape_chain
+func.func @shape_chain(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
+  // CHECK-NEXT: %[[S:.*]] = nn.constant dense<[2, -1]> : tensor<2xi64>
+  // CHECK-NEXT: %[[R:.*]] = nn.reshape %x, %[[S]]
+  // CHECK-NEXT: func.return %[[R]]
+  %s = nn.shape %x : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  %i = nn.constant dense<0> : tensor<i64>
+  %d = nn.gather %s, %i : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %u = nn.unsqueeze %d {axes = array<i64: 0>} : (tensor<i64>) -> tensor<1xi64>
+  %m = nn.constant dense<-1> : tensor<1xi64>
+  %t = nn.concat %u, %m {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = nn.reshape %x, %t : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<2x12xf32>
+  func.return %r : tensor<2x12xf32>
+}
+
+// -----
+
+/// Ops that are identities for the shapes and constants they get.
+// CHECK-LABEL: func.func @identities_for_shapes
+func.func @identities_for_shapes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: func.return %x
+  %s = nn.constant dense<[2, 3]> : tensor<2xi64>
+  %0 = nn.reshape %x, %s : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %1 = nn.transpose %0 {perm = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = nn.cast %1 {to = f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %one = nn.constant dense<1.0> : tensor<1x3xf32>
+  %3 = nn.mul %2, %one : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  %zero = nn.constant dense<0.0> : tensor<f32>
+  %4 = nn.add %zero, %3 : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = nn.sub %4, %zero : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %6 = nn.div %5, %one : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  %7 = nn.pad %6 {pads = array<i64: 0, 0, 0, 0>, mode = "reflect"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %8 = nn.clip %7 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %9 = nn.concat %8 {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %9 : tensor<2x3xf32>
+}
+
+// -----
+
+/// Reductions over size-1 axes: the input, squeezed without keepdims.
+// CHECK-LABEL: func.func @unit_reductions
+func.func @unit_reductions(%x: tensor<?x1x4xf32>) -> (tensor<?x1x4xf32>, tensor<?x4xf32>) {
+  // CHECK-NEXT: %[[S:.*]] = nn.squeeze %x {axes = array<i64: 1>} : (tensor<?x1x4xf32>) -> tensor<?x4xf32>
+  // CHECK-NEXT: func.return %x, %[[S]]
+  %0 = nn.reduce_mean %x {axes = array<i64: 1>} : (tensor<?x1x4xf32>) -> tensor<?x1x4xf32>
+  %1 = nn.reduce_max %x {axes = array<i64: -2>, keepdims = 0 : i64} : (tensor<?x1x4xf32>) -> tensor<?x4xf32>
+  func.return %0, %1 : tensor<?x1x4xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_not_identities
+func.func @negative_not_identities(%x: tensor<1x3xf32>, %y: tensor<?xf32>, %z: tensor<3x1xf32>) -> (tensor<2x3xf32>, tensor<?xf32>, tensor<1x3xf32>, tensor<1x1xf32>, tensor<2x3xf32>) {
+  // CHECK: nn.add %x
+  // CHECK: nn.mul %y
+  // CHECK: nn.transpose %z
+  // CHECK: nn.reduce_sum %z
+  // CHECK: nn.pad %x
+  %zeros = nn.constant dense<0.0> : tensor<2x3xf32>
+  %0 = nn.add %x, %zeros : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %ones = nn.constant dense<1.0> : tensor<3xf32>
+  %1 = nn.mul %y, %ones : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
+  %2 = nn.transpose %z {perm = array<i64: 1, 0>} : (tensor<3x1xf32>) -> tensor<1x3xf32>
+  %3 = nn.reduce_sum %z {axes = array<i64: 0>} : (tensor<3x1xf32>) -> tensor<1x1xf32>
+  %4 = nn.pad %x {pads = array<i64: 0, 0, 1, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>
+  func.return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<?xf32>, tensor<1x3xf32>, tensor<1x1xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+/// Equal constants (type and bytes) become one.
+// CHECK-LABEL: func.func @deduplicate_constants
+func.func @deduplicate_constants(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xi32>) {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+  // CHECK-NEXT: nn.sub %x, %[[C]]
+  // CHECK-NEXT: nn.constant dense<[1, 2]> : tensor<2xi32>
+  // CHECK-NEXT: nn.sub %x, %[[C]]
+  %a = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = nn.sub %x, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %i = nn.constant dense<[1, 2]> : tensor<2xi32>
+  %b = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = nn.sub %x, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %0, %1, %i : tensor<2xf32>, tensor<2xf32>, tensor<2xi32>
+}

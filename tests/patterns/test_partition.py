@@ -1,0 +1,69 @@
+"""partition(): outlined composites, the check predicate, overlap and numerics."""
+
+import numpy as np
+from xdsl.dialects import func
+
+from graph_opt.interpreter import run_function
+from graph_opt.patterns import is_constant, is_op, partition, wildcard
+from graph_opt.patterns.library import conv_bias_relu
+
+CHAIN = """func.func @main(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  %w = nn.constant dense<0.25> : tensor<4x3x3x3xf32>
+  %b = nn.constant dense<-0.5> : tensor<4x1x1xf32>
+  %w2 = nn.constant dense<0.125> : tensor<4x4x3x3xf32>
+  %conv = nn.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %bias = nn.add %conv, %b : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %relu = nn.relu %bias : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %conv2 = nn.conv %relu, %w2 : (tensor<1x4x6x6xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %bias2 = nn.add %conv2, %b : (tensor<1x4x4x4xf32>, tensor<4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  func.return %bias2 : tensor<1x4x4x4xf32>
+}"""
+
+
+def outlined(module):
+    return [
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_visibility
+    ]
+
+
+def test_partition_keeps_results(parse):
+    module = parse(CHAIN)
+    inputs = [np.random.default_rng(1).standard_normal((1, 3, 8, 8)).astype(np.float32)]
+    before = run_function(module, inputs, "main")[0]
+    functions = partition(module, conv_bias_relu(), {"composite": "cbr"})
+    module.verify()
+    assert [f.sym_name.data for f in functions] == ["cbr_0", "cbr_1"]
+    assert all(f.attributes["composite"].data == "cbr" for f in functions)
+    np.testing.assert_allclose(
+        run_function(module, inputs, "main")[0], before, rtol=1e-6
+    )
+
+
+def test_partition_check_rejects(parse):
+    module = parse(CHAIN)
+    conv = is_op("conv")(wildcard(), wildcard())
+    pattern = conv + is_constant()
+    only_first = partition(
+        module, pattern, {"composite": "cb"}, lambda m: m[conv].type.get_shape()[2] == 6
+    )
+    assert (
+        len(only_first) == 1
+        and only_first[0].function_type.outputs.data[0].get_shape()[2] == 6
+    )
+    assert len(outlined(module)) == 1
+
+
+def test_no_partition_of_overlapping_matches(parse):
+    module = parse(CHAIN)
+    pattern = is_op("relu")(wildcard()) | is_op("conv")(
+        is_op("relu")(wildcard()), wildcard()
+    )
+    functions = partition(module, pattern, {"composite": "p"})
+    assert len(functions) == 1, (
+        "the relu belongs to the conv2 partition, not to a second one"
+    )
+    assert [op.name for op in functions[0].body.block.ops] == [
+        "nn.relu",
+        "nn.conv",
+        "func.return",
+    ]
