@@ -401,7 +401,11 @@ def _bind(op: Operation, names: list[str], values: dict[str, SSAValue]) -> None:
 
 
 def _reject_opaque(block: Block) -> None:
-    kept = Counter(op.op_type.data for op in block.ops if isinstance(op, OpaqueOp))
+    kept = Counter(
+        f"{op.domain.data}.{op.op_type.data}" if op.domain else op.op_type.data
+        for op in block.ops
+        if isinstance(op, OpaqueOp)
+    )
     if kept:
         listing = ", ".join(f"{t} ({c})" for t, c in sorted(kept.items()))
         raise FrontendError(f"unsupported ONNX operators: {listing}")

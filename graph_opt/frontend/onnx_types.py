@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import onnx
 from onnx import TensorProto, TypeProto, numpy_helper
@@ -104,6 +106,12 @@ def _numpy_dtype(onnx_dtype: int) -> np.dtype:
     return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_dtype))
 
 
+@lru_cache(maxsize=4096)
+def tensor_type(element: Attribute, dims: tuple[int, ...]) -> TensorType:
+    """A ranked tensor type, shared between values (attributes are immutable)."""
+    return TensorType(element, dims)
+
+
 def type_from_proto(type_proto: TypeProto) -> Attribute | None:
     """The MLIR type of an ONNX type; None if the type is not given."""
     kind = type_proto.WhichOneof("value")
@@ -114,10 +122,10 @@ def type_from_proto(type_proto: TypeProto) -> Attribute | None:
         element = onnx_element_type(tensor.elem_type)
         if not tensor.HasField("shape"):
             return UnrankedTensorType(element)
-        dims = [
+        dims = tuple(
             d.dim_value if d.HasField("dim_value") else DYN for d in tensor.shape.dim
-        ]
-        return TensorType(element, dims)
+        )
+        return tensor_type(element, dims)
     if kind in ("sequence_type", "optional_type"):
         inner = type_from_proto(getattr(type_proto, kind).elem_type)
         if inner is None:
@@ -156,7 +164,7 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
         )
     element = onnx_element_type(tensor.data_type)
     dtype = _numpy_dtype(tensor.data_type)
-    tensor_type = TensorType(element, list(tensor.dims))
+    dense_type = tensor_type(element, tuple(tensor.dims))
     if (
         tensor.HasField("raw_data")
         and tensor.data_location != TensorProto.EXTERNAL
@@ -168,7 +176,7 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
             raise FrontendError(
                 f"tensor '{tensor.name}' has {len(tensor.raw_data)} bytes, expected {expected}"
             )
-        return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(tensor.raw_data))
+        return DenseIntOrFPElementsAttr(dense_type, BytesAttr(tensor.raw_data))
     try:
         array = numpy_helper.to_array(tensor)
     except Exception as e:  # onnx raises several types for corrupt tensors
@@ -176,7 +184,7 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
     array = np.ascontiguousarray(array, dtype=dtype)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
-    return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(array.tobytes()))
+    return DenseIntOrFPElementsAttr(dense_type, BytesAttr(array.tobytes()))
 
 
 def array_of(attr: DenseIntOrFPElementsAttr) -> np.ndarray:

@@ -35,9 +35,16 @@ def get_fuse_ops():
     return FuseOpsPass
 
 
+def get_optimize():
+    from graph_opt.passes.optimize import OptimizePass
+
+    return OptimizePass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "fuse-ops": get_fuse_ops,
+        "optimize": get_optimize,
         "fold-bn": get_fold_bn,
         "partition-pattern": get_partition_pattern,
         "prune": get_prune,

@@ -13,9 +13,9 @@ def one_line(error: BaseException, input_name: str | None = None) -> str:
     text = str(error).strip()
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     message = _informative(lines) if lines else type(error).__name__
-    prefix = (
-        f"{input_name}: " if input_name and not message.startswith(input_name) else ""
-    )
+    if input_name and message.startswith(f"{input_name}: "):
+        message = message[len(input_name) + 2 :]
+    prefix = f"{input_name}: " if input_name else ""
     return f"{prefix}error: {message}"
 
 

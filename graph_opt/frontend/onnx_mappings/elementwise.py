@@ -14,7 +14,6 @@ for _op_type, _op_class in [
     ("Exp", ew.ExpOp), ("Log", ew.LogOp), ("Erf", ew.ErfOp), ("Neg", ew.NegOp),
     ("Abs", ew.AbsOp), ("Relu", ew.ReluOp), ("Sigmoid", ew.SigmoidOp),
     ("Tanh", ew.TanhOp), ("Identity", ew.IdentityOp), ("LeakyRelu", ew.LeakyReluOp),
-    ("Gelu", ew.GeluOp),
 ]:  # fmt: skip
     register_simple(_op_type, _op_class)
 
@@ -78,3 +77,45 @@ def export_clip(e, op: ew.ClipOp):
     while inputs[-1] == "":
         inputs.pop()
     e.node("Clip", inputs, [op.output])
+
+
+GELU_OPSET = 20
+
+
+@importer("Gelu")
+def import_gelu(b, node, inputs):
+    if None in inputs:
+        return None
+    return b.create(ew.GeluOp, inputs, b.props_from(node, allowed=("approximate",)))
+
+
+@exporter(ew.GeluOp)
+def export_gelu(e, op: ew.GeluOp):
+    """Gelu is an ONNX op from opset 20; before that, its decomposition."""
+    if e.opset >= GELU_OPSET:
+        e.node("Gelu", [op.input], [op.output], e.props_to_attrs(op.properties))
+        return
+    dtype = e.numpy_dtype(op.input)
+    x = e.name(op.input)
+
+    def scalar(value: float) -> str:
+        return e.initializer(np.array(value, dtype=dtype))
+
+    def step(op_type: str, *inputs: str) -> str:
+        out = e.fresh(f"{x}_gelu")
+        e.node(op_type, list(inputs), [out])
+        return out
+
+    tanh = op.approximate is not None and op.approximate.data == "tanh"
+    if tanh:
+        cube = step("Mul", step("Mul", x, x), x)
+        inner = step(
+            "Mul",
+            step("Add", x, step("Mul", cube, scalar(0.044715))),
+            scalar(np.sqrt(2 / np.pi)),
+        )
+        gate = step("Tanh", inner)
+    else:
+        gate = step("Erf", step("Div", x, scalar(np.sqrt(2))))
+    half_x = step("Mul", x, scalar(0.5))
+    e.node("Mul", [half_x, step("Add", gate, scalar(1.0))], [op.output])

@@ -1,0 +1,1 @@
+"""Generated models (onnx.helper, seeded weights, no downloads) for tests and benchmarks."""
