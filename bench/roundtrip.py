@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -107,11 +108,13 @@ def _model(g: _GraphBuilder, output: str, in_shape, out_shape) -> onnx.ModelProt
     return model
 
 
-def median_seconds(fn: Callable[[], object], runs: int) -> float:
+def median_seconds(
+    step: Callable[[Path, Path], object], src: Path, dst: Path, runs: int
+):
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        fn()
+        step(src, dst)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -128,40 +131,49 @@ def whole_process(src: Path, dst: Path) -> None:
     subprocess.run(["graph-opt", str(src), "-t", "onnx", "-o", str(dst)], check=True)
 
 
+def table(models: dict[str, Callable[[], onnx.ModelProto]], runs: int, work: Path):
+    print(
+        f"{'model':<12} {'nodes':>7} {'floor s':>8} {'in-proc s':>10} {'x floor':>8}"
+        f" {'process s':>10} {'x floor':>8} {'us/node':>8}"
+    )
+    for name, make in models.items():
+        model = make()
+        src, dst = work / f"{name}.onnx", work / "out.onnx"
+        onnx.save(model, src)
+        nodes = len(model.graph.node)
+        base = median_seconds(floor, src, dst, runs)
+        inproc = median_seconds(in_process, src, dst, runs)
+        process = median_seconds(whole_process, src, dst, max(1, runs // 2))
+        per_node = (inproc - base) / nodes * 1e6
+        print(
+            f"{name:<12} {nodes:>7} {base:>8.3f} {inproc:>10.3f} {inproc / base:>8.2f}"
+            f" {process:>10.3f} {process / base:>8.2f} {per_node:>8.1f}"
+        )
+
+
+def profile(model: onnx.ModelProto, work: Path) -> None:
+    src, dst, stats = work / "in.onnx", work / "out.onnx", work / "profile"
+    onnx.save(model, src)
+    cProfile.runctx("in_process(src, dst)", globals(), locals(), str(stats))
+    pstats.Stats(str(stats)).sort_stats("cumulative").print_stats(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default="1000,20000,50000")
-    parser.add_argument("--profile", help="profile the in-process round trip of one model")
+    parser.add_argument(
+        "--profile", help="profile the in-process round trip of one model"
+    )
     args = parser.parse_args()
     models = {"resnet50": resnet50}
     for size in map(int, args.sizes.split(",")):
-        models[f"chain-{size}"] = lambda size=size: chain(size)
+        models[f"chain-{size}"] = partial(chain, size)
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
         if args.profile:
-            src = work / "in.onnx"
-            onnx.save(models[args.profile](), src)
-            cProfile.runctx("in_process(src, work / 'out.onnx')", globals(), locals(), str(work / "prof"))
-            pstats.Stats(str(work / "prof")).sort_stats("cumulative").print_stats(30)
-            return
-        print(
-            f"{'model':<12} {'nodes':>7} {'floor s':>8} {'in-proc s':>10} {'x floor':>8}"
-            f" {'process s':>10} {'x floor':>8} {'us/node':>8}"
-        )
-        for name, make in models.items():
-            model = make()
-            src, dst = work / f"{name}.onnx", work / "out.onnx"
-            onnx.save(model, src)
-            nodes = len(model.graph.node)
-            base = median_seconds(lambda: floor(src, dst), args.runs)
-            inproc = median_seconds(lambda: in_process(src, dst), args.runs)
-            process = median_seconds(lambda: whole_process(src, dst), max(1, args.runs // 2))
-            per_node = (inproc - base) / nodes * 1e6
-            print(
-                f"{name:<12} {nodes:>7} {base:>8.3f} {inproc:>10.3f} {inproc / base:>8.2f}"
-                f" {process:>10.3f} {process / base:>8.2f} {per_node:>8.1f}"
-            )
+            profile(models[args.profile](), Path(tmp))
+        else:
+            table(models, args.runs, Path(tmp))
 
 
 if __name__ == "__main__":

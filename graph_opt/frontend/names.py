@@ -44,15 +44,19 @@ def name_location(names: list[str]):
     """The location recording an op's result names."""
     if len(names) == 1:
         return _name_loc(names[0])
-    return FusedLoc([_name_loc(n) for n in names], NoneAttr())
+    return FusedLoc([_name_loc(n) for n in names], _NO_CHILD)
+
+
+_NO_CHILD = NoneAttr()
 
 
 def _name_loc(name: str) -> NameLoc:
-    return NameLoc(StringAttr(name), NoneAttr())
+    return NameLoc(StringAttr(name), _NO_CHILD)
 
 
 def op_result_names(op: Operation) -> list[str | None]:
-    """The result names recorded in an op's location (None where there is none)."""
+    """The result names recorded in an op's location, else its results' SSA name
+    hints (None where there is neither)."""
     loc = op.location
     if isinstance(loc, NameLoc):
         found = [loc.desc.data]
@@ -62,7 +66,7 @@ def op_result_names(op: Operation) -> list[str | None]:
             for sub in loc.locations.data
         ]
     else:
-        found = []
+        return [result.name_hint for result in op.results]
     return (found + [None] * len(op.results))[: len(op.results)]
 
 

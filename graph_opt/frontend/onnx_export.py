@@ -38,7 +38,9 @@ class ExportBuilder:
         self.names: dict[SSAValue, str] = {}
         self.taken: set[str] = set()
         self.nodes: list[onnx.NodeProto] = []
-        self.initializers: list[onnx.TensorProto] = []
+        self.model = onnx.ModelProto()
+        self.initializers = self.model.graph.initializer
+        """Filled in place: large weights are copied once, into the model."""
         self.counter = 0
 
     def fresh(self, hint: str | None = None) -> str:
@@ -162,8 +164,8 @@ def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelPr
             continue
         builder.name_results(op)
         if isinstance(op, ConstantOp):
-            builder.initializers.append(
-                tensor_from_dense(builder.names[op.output], op.value)
+            tensor_from_dense(
+                builder.names[op.output], op.value, builder.initializers.add()
             )
         elif isinstance(op, OpaqueOp):
             export_opaque(builder, op)
@@ -187,12 +189,13 @@ def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelPr
             onnx.helper.make_tensor_value_info(t.name, t.data_type, t.dims)
             for t in builder.initializers
         ]
-    graph = onnx.helper.make_graph(
-        builder.nodes, "main", inputs, outputs, builder.initializers
-    )
-    model = onnx.helper.make_model(
-        graph, opset_imports=opset_ids, producer_name="graph-opt"
-    )
+    model = builder.model
+    model.graph.name = "main"
+    model.graph.node.extend(builder.nodes)
+    model.graph.input.extend(inputs)
+    model.graph.output.extend(outputs)
+    model.opset_import.extend(opset_ids)
+    model.producer_name = "graph-opt"
     model.ir_version = ir_version
     if isinstance(functions := module.attributes.get(FUNCTIONS_ATTR), ArrayAttr):
         for data in functions.data:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import cache
 
 import numpy as np
 import onnx
@@ -25,6 +26,7 @@ from xdsl.dialects.builtin import (
     f32,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import AttrSizedSegments, OptionalDef, VariadicDef
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation, f32_attr, i64_array
@@ -53,8 +55,9 @@ SHAPE_INFERENCE_LIMIT = 1024
 class ImportBuilder:
     """What an ONNX op importer sees: the node's context and helpers to build nn ops."""
 
-    def __init__(self, block: Block, value_types: Mapping[str, Attribute], opset: int):
+    def __init__(self, block: Block, value_types: ValueTypes, opset: int):
         self.builder = Builder(InsertPoint.at_end(block))
+        self.block = block
         self.value_types = value_types
         self.opset = opset
         self.node: onnx.NodeProto | None = None
@@ -76,12 +79,23 @@ class ImportBuilder:
             ) from e
         if types is None:
             types = [self.output_type(name, operands) for name in self.node.output]
-        op = op_class.create_inferred(list(operands), props, types)
-        return self.builder.insert(op)
+        if _fits_flat(op_class, len(operands), len(types)):
+            flat = [SSAValue.get(v) for v in operands]
+            op = op_class.create(
+                operands=flat, result_types=list(types), properties=dict(props)
+            )
+        else:
+            op = op_class.create_inferred(list(operands), props, types)
+        return self.insert(op)
+
+    def insert(self, op: Operation) -> Operation:
+        """Append an op to the graph (cheaper than a Builder, for large graphs)."""
+        self.block.add_op(op)
+        return op
 
     def output_type(self, name: str, operands: Sequence) -> Attribute:
-        if name in self.value_types:
-            return self.value_types[name]
+        if (known := self.value_types.get(name)) is not None:
+            return known
         element = (
             operands[0].type.element_type
             if operands and hasattr(operands[0].type, "element_type")
@@ -93,7 +107,7 @@ class ImportBuilder:
         return self.node.name or self.node.output[0]
 
     def constant(self, array: np.ndarray) -> SSAValue:
-        return self.builder.insert(ConstantOp.from_array(array)).results[0]
+        return self.insert(ConstantOp.from_array(array)).results[0]
 
     @staticmethod
     def constant_value(value: SSAValue) -> np.ndarray | None:
@@ -112,6 +126,35 @@ class ImportBuilder:
     @staticmethod
     def f32(value: float) -> Attribute:
         return f32_attr(float(value))
+
+
+@cache
+def _arity(op_class: type[Operation], kind: str) -> tuple[int, float] | None:
+    """(min, max) operand or result count of an op that `Operation.create` can build
+    from flat lists (no segment sizes, regions or successors), else None."""
+    op_def = op_class.get_irdl_definition()
+    if op_def.regions or op_def.successors:
+        return None
+    if any(isinstance(o, AttrSizedSegments) for o in op_def.options):
+        return None
+    defs = [d for _, d in (op_def.operands if kind == "operands" else op_def.results)]
+    if sum(isinstance(d, VariadicDef) for d in defs) > 1:
+        return None
+    fixed = sum(not isinstance(d, VariadicDef) for d in defs)
+    if any(isinstance(d, OptionalDef) for d in defs):
+        return fixed, fixed + 1
+    variadic = any(isinstance(d, VariadicDef) for d in defs)
+    return fixed, float("inf") if variadic else fixed
+
+
+def _fits_flat(op_class: type[Operation], operands: int, results: int) -> bool:
+    """Whether `Operation.create` can build the op from flat lists (much faster than
+    IRDL's `build`, which matters on graphs of 10,000s of nodes)."""
+    for kind, count in (("operands", operands), ("results", results)):
+        arity = _arity(op_class, kind)
+        if arity is None or not arity[0] <= count <= arity[1]:
+            return False
+    return True
 
 
 def load_model(path: str) -> onnx.ModelProto:
@@ -140,6 +183,36 @@ def model_from_bytes(data: bytes, name: str = "<input>") -> onnx.ModelProto:
     return model
 
 
+class ValueTypes:
+    """The types ONNX gives values: declared ones, and inferred ones once first needed
+    (shape inference costs much on large graphs, and nn ops type themselves)."""
+
+    def __init__(self, model: onnx.ModelProto):
+        self.model = model
+        graph = model.graph
+        self.declared = _types_of([*graph.value_info, *graph.output, *graph.input])
+        self.inferred: dict[str, Attribute] | None = None
+
+    def get(self, name: str) -> Attribute | None:
+        if name in self.declared:
+            return self.declared[name]
+        if self.inferred is None:
+            self.inferred = inferred_value_types(self.model)
+        return self.inferred.get(name)
+
+
+def _types_of(infos: Sequence[onnx.ValueInfoProto]) -> dict[str, Attribute]:
+    types: dict[str, Attribute] = {}
+    for info in infos:
+        try:
+            t = type_from_proto(info.type)
+        except FrontendError:
+            continue
+        if t is not None:
+            types[info.name] = t
+    return types
+
+
 def inferred_value_types(model: onnx.ModelProto) -> dict[str, Attribute]:
     """Types of every value that ONNX shape inference knows, without copying large weights."""
     light = onnx.ModelProto()
@@ -148,19 +221,8 @@ def inferred_value_types(model: onnx.ModelProto) -> dict[str, Attribute]:
         inferred = onnx.shape_inference.infer_shapes(light, data_prop=True)
     except Exception:  # inference is best effort: missing types come from our rules
         inferred = light
-    types: dict[str, Attribute] = {}
-    for info in [
-        *inferred.graph.value_info,
-        *inferred.graph.output,
-        *inferred.graph.input,
-    ]:
-        try:
-            t = type_from_proto(info.type)
-        except FrontendError:
-            continue
-        if t is not None:
-            types[info.name] = t
-    return types
+    graph = inferred.graph
+    return _types_of([*graph.value_info, *graph.output, *graph.input])
 
 
 def _copy_without_weights(model: onnx.ModelProto, light: onnx.ModelProto) -> None:
@@ -259,7 +321,7 @@ def opaque_op(
     op = OpaqueOp.build(
         operands=[[*present, *outer_values]], result_types=[types], properties=props
     )
-    return builder.builder.insert(op)
+    return builder.insert(op)
 
 
 def _string_tensor(attr: AttributeProto) -> bool:
@@ -269,17 +331,20 @@ def _string_tensor(attr: AttributeProto) -> bool:
     )
 
 
-def _is_tensor(value_type: Attribute | None) -> bool:
-    return value_type is None or (
-        isinstance(value_type, TensorType | UnrankedTensorType)
-        and not isinstance(value_type.element_type, StringType)
+def _is_tensor(value_type: Attribute) -> bool:
+    return isinstance(value_type, TensorType | UnrankedTensorType) and not isinstance(
+        value_type.element_type, StringType
     )
 
 
 def _initializer_op(builder: ImportBuilder, tensor: onnx.TensorProto) -> Operation:
     """An nn.constant, or an opaque ONNX Constant for data MLIR cannot hold (strings)."""
     if tensor.data_type != onnx.TensorProto.STRING:
-        return builder.builder.insert(ConstantOp(dense_from_tensor(tensor)))
+        value = dense_from_tensor(tensor)
+        const = ConstantOp.create(
+            properties={"value": value}, result_types=[value.type]
+        )
+        return builder.insert(const)
     value = onnx.helper.make_attribute("value", tensor)
     node = onnx.helper.make_node("Constant", [], [tensor.name])
     node.attribute.append(value)
@@ -306,7 +371,7 @@ def import_model(model: onnx.ModelProto, allow_opaque: bool = True) -> ModuleOp:
     opsets = {o.domain or "": o.version for o in model.opset_import}
     opset = opsets.get("", opsets.get("ai.onnx", 1))
     nodes = topological_order(graph)
-    value_types = inferred_value_types(model)
+    value_types = ValueTypes(model)
     initializers = {t.name: t for t in graph.initializer}
     graph_inputs = [i for i in graph.input if i.name not in initializers]
     arg_types = []
@@ -379,25 +444,30 @@ def _import_node(
         and node.domain in ("", "ai.onnx")
         and node.op_type in IMPORTERS
         and all(v is None or _is_tensor(v.type) for v in inputs)
-        and all(_is_tensor(builder.value_types.get(o)) for o in node.output)
     ):
         op = IMPORTERS[node.op_type](builder, node, inputs)
     if op is None:
         op = opaque_op(builder, node, inputs, outer)
-    if len(op.results) != len(node.output):
+    names = list(node.output)
+    required = len(names)
+    while required and not names[required - 1]:
+        required -= 1  # trailing optional outputs left empty
+    if not required <= len(op.results) <= len(names):
         raise FrontendError(
             f"node '{builder.node_label()}' ({node.op_type}) has an unexpected number of outputs"
         )
-    _bind(op, list(node.output), values)
+    _bind(op, names[: len(op.results)], values)
 
 
 def _bind(op: Operation, names: list[str], values: dict[str, SSAValue]) -> None:
-    """Record the ONNX names of an op's results (as its location and SSA name hints)."""
-    op.location = name_location(names)
+    """Record the ONNX names of an op's results as SSA name hints, and as the op's
+    location where a hint cannot hold the name (or a result is unnamed)."""
     for name, result in zip(names, op.results):
         if name:
             values[name] = result
             set_name_hint(result, name)
+    if any(result.name_hint != name for name, result in zip(names, op.results)):
+        op.location = name_location(names)
 
 
 def _reject_opaque(block: Block) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -171,7 +172,7 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
         and dtype != np.bool_
         and tensor.data_type not in _SUB_BYTE
     ):
-        expected = int(np.prod(tensor.dims, dtype=np.int64)) * dtype.itemsize
+        expected = math.prod(tensor.dims) * dtype.itemsize
         if len(tensor.raw_data) != expected:
             raise FrontendError(
                 f"tensor '{tensor.name}' has {len(tensor.raw_data)} bytes, expected {expected}"
@@ -192,18 +193,27 @@ def array_of(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     dtype = _numpy_dtype(onnx_dtype_of(attr.get_element_type()))
     flat = np.frombuffer(attr.data.data, dtype=dtype)
     shape = attr.get_shape()
-    if flat.size == 1 and int(np.prod(shape)) != 1:
+    if flat.size == 1 and math.prod(shape) != 1:
         return np.broadcast_to(flat.reshape(()), shape)
     return flat.reshape(shape)
 
 
-def tensor_from_dense(name: str, attr: DenseIntOrFPElementsAttr) -> onnx.TensorProto:
-    """A TensorProto holding the attribute's bytes (raw, no per-element conversion)."""
+def tensor_from_dense(
+    name: str,
+    attr: DenseIntOrFPElementsAttr,
+    into: onnx.TensorProto | None = None,
+) -> onnx.TensorProto:
+    """A TensorProto holding the attribute's bytes (raw, no per-element conversion),
+    written into `into` if given (saves copying large weights)."""
+    tensor = into if into is not None else TensorProto()
     dtype = onnx_dtype_of(attr.get_element_type())
     array = array_of(attr)
     splat = array.ndim > 0 and array.strides == (0,) * array.ndim
     if array.dtype == np.bool_ or splat or dtype in _SUB_BYTE:
-        return numpy_helper.from_array(np.array(array, order="C"), name)
-    tensor = TensorProto(name=name, data_type=dtype, dims=array.shape)
+        tensor.CopyFrom(numpy_helper.from_array(np.array(array, order="C"), name))
+        return tensor
+    tensor.name = name
+    tensor.data_type = dtype
+    tensor.dims.extend(array.shape)
     tensor.raw_data = attr.data.data
     return tensor

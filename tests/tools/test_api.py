@@ -85,3 +85,10 @@ def test_graph_opt_run_reports_missing_input_in_one_line(tmp_path):
         and "missing inputs: input" in result.stderr
     )
     assert not (tmp_path / "out.npz").exists()
+
+
+def test_readme_pattern_example_runs():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Pattern language", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})

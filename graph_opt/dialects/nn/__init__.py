@@ -17,6 +17,21 @@ from graph_opt.dialects.nn.types import NN_TYPES
 
 NN = Dialect(
     "nn",
-    [ConstantOp, ConvOp, ConvTransposeOp, BatchNormOp, LayerNormOp, SoftmaxOp, *LINALG_OPS, *POOL_OPS, *REDUCE_OPS, OpaqueOp, *ELEMENTWISE_OPS, *SHAPE_OPS, *TENSOR_OPS, *FUSED_OPS],
+    [
+        ConstantOp,
+        ConvOp,
+        ConvTransposeOp,
+        BatchNormOp,
+        LayerNormOp,
+        SoftmaxOp,
+        *LINALG_OPS,
+        *POOL_OPS,
+        *REDUCE_OPS,
+        OpaqueOp,
+        *ELEMENTWISE_OPS,
+        *SHAPE_OPS,
+        *TENSOR_OPS,
+        *FUSED_OPS,
+    ],
     NN_TYPES,
 )
