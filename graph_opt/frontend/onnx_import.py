@@ -194,6 +194,8 @@ class ValueTypes:
         self.inferred: dict[str, Attribute] | None = None
 
     def get(self, name: str) -> Attribute | None:
+        if not name:
+            return None
         if name in self.declared:
             return self.declared[name]
         if self.inferred is None:
@@ -260,16 +262,15 @@ _SUBGRAPH_TYPES = {AttributeProto.GRAPH, AttributeProto.GRAPHS}
 def topological_order(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
     """Nodes in an order where producers come first (ONNX requires it, some exporters forget)."""
     nodes = list(graph.node)
-    produced = {out: i for i, n in enumerate(nodes) for out in n.output if out}
-    seen: set[str] = set()
-    in_order = True
+    available = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    available.update(t.values.name for t in graph.sparse_initializer)
     for n in nodes:
-        if any(i in produced and i not in seen for i in _node_uses(n)):
-            in_order = False
+        if not available.issuperset(_node_uses(n)):
             break
-        seen.update(n.output)
-    if in_order:
+        available.update(n.output)
+    else:
         return nodes
+    produced = {out: i for i, n in enumerate(nodes) for out in n.output if out}
     waiting = [0] * len(nodes)
     users: dict[int, list[int]] = {}
     for i, n in enumerate(nodes):

@@ -313,3 +313,21 @@ def test_outer_values_survive_dead_code_elimination_and_interpret():
         expected = run(model, feeds)[0]
         np.testing.assert_allclose(run(export_module(module), feeds)[0], expected)
         np.testing.assert_allclose(run_function(module, feeds)[0], expected)
+
+
+def test_nodes_out_of_order_are_sorted_and_cycles_rejected():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    nodes = [
+        helper.make_node("Relu", ["a"], ["y"]),
+        helper.make_node("Neg", ["x"], ["a"]),
+    ]
+    model = make_model(
+        helper.make_graph(nodes, "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 18)],
+    )
+    exported = export_module(import_model(model))
+    assert [n.op_type for n in exported.graph.node] == ["Neg", "Relu"]
+    model.graph.node[1].input[0] = "y"
+    with pytest.raises(FrontendError, match="cycle"):
+        import_model(model)
