@@ -92,6 +92,14 @@ def int_value(op_props: Mapping[str, Attribute], name: str, default: int) -> int
     return default if attr is None else attr.value.data  # type: ignore[union-attr]
 
 
+def check_flag(op_props: Mapping[str, Attribute], name: str) -> bool:
+    """A 0/1 integer property as a bool, or a verification error."""
+    value = int_value(op_props, name, 0)
+    if value not in (0, 1):
+        raise VerifyException(f"{name} must be 0 or 1, got {value}")
+    return bool(value)
+
+
 def float_value(op_props: Mapping[str, Attribute], name: str, default: float) -> float:
     attr = op_props.get(name)
     return default if attr is None else attr.value.data  # type: ignore[union-attr]

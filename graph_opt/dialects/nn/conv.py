@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from abc import ABC
+
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -130,15 +132,9 @@ def check_bias(operands, out_channels: int) -> None:
         )
 
 
-@irdl_op_definition
-class ConvOp(NNOperation, WindowAttributes):
-    """N-D convolution with groups (depthwise when group == channels).
+class ConvolutionBase(NNOperation, WindowAttributes, ABC):
+    """Operands and window properties shared by nn.conv, nn.conv_transpose and nn.fused_conv."""
 
-    `data_layout` is NCHW (filter OIHW) or NHWC (filter HWIO); pads are
-    [begin..., end...] per spatial dim, or derived from `auto_pad`.
-    """
-
-    name = "nn.conv"
     input = operand_def()
     filter = operand_def()
     bias = opt_operand_def()
@@ -155,6 +151,17 @@ class ConvOp(NNOperation, WindowAttributes):
     @property
     def layout(self) -> str:
         return str_value(self.properties, "data_layout", CHANNELS_FIRST)
+
+
+@irdl_op_definition
+class ConvOp(ConvolutionBase):
+    """N-D convolution with groups (depthwise when group == channels).
+
+    `data_layout` is NCHW (filter OIHW) or NHWC (filter HWIO); pads are
+    [begin..., end...] per spatial dim, or derived from `auto_pad`.
+    """
+
+    name = "nn.conv"
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
@@ -236,7 +243,7 @@ def transposed_pads_and_sizes(
 
 
 @irdl_op_definition
-class ConvTransposeOp(NNOperation, WindowAttributes):
+class ConvTransposeOp(ConvolutionBase):
     """N-D transposed convolution (the gradient of `nn.conv` by its input), with groups.
 
     `data_layout` is NCHW with filter IOHW (ONNX: C_in x C_out/group x k...) or
@@ -246,24 +253,8 @@ class ConvTransposeOp(NNOperation, WindowAttributes):
     """
 
     name = "nn.conv_transpose"
-    input = operand_def()
-    filter = operand_def()
-    bias = opt_operand_def()
-    output = result_def()
-    strides = opt_prop_def(DenseArrayBase)
-    pads = opt_prop_def(DenseArrayBase)
-    dilations = opt_prop_def(DenseArrayBase)
-    group = opt_prop_def(IntegerAttr)
     output_padding = opt_prop_def(DenseArrayBase)
     output_shape = opt_prop_def(DenseArrayBase)
-    auto_pad = opt_prop_def(StringAttr)
-    data_layout = opt_prop_def(StringAttr)
-    traits = traits_def(Pure())
-    assembly_format = GENERIC_FORMAT
-
-    @property
-    def layout(self) -> str:
-        return str_value(self.properties, "data_layout", CHANNELS_FIRST)
 
     @classmethod
     def transpose_props(cls, props, spatial_rank: int):

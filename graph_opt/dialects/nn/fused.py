@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
-    IntegerAttr,
     StringAttr,
     TensorType,
     f32,
@@ -22,8 +21,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation, str_value
-from graph_opt.dialects.nn.conv import ConvOp, WindowAttributes
-from graph_opt.dialects.nn.layout import CHANNELS_FIRST
+from graph_opt.dialects.nn.conv import ConvolutionBase, ConvOp
 from graph_opt.dialects.nn.linalg import MatMulOp, check_same_element_type
 from graph_opt.dialects.nn.shapes import dims_compatible, ranked
 
@@ -76,7 +74,7 @@ class FusedActivation:
 
 
 @irdl_op_definition
-class FusedConvOp(FusedActivation, NNOperation, WindowAttributes):
+class FusedConvOp(FusedActivation, ConvolutionBase):
     """nn.conv (optional bias) followed by a pointwise activation.
 
     Same operands, properties and type rule as nn.conv, plus `activation`
@@ -85,22 +83,6 @@ class FusedConvOp(FusedActivation, NNOperation, WindowAttributes):
     """
 
     name = "nn.fused_conv"
-    input = operand_def()
-    filter = operand_def()
-    bias = opt_operand_def()
-    output = result_def()
-    strides = opt_prop_def(DenseArrayBase)
-    pads = opt_prop_def(DenseArrayBase)
-    dilations = opt_prop_def(DenseArrayBase)
-    group = opt_prop_def(IntegerAttr)
-    auto_pad = opt_prop_def(StringAttr)
-    data_layout = opt_prop_def(StringAttr)
-    traits = traits_def(Pure())
-    assembly_format = GENERIC_FORMAT
-
-    @property
-    def layout(self) -> str:
-        return str_value(self.properties, "data_layout", CHANNELS_FIRST)
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:

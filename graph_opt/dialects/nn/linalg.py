@@ -15,8 +15,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation
-from graph_opt.dialects.nn.pool import check_flag
+from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation, check_flag
 from graph_opt.dialects.nn.shapes import DYN, broadcast_shapes, dims_compatible, ranked
 
 

@@ -20,8 +20,8 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    check_flag,
     int_list,
-    int_value,
     str_value,
 )
 from graph_opt.dialects.nn.conv import WindowAttributes, window_output_sizes
@@ -32,13 +32,6 @@ from graph_opt.dialects.nn.layout import (
     split_data_shape,
 )
 from graph_opt.dialects.nn.shapes import ranked
-
-
-def check_flag(props, name: str) -> bool:
-    value = int_value(props, name, 0)
-    if value not in (0, 1):
-        raise VerifyException(f"{name} must be 0 or 1, got {value}")
-    return bool(value)
 
 
 def data_rank_and_layout(

@@ -16,8 +16,13 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation, int_list, int_value
-from graph_opt.dialects.nn.pool import check_flag
+from graph_opt.dialects.nn.base import (
+    GENERIC_FORMAT,
+    NNOperation,
+    check_flag,
+    int_list,
+    int_value,
+)
 from graph_opt.dialects.nn.shapes import normalize_axis, ranked
 
 
