@@ -18,6 +18,7 @@ from graph_opt.frontend.onnx_import import import_model
 from graph_opt.frontend.onnx_types import dense_from_tensor, tensor_from_dense
 
 RNG = np.random.default_rng(0)
+OPSET_18 = [helper.make_opsetid("", 18)]
 
 
 def make_model(graph: onnx.GraphProto, **kwargs) -> onnx.ModelProto:
@@ -331,3 +332,63 @@ def test_nodes_out_of_order_are_sorted_and_cycles_rejected():
     model.graph.node[1].input[0] = "y"
     with pytest.raises(FrontendError, match="cycle"):
         import_model(model)
+
+
+@pytest.mark.parametrize(
+    "attr, expected",
+    [
+        (
+            {
+                "value": numpy_helper.from_array(
+                    np.arange(6, dtype=np.float32).reshape(2, 3)
+                )
+            },
+            np.arange(6, dtype=np.float32).reshape(2, 3),
+        ),
+        ({"value_float": 2.5}, np.array(2.5, np.float32)),
+        ({"value_floats": [1.0, -2.0]}, np.array([1.0, -2.0], np.float32)),
+        ({"value_int": 7}, np.array(7, np.int64)),
+        ({"value_ints": [3, 4, 5]}, np.array([3, 4, 5], np.int64)),
+    ],
+)
+def test_constant_nodes_import_as_nn_constants(attr, expected):
+    node = helper.make_node("Constant", [], ["c"], **attr)
+    out = helper.make_tensor_value_info("c", TensorProto.UNDEFINED, None)
+    module = import_model(
+        make_model(helper.make_graph([node], "g", [], [out]), opset_imports=OPSET_18)
+    )
+    constants = [op for op in module.walk() if op.name == "nn.constant"]
+    assert len(constants) == 1 and not opaque_ops(module, "Constant")
+    np.testing.assert_array_equal(constants[0].to_array(), expected)
+    (result,) = run(export_module(module), {})
+    np.testing.assert_array_equal(result, expected)
+
+
+def test_string_constant_node_stays_opaque():
+    strings = numpy_helper.from_array(np.array(["a", "b"], dtype=object))
+    node = helper.make_node("Constant", [], ["c"], value=strings)
+    out = helper.make_tensor_value_info("c", TensorProto.STRING, [2])
+    module = import_model(
+        make_model(helper.make_graph([node], "g", [], [out]), opset_imports=OPSET_18)
+    )
+    assert len(opaque_ops(module, "Constant")) == 1
+    (result,) = run(export_module(module), {})
+    assert list(result) == ["a", "b"]
+
+
+def test_reshape_of_unknown_length_keeps_inferred_dims_dynamic():
+    """Reshape to [-1, 1] (or a 0-copied dim) of a tensor of unknown size: the
+    inferred dims are dynamic, not the literal -1 or 0 of the target."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    shape = numpy_helper.from_array(np.array([-1, 1], np.int64), "shape")
+    node = helper.make_node("Reshape", ["x", "shape"], ["y"])
+    graph = helper.make_graph([node], "g", [x], [y], initializer=[shape])
+    module = import_model(
+        make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    )
+    (reshape,) = [op for op in module.walk() if op.name == "nn.reshape"]
+    assert reshape.results[0].type.get_shape() == (-9223372036854775808, 1)
+    feed = np.arange(5, dtype=np.float32)
+    (result,) = run(export_module(module), {"x": feed})
+    np.testing.assert_array_equal(result, feed.reshape(-1, 1))

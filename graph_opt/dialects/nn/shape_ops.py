@@ -41,17 +41,19 @@ def reshaped(
 ) -> tuple[int, ...]:
     """ONNX Reshape's rule: 0 copies the input dim (unless allowzero), -1 is inferred."""
     out = list(target)
-    if not allowzero and in_shape is not None:
+    if not allowzero:
         out = [
-            in_shape[i] if d == 0 and i < len(in_shape) else d
+            (in_shape[i] if in_shape is not None and i < len(in_shape) else DYN)
+            if d == 0
+            else d
             for i, d in enumerate(out)
         ]
     if out.count(-1) > 1:
         raise VerifyException("reshape target has more than one -1")
     if -1 in out:
         known = math.prod(d for d in out if d != -1)
-        if in_shape is None or DYN in in_shape or known == 0:
-            return tuple(out)
+        if in_shape is None or DYN in in_shape or DYN in out or known == 0:
+            return tuple(DYN if d == -1 else d for d in out)
         total = math.prod(in_shape)
         if total % known:
             raise VerifyException(f"cannot reshape {list(in_shape)} to {target}")

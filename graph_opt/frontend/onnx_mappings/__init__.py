@@ -1,6 +1,7 @@
 """ONNX <-> nn mappings, one module per op family."""
 
 from graph_opt.frontend.onnx_mappings import (  # noqa: F401
+    constant,
     conv,
     elementwise,
     fused,
