@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
-from onnx import helper, numpy_helper
+from one_node_models import (
+    assert_outputs_close,
+    check_against_ort,
+    model_of,
+    op_names,
+    rand,
+    run_ort,
+)
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DictionaryAttr,
@@ -26,83 +32,6 @@ from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
 from graph_opt.interpreter import run_function
-
-RNG = np.random.default_rng(0)
-
-
-def rand(*shape) -> np.ndarray:
-    return RNG.standard_normal(shape).astype(np.float32)
-
-
-def model_of(
-    op_type: str,
-    feeds: dict[str, np.ndarray],
-    opset: int = 18,
-    consts: dict[str, np.ndarray] | None = None,
-    inputs: list[str] | None = None,
-    outputs: int = 1,
-    **attrs,
-) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    """A one-node model and its feeds; `inputs` orders the node inputs ("" for absent)."""
-    consts = consts or {}
-    node = helper.make_node(
-        op_type,
-        inputs if inputs is not None else [*feeds, *consts],
-        [f"y{i}" for i in range(outputs)],
-        **attrs,
-    )
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
-            )
-            for n, a in feeds.items()
-        ],
-        [helper.make_empty_tensor_value_info(f"y{i}") for i in range(outputs)],
-        [numpy_helper.from_array(a, n) for n, a in consts.items()],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 9
-    return model, feeds
-
-
-def run_ort(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    model.ir_version = 9
-    session = ort.InferenceSession(
-        model.SerializeToString(), providers=["CPUExecutionProvider"]
-    )
-    return session.run(None, feeds)
-
-
-def assert_close(ours: list[np.ndarray], theirs: list[np.ndarray]) -> None:
-    assert len(ours) == len(theirs)
-    for a, b in zip(ours, theirs):
-        assert a.dtype == b.dtype and a.shape == b.shape, (a.shape, b.shape)
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
-
-
-def op_names(module: ModuleOp) -> list[str]:
-    return [op.name for op in module.walk()]
-
-
-def check_against_ort(
-    model: onnx.ModelProto, feeds: dict[str, np.ndarray], op_name: str
-) -> ModuleOp:
-    """Import (asserting `op_name` is first-class), then compare our interpreter and
-    the exported model with onnxruntime on the original model."""
-    module = import_model(model)
-    module.verify()
-    names = op_names(module)
-    assert op_name in names and "nn.opaque" not in names, names
-    expected = run_ort(model, feeds)
-    assert_close(run_function(module, feeds), expected)
-    exported = export_module(module)
-    onnx.checker.check_model(exported)
-    assert_close(run_ort(exported, feeds), expected)
-    return module
-
 
 X4 = rand(2, 4, 7, 6)
 X3 = rand(2, 3, 9)
@@ -205,7 +134,7 @@ def test_gemm_without_c_exports_to_opset_9_with_a_zero_c():
     onnx.checker.check_model(exported)
     (gemm,) = [n for n in exported.graph.node if n.op_type == "Gemm"]
     assert len(gemm.input) == 3
-    assert_close(run_ort(exported, feeds), run_ort(model, feeds))
+    assert_outputs_close(run_ort(exported, feeds), run_ort(model, feeds))
 
 
 LAYER_NORM = {
@@ -253,7 +182,7 @@ def test_softmax_before_opset_13_not_on_last_axis_stays_opaque():
     model, feeds = model_of("Softmax", {"x": rand(2, 3, 4)}, 11, axis=1)
     module = import_model(model)
     assert "nn.softmax" not in op_names(module)
-    assert_close(run_ort(export_module(module), feeds), run_ort(model, feeds))
+    assert_outputs_close(run_ort(export_module(module), feeds), run_ort(model, feeds))
 
 
 def test_softmax_not_on_last_axis_does_not_export_before_opset_13():
@@ -354,7 +283,7 @@ def test_reduce_noop_with_empty_axes_is_identity_in_old_opsets():
     module.attributes[OPSET_ATTR] = DictionaryAttr({"": i64_attr(13)})
     exported = export_module(module)
     assert {n.op_type for n in exported.graph.node} == {"Identity"}
-    assert_close(run_ort(exported, feeds), [feeds["x"]])
+    assert_outputs_close(run_ort(exported, feeds), [feeds["x"]])
 
 
 def test_reduce_with_runtime_axes_stays_opaque():

@@ -3,11 +3,21 @@ onnxruntime, and export back to ONNX run again in onnxruntime."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from one_node_models import (
+    RNG,
+    assert_outputs_close,
+    check_against_ort,
+    model_of,
+    op_names,
+    rand,
+    run_ort,
+)
+from onnx import TensorProto, numpy_helper
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.dialects.func import Func
@@ -19,76 +29,8 @@ from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
 from graph_opt.interpreter import run_function
 
-RNG = np.random.default_rng(0)
-
-
-def rand(*shape, dtype=np.float32) -> np.ndarray:
-    return RNG.standard_normal(shape).astype(dtype)
-
-
-def model_of(
-    op_type: str,
-    feeds: dict[str, np.ndarray],
-    opset: int,
-    consts: dict[str, np.ndarray] | None = None,
-    inputs: list[str] | None = None,
-    outputs: int = 1,
-    **attrs,
-) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    """A one-node model and its feeds; `inputs` orders the node inputs ("" for absent)."""
-    consts = consts or {}
-    names = inputs if inputs is not None else [*feeds, *consts]
-    node = helper.make_node(op_type, names, [f"y{i}" for i in range(outputs)], **attrs)
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [
-            helper.make_tensor_value_info(
-                n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
-            )
-            for n, a in feeds.items()
-        ],
-        [helper.make_empty_tensor_value_info(f"y{i}") for i in range(outputs)],
-        [numpy_helper.from_array(a, n) for n, a in consts.items()],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 9
-    return model, feeds
-
-
-def run_ort(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    model.ir_version = 9
-    session = ort.InferenceSession(
-        model.SerializeToString(), providers=["CPUExecutionProvider"]
-    )
-    return session.run(None, feeds)
-
-
-def assert_same(ours: list[np.ndarray], theirs: list[np.ndarray]) -> None:
-    assert len(ours) == len(theirs)
-    for a, b in zip(ours, theirs):
-        assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
-
-
-def op_names(module: ModuleOp) -> list[str]:
-    return [op.name for op in module.walk()]
-
-
-def check_round_trip(
-    model: onnx.ModelProto, feeds: dict[str, np.ndarray], op_name: str
-) -> None:
-    """Import (asserting `op_name` is first-class), then compare our interpreter and
-    the exported model with onnxruntime on the original model."""
-    module = import_model(model)
-    module.verify()
-    names = op_names(module)
-    assert op_name in names and "nn.opaque" not in names, names
-    expected = run_ort(model, feeds)
-    assert_same(run_function(module, feeds), expected)
-    exported = export_module(module)
-    onnx.checker.check_model(exported)
-    assert_same(run_ort(exported, feeds), expected)
+assert_same = partial(assert_outputs_close, tol=1e-6)
+check_round_trip = partial(check_against_ort, tol=1e-6)
 
 
 X = rand(2, 3, 4)
