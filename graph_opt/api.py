@@ -47,11 +47,12 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
 def context() -> Context:
     """A context with every dialect registered (loaded lazily on first use)."""
-    from graph_opt.universe import GRAPH_OPT_UNIVERSE
+    from graph_opt.universe import GRAPH_OPT_UNIVERSE, XDSL_DIALECT_OVERRIDES
 
     ctx = Context()
     dialects = {
         **Universe.get_multiverse().all_dialects,
+        **XDSL_DIALECT_OVERRIDES,
         **GRAPH_OPT_UNIVERSE.all_dialects,
         **_extra_dialects,
     }

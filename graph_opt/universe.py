@@ -11,6 +11,15 @@ def _nn_dialect():
     return NN
 
 
+def _tosa_dialect():
+    from graph_opt.dialects.tosa_ext import TOSA
+
+    return TOSA
+
+
+XDSL_DIALECT_OVERRIDES = {"tosa": _tosa_dialect}
+"""xDSL dialects that graph-opt's tools replace by an extension of their own."""
+
 GRAPH_OPT_UNIVERSE = Universe(
     all_dialects={"nn": _nn_dialect}, all_passes=get_all_passes()
 )

@@ -10,6 +10,7 @@ from onnx import AttributeProto
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
@@ -21,11 +22,11 @@ from graph_opt.frontend.onnx_import import (
     FUNCTIONS_ATTR,
     IR_VERSION_ATTR,
     OPSET_ATTR,
+    collector_paused,
 )
 from graph_opt.frontend.onnx_op_table import EXPORTERS, load_mappings
 from graph_opt.frontend.onnx_subgraphs import defined_names, outer_names, rename_outer
 from graph_opt.frontend.onnx_types import tensor_from_dense, value_info_for
-from graph_opt.interpreter.runner import entry_function
 
 DEFAULT_OPSET = 18
 
@@ -143,8 +144,47 @@ def export_opaque(e: ExportBuilder, op: OpaqueOp) -> None:
     e.node(op.op_type.data, inputs, outputs, attrs, domain)
 
 
+def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+    """The named function, or the module's only public function (as the interpreter
+    picks it; defined here so that exporting does not load the interpreter)."""
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if name is not None:
+        for f in funcs:
+            if f.sym_name.data == name:
+                return f
+        raise InterpretationError(f"no function named @{name}")
+    public = [
+        f
+        for f in funcs
+        if f.sym_visibility is None or f.sym_visibility.data == "public"
+    ]
+    if len(public) != 1:
+        raise InterpretationError("the module has several public functions: name one")
+    return public[0]
+
+
+def export_op(builder: ExportBuilder, op: Operation) -> None:
+    """Emit one op (region ops export their regions through this too)."""
+    builder.name_results(op)
+    if isinstance(op, ConstantOp):
+        tensor_from_dense(
+            builder.names[op.output], op.value, builder.initializers.add()
+        )
+    elif isinstance(op, OpaqueOp):
+        export_opaque(builder, op)
+    elif type(op) in EXPORTERS:
+        EXPORTERS[type(op)](builder, op)
+    else:
+        raise FrontendError(f"cannot export {op.name} to ONNX: no ONNX form")
+
+
 def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelProto:
     """Convert the module's entry function to an ONNX model."""
+    with collector_paused():
+        return _export_module(module, function)
+
+
+def _export_module(module: ModuleOp, function: str | None) -> onnx.ModelProto:
     load_mappings()
     target = entry_function(module, function)
     opsets = {"": DEFAULT_OPSET}
@@ -160,19 +200,8 @@ def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelPr
     out_names = result_names(target)
     _reserve_names(builder, block, returned, out_names)
     for op in block.ops:
-        if isinstance(op, func.ReturnOp):
-            continue
-        builder.name_results(op)
-        if isinstance(op, ConstantOp):
-            tensor_from_dense(
-                builder.names[op.output], op.value, builder.initializers.add()
-            )
-        elif isinstance(op, OpaqueOp):
-            export_opaque(builder, op)
-        elif type(op) in EXPORTERS:
-            EXPORTERS[type(op)](builder, op)
-        else:
-            raise FrontendError(f"cannot export {op.name} to ONNX: no ONNX form")
+        if not isinstance(op, func.ReturnOp):
+            export_op(builder, op)
     outputs = []
     for value, name in zip(returned, out_names):
         if builder.names[value] != name:

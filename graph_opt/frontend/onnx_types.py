@@ -172,12 +172,13 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
         and dtype != np.bool_
         and tensor.data_type not in _SUB_BYTE
     ):
+        raw = tensor.raw_data  # each read copies the bytes out of the message
         expected = math.prod(tensor.dims) * dtype.itemsize
-        if len(tensor.raw_data) != expected:
+        if len(raw) != expected:
             raise FrontendError(
-                f"tensor '{tensor.name}' has {len(tensor.raw_data)} bytes, expected {expected}"
+                f"tensor '{tensor.name}' has {len(raw)} bytes, expected {expected}"
             )
-        return DenseIntOrFPElementsAttr(dense_type, BytesAttr(tensor.raw_data))
+        return DenseIntOrFPElementsAttr(dense_type, BytesAttr(raw))
     try:
         array = numpy_helper.to_array(tensor)
     except Exception as e:  # onnx raises several types for corrupt tensors

@@ -41,12 +41,47 @@ def get_optimize():
     return OptimizePass
 
 
+def get_lower_to_tosa():
+    from graph_opt.lowering.to_tosa import LowerToTosaPass
+
+    return LowerToTosaPass
+
+
+def get_convert_layout():
+    from graph_opt.passes.convert_layout import ConvertLayoutPass
+
+    return ConvertLayoutPass
+
+
+def get_convert_to_int():
+    from graph_opt.passes.convert_to_int import ConvertToIntPass
+
+    return ConvertToIntPass
+
+
+def get_quantize():
+    from graph_opt.passes.quantize import QuantizePass
+
+    return QuantizePass
+
+
+def get_calibrate():
+    from graph_opt.passes.calibrate import CalibratePass
+
+    return CalibratePass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
+        "lower-to-tosa": get_lower_to_tosa,
         "fuse-ops": get_fuse_ops,
         "optimize": get_optimize,
         "fold-bn": get_fold_bn,
         "partition-pattern": get_partition_pattern,
         "prune": get_prune,
         "fold-constants": get_fold_constants,
+        "convert-to-int": get_convert_to_int,
+        "convert-layout": get_convert_layout,
+        "quantize": get_quantize,
+        "calibrate": get_calibrate,
     }

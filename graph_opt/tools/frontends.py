@@ -40,7 +40,11 @@ def register_frontends(tool) -> None:
         name = tool.get_input_name()
         stream.close()
         model = load_model(name)
-        return import_model(model, allow_opaque=not tool.args.no_opaque)
+        return import_model(
+            model,
+            allow_opaque=not tool.args.no_opaque,
+            verify=not tool.args.disable_verify,
+        )
 
     tool.available_frontends["onnx"] = parse_onnx
 

@@ -10,6 +10,8 @@ from graph_opt.dialects.nn.linalg import LINALG_OPS
 from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.pool import POOL_OPS
+from graph_opt.dialects.nn.qint import QINT_OPS
+from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.reduce import REDUCE_OPS
 from graph_opt.dialects.nn.shape_ops import SHAPE_OPS
 from graph_opt.dialects.nn.tensor_ops import TENSOR_OPS
@@ -32,6 +34,8 @@ NN = Dialect(
         *SHAPE_OPS,
         *TENSOR_OPS,
         *FUSED_OPS,
+        FakeQuantOp,
+        *QINT_OPS,
     ],
     NN_TYPES,
 )

@@ -2,12 +2,14 @@
 
 from graph_opt.frontend.onnx_mappings import (  # noqa: F401
     constant,
+    control_flow,
     conv,
     elementwise,
     fused,
     linalg,
     norm,
     pool,
+    quant,
     reduce,
     shape_ops,
     tensor_ops,

@@ -32,6 +32,7 @@ from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.tensorflow import attrs
+from graph_opt.frontend.tensorflow.functions import ARG_OP, Body, library_bodies
 from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import shape_dims, tensor_type
@@ -66,12 +67,39 @@ def parse_input(text: str) -> tuple[TensorRef, bool]:
     return TensorRef(text, 0), False
 
 
+@dataclass
+class ImportContext:
+    """What every body of one import shares: the function library (v1 control
+    flow adds the bodies it builds) and whether unknown ops become nn.opaque."""
+
+    library: dict[str, Body]
+    allow_opaque: bool
+
+
 class ImportBuilder:
     """What a TensorFlow op importer sees: the node and helpers to build nn ops."""
 
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, context: ImportContext | None = None):
         self.builder = Builder(InsertPoint.at_end(block))
         self.node = NodeDef()
+        self.context = context or ImportContext({}, allow_opaque=False)
+
+    def import_function(
+        self, name: str, args: Sequence[SSAValue], block: Block
+    ) -> list[SSAValue]:
+        """Import the library function `name` at the end of `block`, its arguments
+        bound to `args`; return its results."""
+        body = self.context.library.get(name)
+        if body is None:
+            raise self.error(f"function '{name}' is not in the graph's library")
+        if len(args) != len(body.args):
+            raise self.error(
+                f"function '{name}' takes {len(body.args)} arguments, given {len(args)}"
+            )
+        try:
+            return import_body(body, args, block, self.context)
+        except FrontendError as e:
+            raise self.error(f"in function '{name}': {e}") from e
 
     def create(
         self,
@@ -140,7 +168,8 @@ def graph_def_from_bytes(
     graph = GraphDef()
     try:
         if text:
-            text_format.Parse(data.decode("utf-8"), graph)
+            # fields newer than the schema (e.g. experimental_type) are skipped, as in binary
+            text_format.Parse(data.decode("utf-8"), graph, allow_unknown_field=True)
         else:
             graph.ParseFromString(data)
     except (DecodeError, text_format.ParseError, UnicodeDecodeError) as e:
@@ -156,10 +185,10 @@ def graph_def_from_bytes(
 class _Graph:
     """The nodes of a GraphDef by name, with their data and control inputs."""
 
-    def __init__(self, graph: GraphDef):
+    def __init__(self, nodes: Sequence[NodeDef]):
         self.nodes: dict[str, NodeDef] = {}
         self.index: dict[str, int] = {}
-        for i, node in enumerate(graph.node):
+        for i, node in enumerate(nodes):
             if node.name in self.nodes:
                 raise FrontendError(f"the graph has two nodes named '{node.name}'")
             self.nodes[node.name] = node
@@ -168,7 +197,7 @@ class _Graph:
         self.control: dict[str, list[str]] = {}
         self.outputs_used: Counter[str] = Counter()
         """One more than the highest output index read of each node."""
-        for node in graph.node:
+        for node in nodes:
             data, control = [], []
             for text in node.input:
                 ref, is_control = parse_input(text)
@@ -191,7 +220,8 @@ class _Graph:
         return [
             TensorRef(name, 0)
             for name, node in self.nodes.items()
-            if name not in self.outputs_used and node.op not in ("Placeholder", "NoOp")
+            if name not in self.outputs_used
+            and node.op not in ("Placeholder", "NoOp", ARG_OP)
         ]
 
     def needed(self, outputs: Sequence[TensorRef]) -> list[str]:
@@ -225,7 +255,7 @@ class _Graph:
         if len(order) != len(needed):
             stuck = sorted(n for n, count in waiting.items() if count)[:3]
             raise FrontendError(
-                f"the graph has a cycle through {', '.join(stuck)} (control-flow loops are not supported)"
+                f"the graph has a cycle through {', '.join(stuck)} outside any well-formed v1 while loop"
             )
         return order
 
@@ -305,7 +335,8 @@ def _check_supported(graph: _Graph, order: list[str]) -> None:
     unsupported = Counter(
         graph.nodes[n].op
         for n in order
-        if graph.nodes[n].op not in IMPORTERS and graph.nodes[n].op != "Placeholder"
+        if graph.nodes[n].op not in IMPORTERS
+        and graph.nodes[n].op not in ("Placeholder", ARG_OP)
     )
     if unsupported:
         listing = ", ".join(
@@ -323,9 +354,14 @@ def import_graph_def(
 ) -> ModuleOp:
     """Convert a frozen GraphDef: placeholders become arguments, the named outputs
     (default: the nodes nothing reads) the results. Unknown ops are an error
-    listing them all, or nn.opaque ops of domain "tf" if `allow_opaque`."""
+    listing them all, or nn.opaque ops of domain "tf" if `allow_opaque`.
+    Functional and v1 control flow become scf regions (see `control_flow`)."""
+    import graph_opt.frontend.tensorflow.control_flow  # noqa: F401 (If, While, calls)
+    from graph_opt.frontend.tensorflow.control_flow_v1 import functionalize
+
     load_mappings()
-    graph = _Graph(graph_def)
+    context = ImportContext(library_bodies(graph_def), allow_opaque)
+    graph = _Graph(functionalize(list(graph_def.node), context.library))
     input_shapes = dict(input_shapes or {})
     for name in input_shapes:
         if name not in graph.nodes or graph.nodes[name].op != "Placeholder":
@@ -343,17 +379,9 @@ def import_graph_def(
     for node, arg in zip(placeholders, block.args):
         values[node.name] = [arg]
         set_name_hint(arg, node.name)
-    b = ImportBuilder(block)
-    for name in order:
-        node = graph.nodes[name]
-        if node.op == "Placeholder":
-            continue
-        b.node = node
-        inputs = [_lookup(graph, values, node, ref) for ref in graph.data[name]]
-        values[name] = _import_node(
-            b, node, inputs, graph.outputs_used[name], allow_opaque
-        )
-    results = [_lookup(graph, values, None, ref) for ref in output_refs]
+    results = _import_nodes(
+        ImportBuilder(block, context), graph, order, values, output_refs
+    )
     block.add_op(func.ReturnOp(*results))
     function = func.FuncOp(
         "main",
@@ -363,6 +391,46 @@ def import_graph_def(
         res_attrs=name_attrs([ref.label for ref in output_refs]),
     )
     return ModuleOp([function])
+
+
+def import_body(
+    body: Body, args: Sequence[SSAValue], block: Block, context: ImportContext
+) -> list[SSAValue]:
+    """Import a function body at the end of `block`, its arguments bound to `args`."""
+    from graph_opt.frontend.tensorflow.control_flow_v1 import functionalize
+
+    graph = _Graph(functionalize(body.nodes, context.library))
+    output_refs = [parse_input(text)[0] for text in body.outputs]
+    for ref in output_refs:
+        if ref.node not in graph.nodes:
+            raise FrontendError(f"the function returns undefined node '{ref.node}'")
+    order = graph.needed(output_refs)
+    if not context.allow_opaque:
+        _check_supported(graph, order)
+    values = {name: [arg] for name, arg in zip(body.args, args)}
+    return _import_nodes(
+        ImportBuilder(block, context), graph, order, values, output_refs
+    )
+
+
+def _import_nodes(
+    b: ImportBuilder,
+    graph: _Graph,
+    order: list[str],
+    values: dict[str, list[SSAValue]],
+    output_refs: list[TensorRef],
+) -> list[SSAValue]:
+    """Import the nodes in order (those in `values` are bound already); return the outputs."""
+    for name in order:
+        if name in values:
+            continue
+        node = graph.nodes[name]
+        b.node = node
+        inputs = [_lookup(graph, values, node, ref) for ref in graph.data[name]]
+        values[name] = _import_node(
+            b, node, inputs, graph.outputs_used[name], b.context.allow_opaque
+        )
+    return [_lookup(graph, values, None, ref) for ref in output_refs]
 
 
 def _import_node(

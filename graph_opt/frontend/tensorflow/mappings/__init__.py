@@ -4,9 +4,13 @@ from graph_opt.frontend.tensorflow.mappings import (  # noqa: F401
     basic,
     conv,
     elementwise,
+    fake_quant,
     linalg,
     norm,
+    pad,
     pool,
     reduce,
     shape_ops,
+    strided_slice,
+    tensor_ops,
 )

@@ -1,11 +1,12 @@
-"""Convolutions: Conv2D and DepthwiseConv2dNative, NHWC data with HWIO filters (or NCHW)."""
+"""Convolutions: Conv2D, DepthwiseConv2dNative and Conv2DBackpropInput, NHWC data
+with HWIO filters (or NCHW)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from graph_opt.dialects.nn.base import i64_array, i64_attr, str_attr
-from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.layout import CHANNELS_LAST
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.frontend.tensorflow.mappings.layouts import data_layout, reshaped
@@ -81,3 +82,69 @@ def import_depthwise_conv2d(b, node, inputs):
     grouped = reshaped(b, w, [height, width, 1, channels * multiplier])
     props["group"] = i64_attr(channels)
     return b.create(ConvOp, [x, _filter_for_layout(b, layout, grouped)], props)
+
+
+def _transpose_padding(b, layout: str, sizes, kernel, strides, dilations, outputs):
+    """nn.conv_transpose pads and output_padding giving TensorFlow's output size:
+    the padding of the forward conv from `outputs` to `sizes` (SAME: the odd one
+    at the end), then output_padding for the last rows no input reaches."""
+    padding = b.attr("padding")
+    spatial, _ = _spatial_axes(layout)
+    windows = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
+    if padding == "EXPLICIT":
+        flat = b.attr("explicit_paddings", [])
+        if len(flat) != 8:
+            b.decline(f"explicit_paddings {flat} must have 8 values")
+        begins = [flat[2 * a] for a in spatial]
+        ends = [flat[2 * a + 1] for a in spatial]
+    elif padding in TF_PADDINGS:
+        begins, ends = [], []
+        for o, s, window in zip(outputs, strides, windows):
+            forward = -(-o // s)
+            total = 0 if padding == "VALID" else max(0, (forward - 1) * s + window - o)
+            begins.append(total // 2)
+            ends.append(total - total // 2)
+    else:
+        b.decline(f"padding {padding} is not supported")
+    forward_sizes = [
+        (o + p0 + p1 - window) // s + 1
+        for o, p0, p1, window, s in zip(outputs, begins, ends, windows, strides)
+    ]
+    if forward_sizes != list(sizes):
+        b.decline(
+            f"input_sizes {outputs} give a forward output of {forward_sizes}, not the input's {list(sizes)}"
+        )
+    extra = [
+        o - (s * (i - 1) + window - p0 - p1)
+        for i, o, s, window, p0, p1 in zip(sizes, outputs, strides, windows, begins, ends)
+    ]  # fmt: skip
+    return begins + ends, extra
+
+
+@importer("Conv2DBackpropInput")
+def import_conv2d_backprop_input(b, node, inputs):
+    """The gradient of Conv2D by its input, a transposed convolution. The HWIO
+    filter of the forward conv is HWOI for nn.conv_transpose (or IOHW, permuted,
+    with NCHW); the output size comes from the constant input_sizes."""
+    layout = data_layout(b)
+    input_sizes, w, x = inputs
+    outputs = [int(v) for v in b.constant_input(input_sizes, "input_sizes").reshape(-1)]
+    x_type, w_type = ranked(x), ranked(w)
+    spatial, _ = _spatial_axes(layout)
+    if x_type is None or w_type is None or len(outputs) != 4:
+        b.decline("input, filter and input_sizes need rank 4")
+    sizes = [x_type.get_shape()[a] for a in spatial]
+    kernel = list(w_type.get_shape()[:2])
+    if DYN in sizes + kernel:
+        b.decline("the input's spatial dims and the filter need static sizes")
+    props = window_props(b, layout)
+    props.pop("auto_pad", None)  # the forward conv's padding, resolved below
+    strides, dilations = props["strides"].get_values(), props["dilations"].get_values()
+    out_sizes = [outputs[a] for a in spatial]
+    pads, extra = _transpose_padding(
+        b, layout, sizes, kernel, strides, dilations, out_sizes
+    )
+    props["pads"] = i64_array(pads)
+    if any(extra):
+        props["output_padding"] = i64_array(extra)
+    return b.create(ConvTransposeOp, [x, _filter_for_layout(b, layout, w)], props)

@@ -1,0 +1,452 @@
+"""Integer (quantized) ops: quantize, dequantize, integer conv and matmul, rescale.
+
+Their semantics follow ONNX QuantizeLinear/DequantizeLinear and TOSA 1.0
+(CONV2D/DEPTHWISE_CONV2D/MATMUL with zero points, RESCALE), so each maps
+onto one TOSA op (plus constants and layout transposes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    TensorType,
+    f32,
+    i8,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.base import (
+    GENERIC_FORMAT,
+    NNOperation,
+    check_flag,
+    i64_attr,
+    int_value,
+    str_value,
+)
+from graph_opt.dialects.nn.conv import ConvolutionBase, ConvOp
+from graph_opt.dialects.nn.linalg import MatMulOp
+from graph_opt.dialects.nn.quant import f32_array, f32_values
+from graph_opt.dialects.nn.shapes import DYN, dims_compatible, normalize_axis, ranked
+
+ROUNDING_MODES = ("SINGLE_ROUND", "DOUBLE_ROUND")
+MIN_SHIFT, MAX_SHIFT = 2, 62
+
+
+def int_range(element_type: Attribute, unsigned: bool = False) -> tuple[int, int]:
+    """The values an integer type holds, read as unsigned when `unsigned` (or ui*)."""
+    assert isinstance(element_type, IntegerType)
+    width = element_type.width.data
+    if unsigned or element_type.signedness.data == Signedness.UNSIGNED:
+        return 0, (1 << width) - 1
+    return -(1 << (width - 1)), (1 << (width - 1)) - 1
+
+
+def is_unsigned(element_type: Attribute) -> bool:
+    return (
+        isinstance(element_type, IntegerType)
+        and element_type.signedness.data == Signedness.UNSIGNED
+    )
+
+
+def _element(value, what: str, widths: Sequence[int]) -> IntegerType | None:
+    """The integer element type of a ranked tensor of one of `widths`; None if unranked."""
+    t = ranked(value)
+    if t is None:
+        return None
+    el = t.element_type
+    if not isinstance(el, IntegerType) or el.width.data not in widths:
+        kinds = "/".join(f"i{w}" for w in widths)
+        raise VerifyException(f"{what} must be a {kinds} tensor, got {t}")
+    return el
+
+
+def _check_signless(value, what: str, width: int) -> None:
+    el = _element(value, what, (width,))
+    if el is not None and el.signedness.data != Signedness.SIGNLESS:
+        raise VerifyException(
+            f"{what} must be a signless i{width} tensor, got {value.type}"
+        )
+
+
+def i64_array_values(attr: Attribute | None, what: str) -> np.ndarray:
+    if not isinstance(attr, DenseArrayBase) or attr.elt_type != i64:
+        raise VerifyException(f"{what} must be an array<i64>, got {attr}")
+    return np.asarray(attr.get_values(), dtype=np.int64)
+
+
+def quantization_props(
+    scale: Sequence[float] | np.ndarray,
+    zero_point: Sequence[int] | np.ndarray,
+    axis: int | None = None,
+) -> dict[str, Attribute]:
+    """Properties of nn.quantize / nn.dequantize; `axis` makes them per-axis."""
+    props: dict[str, Attribute] = {
+        "scale": f32_array(scale),
+        "zero_point": DenseArrayBase.from_list(
+            i64, [int(z) for z in np.asarray(zero_point).ravel()]
+        ),
+    }
+    if axis is not None:
+        props["axis"] = i64_attr(axis)
+    return props
+
+
+class QuantizationOp(NNOperation):
+    """Shared by nn.quantize and nn.dequantize: `scale` and `zero_point` hold one
+    value (per tensor) or one per index of `axis` (default 1, as in ONNX)."""
+
+    input = operand_def()
+    output = result_def()
+    scale = prop_def(DenseArrayBase)
+    zero_point = prop_def(DenseArrayBase)
+    axis = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @property
+    def scales(self) -> np.ndarray:
+        return f32_values(self.scale)
+
+    @property
+    def zero_points(self) -> np.ndarray:
+        return i64_array_values(self.zero_point, "zero_point")
+
+    def channel_axis(self, rank: int) -> int | None:
+        """The quantization axis, None when per tensor."""
+        if len(self.scales) == 1 and self.axis is None:
+            return None
+        return normalize_axis(int_value(self.properties, "axis", 1), rank)
+
+    def verify_quantization(self, int_type: Attribute | None) -> None:
+        scales, zero_points = self.scales, self.zero_points
+        if len(scales) == 0 or len(scales) != len(zero_points):
+            raise VerifyException(
+                f"scale and zero_point must have the same non-zero length, got {len(scales)} and {len(zero_points)}"
+            )
+        if not (np.isfinite(scales) & (scales > 0)).all():
+            raise VerifyException("scales must be positive and finite")
+        if int_type is not None:
+            low, high = int_range(int_type)
+            if zero_points.min() < low or zero_points.max() > high:
+                raise VerifyException(
+                    f"zero points must lie in [{low}, {high}] for {int_type}"
+                )
+        x = ranked(self.input)
+        if x is None:
+            return
+        axis = self.channel_axis(len(x.get_shape()))
+        if axis is None:
+            return
+        size = x.get_shape()[axis]
+        if len(scales) != 1 and size not in (DYN, len(scales)):
+            raise VerifyException(
+                f"{len(scales)} scales do not match axis {axis} of size {size}"
+            )
+
+    def check_same_shape(self) -> None:
+        x, y = ranked(self.input), ranked(self.output)
+        if (
+            x is not None
+            and y is not None
+            and not dims_compatible(y.get_shape(), x.get_shape())
+        ):
+            raise VerifyException(
+                f"result shape {list(y.get_shape())} differs from input shape {list(x.get_shape())}"
+            )
+
+
+@irdl_op_definition
+class QuantizeOp(QuantizationOp):
+    """ONNX QuantizeLinear: saturate(round_half_even(x / scale) + zero_point),
+    to the result's integer type (i8, ui8, i16, ui16 or i32)."""
+
+    name = "nn.quantize"
+
+    def verify_properties(self) -> None:
+        element = getattr(self.input.type, "element_type", None)
+        if element is not None and not isinstance(element, AnyFloat):
+            raise VerifyException(
+                f"quantize needs a float input, got {self.input.type}"
+            )
+        out = _element(self.output, "quantize result", (8, 16, 32))
+        self.verify_quantization(out)
+        self.check_same_shape()
+
+
+@irdl_op_definition
+class DequantizeOp(QuantizationOp):
+    """ONNX DequantizeLinear: (x - zero_point) * scale, as f32."""
+
+    name = "nn.dequantize"
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        return None if x is None else [TensorType(f32, x.get_shape())]
+
+    def verify_properties(self) -> None:
+        self.verify_quantization(_element(self.input, "dequantize input", (8, 16, 32)))
+
+
+@irdl_op_definition
+class QConvOp(ConvolutionBase):
+    """Integer nn.conv, as TOSA CONV2D / DEPTHWISE_CONV2D: i8 input and filter,
+    optional i32 bias, i32 result = sum((x - input_zp) * (w - weight_zp)) + bias.
+
+    Padding contributes zero (it pads x - input_zp). Layout, strides, pads,
+    dilations and groups are nn.conv's.
+    """
+
+    name = "nn.qconv"
+    input_zp = opt_prop_def(IntegerAttr)
+    weight_zp = opt_prop_def(IntegerAttr)
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        _check_signless(operands[0], "qconv input", 8)
+        _check_signless(operands[1], "qconv filter", 8)
+        if len(operands) == 3:
+            _check_signless(operands[2], "qconv bias", 32)
+        _check_zero_point(props, "input_zp", operands[0])
+        _check_zero_point(props, "weight_zp", operands[1])
+        inferred = ConvOp.infer_result_types(operands, props)
+        if inferred is None:
+            return None
+        return [TensorType(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
+
+
+@irdl_op_definition
+class QMatMulOp(NNOperation):
+    """Integer nn.matmul, as TOSA MATMUL: i8 operands, i32 result
+    (lhs - a_zp) @ (rhs - b_zp) with numpy.matmul's shape rule."""
+
+    name = "nn.qmatmul"
+    lhs = operand_def()
+    rhs = operand_def()
+    output = result_def()
+    a_zp = opt_prop_def(IntegerAttr)
+    b_zp = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        _check_signless(operands[0], "qmatmul lhs", 8)
+        _check_signless(operands[1], "qmatmul rhs", 8)
+        _check_zero_point(props, "a_zp", operands[0])
+        _check_zero_point(props, "b_zp", operands[1])
+        inferred = MatMulOp.infer_result_types(operands, props)
+        if inferred is None:
+            return None
+        return [TensorType(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
+
+
+def _check_zero_point(props, name: str, value) -> None:
+    zp = int_value(props, name, 0)
+    el = ranked(value)
+    if el is not None:
+        low, high = int_range(el.element_type)
+        if not low <= zp <= high:
+            raise VerifyException(f"{name} {zp} is out of range [{low}, {high}]")
+
+
+def rescale_props(
+    multiplier: Sequence[int] | np.ndarray,
+    shift: Sequence[int] | np.ndarray,
+    input_zp: int = 0,
+    output_zp: int = 0,
+    *,
+    scale32: bool = True,
+    rounding_mode: str = "SINGLE_ROUND",
+    per_channel: bool = False,
+    input_unsigned: bool = False,
+    output_unsigned: bool = False,
+) -> dict[str, Attribute]:
+    """Properties of an nn.rescale."""
+    return {
+        "multiplier": DenseArrayBase.from_list(
+            i32 if scale32 else i16, [int(m) for m in np.asarray(multiplier).ravel()]
+        ),
+        "shift": DenseArrayBase.from_list(
+            i8, [int(s) for s in np.asarray(shift).ravel()]
+        ),
+        "input_zp": i64_attr(int(input_zp)),
+        "output_zp": i64_attr(int(output_zp)),
+        "scale32": i64_attr(int(scale32)),
+        "rounding_mode": StringAttr(rounding_mode),
+        "per_channel": i64_attr(int(per_channel)),
+        "input_unsigned": i64_attr(int(input_unsigned)),
+        "output_unsigned": i64_attr(int(output_unsigned)),
+    }
+
+
+@irdl_op_definition
+class RescaleOp(NNOperation):
+    """TOSA 1.0 RESCALE: out = saturate(apply_scale(in - input_zp, multiplier[c],
+    shift[c]) + output_zp), c = the last index when `per_channel`, else 0.
+
+    apply_scale is apply_scale_32 (i32 multiplier; DOUBLE_ROUND adds +-2^30
+    to the rounding term when shift > 31) or, with scale32 = 0,
+    apply_scale_16 (i16 multiplier); both round half up: (v * m + 2^(shift-1)) >> shift.
+    `input_unsigned` / `output_unsigned` read / write the values as unsigned
+    (required for ui* types). Flags are 0/1 integers.
+    """
+
+    name = "nn.rescale"
+    input = operand_def()
+    output = result_def()
+    multiplier = prop_def(DenseArrayBase)
+    shift = prop_def(DenseArrayBase)
+    input_zp = opt_prop_def(IntegerAttr)
+    output_zp = opt_prop_def(IntegerAttr)
+    scale32 = opt_prop_def(IntegerAttr)
+    rounding_mode = opt_prop_def(StringAttr)
+    per_channel = opt_prop_def(IntegerAttr)
+    input_unsigned = opt_prop_def(IntegerAttr)
+    output_unsigned = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @property
+    def is_scale32(self) -> bool:
+        value = int_value(self.properties, "scale32", 1)
+        if value not in (0, 1):
+            raise VerifyException(f"scale32 must be 0 or 1, got {value}")
+        return bool(value)
+
+    @property
+    def rounding(self) -> str:
+        return str_value(self.properties, "rounding_mode", "SINGLE_ROUND")
+
+    def flag(self, name: str) -> bool:
+        return check_flag(self.properties, name)
+
+    @property
+    def multipliers(self) -> np.ndarray:
+        return np.asarray(self.multiplier.get_values(), dtype=np.int64)
+
+    @property
+    def shifts(self) -> np.ndarray:
+        return np.asarray(self.shift.get_values(), dtype=np.int64)
+
+    def verify_properties(self) -> None:
+        in_el = _element(self.input, "rescale input", (8, 16, 32))
+        out_el = _element(self.output, "rescale result", (8, 16, 32))
+        self._verify_scale()
+        in_unsigned, out_unsigned = (
+            self.flag("input_unsigned"),
+            self.flag("output_unsigned"),
+        )
+        if in_unsigned and out_unsigned:
+            raise VerifyException(
+                "input_unsigned and output_unsigned exclude each other"
+            )
+        if self.flag("per_channel"):
+            x = ranked(self.input)
+            if x is not None and not x.get_shape():
+                raise VerifyException("per_channel needs an input of rank >= 1")
+        for el, unsigned, zp_name, side in (
+            (in_el, in_unsigned, "input_zp", "input"),
+            (out_el, out_unsigned, "output_zp", "output"),
+        ):
+            if el is not None:
+                self._verify_side(el, unsigned, zp_name, side)
+        if in_el is not None and out_el is not None:
+            if out_el.width.data == 32 and in_unsigned:
+                raise VerifyException("an i32 result needs a signed input")
+            if in_el.width.data == 32 and out_unsigned:
+                raise VerifyException("an i32 input needs a signed result")
+        self._verify_channels()
+        x, y = ranked(self.input), ranked(self.output)
+        if (
+            x is not None
+            and y is not None
+            and not dims_compatible(y.get_shape(), x.get_shape())
+        ):
+            raise VerifyException(
+                f"result shape {list(y.get_shape())} differs from input shape {list(x.get_shape())}"
+            )
+
+    def _verify_scale(self) -> None:
+        scale32 = self.is_scale32
+        expected = i32 if scale32 else i16
+        if self.multiplier.elt_type != expected:
+            raise VerifyException(
+                f"multiplier must be an array<{expected}> when scale32 = {int(scale32)}"
+            )
+        if self.shift.elt_type != i8:
+            raise VerifyException("shift must be an array<i8>")
+        if self.rounding not in ROUNDING_MODES:
+            raise VerifyException(
+                f"rounding_mode must be one of {ROUNDING_MODES}, got {self.rounding!r}"
+            )
+        if self.rounding == "DOUBLE_ROUND" and not scale32:
+            raise VerifyException("DOUBLE_ROUND needs scale32 = 1")
+        multipliers, shifts = self.multipliers, self.shifts
+        if len(multipliers) == 0 or len(multipliers) != len(shifts):
+            raise VerifyException(
+                f"multiplier and shift must have the same non-zero length, got {len(multipliers)} and {len(shifts)}"
+            )
+        if multipliers.min() < 0:
+            raise VerifyException("multipliers must be non-negative")
+        if shifts.min() < MIN_SHIFT or shifts.max() > MAX_SHIFT:
+            raise VerifyException(f"shifts must lie in [{MIN_SHIFT}, {MAX_SHIFT}]")
+
+    def _verify_side(
+        self, el: IntegerType, unsigned: bool, zp_name: str, side: str
+    ) -> None:
+        width = el.width.data
+        if is_unsigned(el) and not unsigned:
+            raise VerifyException(f"{side} type {el} needs {side}_unsigned = 1")
+        if unsigned and width == 32:
+            raise VerifyException(f"{side}_unsigned is not allowed for i32")
+        zp = int_value(self.properties, zp_name, 0)
+        if zp == 0:
+            return
+        if width == 16 and unsigned and zp == 32768:
+            return
+        if width != 8:
+            raise VerifyException(
+                f"{zp_name} must be 0 for {el}{' (or 32768 unsigned)' if width == 16 else ''}"
+            )
+        low, high = int_range(el, unsigned)
+        if not low <= zp <= high:
+            raise VerifyException(f"{zp_name} {zp} is out of range [{low}, {high}]")
+
+    def _verify_channels(self) -> None:
+        count = len(self.multipliers)
+        if not self.flag("per_channel"):
+            if count != 1:
+                raise VerifyException(
+                    f"{count} multipliers need per_channel = 1 (one per last-dim index)"
+                )
+            return
+        x = ranked(self.input)
+        if x is not None and x.get_shape()[-1] not in (DYN, count):
+            raise VerifyException(
+                f"per_channel needs {x.get_shape()[-1]} multipliers (the last dim), got {count}"
+            )
+
+
+QINT_OPS = [QuantizeOp, DequantizeOp, QConvOp, QMatMulOp, RescaleOp]

@@ -1,0 +1,334 @@
+"""The `tosa` dialect as upstream MLIR defines it (TOSA 1.0): xDSL's ops plus the ones it lacks.
+
+xDSL 0.74's `tosa` lacks conv2d, depthwise_conv2d, transpose, reshape, pad, slice,
+tile, cast, the shape type and most elementwise ops, and its matmul only allows a
+leading dim of 1 and a result of the operand element type. The ops below follow
+upstream's TosaOps.td: zero points and shifts are operands, shapes are
+`!tosa.shape<rank>` values made by `tosa.const_shape`. Checked against real MLIR
+(iree-opt) by tests/lowering/test_tosa_iree.py.
+"""
+
+from __future__ import annotations
+
+from abc import ABC
+from collections.abc import Sequence
+
+from xdsl.dialects import tosa as xdsl_tosa
+from xdsl.dialects.builtin import (
+    I32,
+    I64,
+    BoolAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntAttr,
+    TensorType,
+)
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    ParametrizedAttribute,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    param_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+GENERIC = "operands attr-dict `:` functional-type(operands, results)"
+
+
+@irdl_attr_definition
+class ShapeType(ParametrizedAttribute, TypeAttribute):
+    """`!tosa.shape<rank>`: a shape operand (of reshape, pad, slice, tile)."""
+
+    name = "tosa.shape"
+    rank: IntAttr = param_def(IntAttr)
+
+    def __init__(self, rank: int):
+        super().__init__(IntAttr(rank))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.rank.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (IntAttr(parser.parse_integer(allow_boolean=False)),)
+
+
+class TosaOperation(IRDLOperation, ABC):
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = GENERIC
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class ConstShapeOp(TosaOperation):
+    """A constant shape: `values` is a dense tensor<rank x index>."""
+
+    name = "tosa.const_shape"
+    values = prop_def(DenseIntOrFPElementsAttr)
+    output = result_def(ShapeType)
+    assembly_format = None
+
+    def verify_(self) -> None:
+        count = len(self.values.get_type().get_shape())
+        if (
+            count != 1
+            or self.values.get_type().get_shape()[0] != self.output.type.rank.data
+        ):  # type: ignore[attr-defined]
+            raise VerifyException("const_shape values must be 1-D of the shape's rank")
+
+
+class ConvolutionOperation(TosaOperation, ABC):
+    """conv2d and depthwise_conv2d: NHWC input, zero points as scalar-tensor operands."""
+
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    input_zp = operand_def(TensorType)
+    weight_zp = operand_def(TensorType)
+    output = result_def(TensorType)
+    pad = prop_def(DenseArrayBase[I64])
+    stride = prop_def(DenseArrayBase[I64])
+    dilation = prop_def(DenseArrayBase[I64])
+    acc_type = prop_def(TypeAttribute)
+    local_bound = opt_prop_def(BoolAttr)
+
+    def verify_(self) -> None:
+        for value in (self.input, self.weight, self.output):
+            if len(value.type.get_shape()) != 4:  # type: ignore[attr-defined]
+                raise VerifyException(
+                    f"{self.name} needs rank-4 input, weight and output"
+                )
+
+
+@irdl_op_definition
+class Conv2DOp(ConvolutionOperation):
+    """2-D convolution; weight is OHWI."""
+
+    name = "tosa.conv2d"
+
+
+@irdl_op_definition
+class DepthwiseConv2DOp(ConvolutionOperation):
+    """Depthwise 2-D convolution; weight is HWCM (M outputs per input channel)."""
+
+    name = "tosa.depthwise_conv2d"
+
+
+@irdl_op_definition
+class MatMulOp(TosaOperation):
+    """Batched matmul [N, H, C] x [N, C, W] -> [N, H, W]; zero points as operands."""
+
+    name = "tosa.matmul"
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    a_zp = operand_def(TensorType)
+    b_zp = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    def verify_(self) -> None:
+        a, b = self.a.type.get_shape(), self.b.type.get_shape()  # type: ignore[attr-defined]
+        if len(a) != 3 or len(b) != 3:
+            raise VerifyException("tosa.matmul needs rank-3 operands")
+        if a[2] != b[1] or a[0] != b[0]:
+            raise VerifyException(f"tosa.matmul shapes {a} and {b} do not contract")
+
+
+@irdl_op_definition
+class TransposeOp(TosaOperation):
+    name = "tosa.transpose"
+    input1 = operand_def(TensorType)
+    output = result_def(TensorType)
+    perms = prop_def(DenseArrayBase[I32])
+
+
+@irdl_op_definition
+class ReshapeOp(TosaOperation):
+    name = "tosa.reshape"
+    input1 = operand_def(TensorType)
+    shape = operand_def(ShapeType)
+    output = result_def(TensorType)
+
+
+@irdl_op_definition
+class PadOp(TosaOperation):
+    """`padding` holds [begin, end] per dim (interleaved); `pad_const` is a 1-element tensor."""
+
+    name = "tosa.pad"
+    input1 = operand_def(TensorType)
+    padding = operand_def(ShapeType)
+    pad_const = operand_def(TensorType)
+    output = result_def(TensorType)
+
+
+@irdl_op_definition
+class SliceOp(TosaOperation):
+    name = "tosa.slice"
+    input1 = operand_def(TensorType)
+    start = operand_def(ShapeType)
+    size = operand_def(ShapeType)
+    output = result_def(TensorType)
+
+
+@irdl_op_definition
+class TileOp(TosaOperation):
+    name = "tosa.tile"
+    input1 = operand_def(TensorType)
+    multiples = operand_def(ShapeType)
+    output = result_def(TensorType)
+
+
+@irdl_op_definition
+class CastOp(TosaOperation):
+    name = "tosa.cast"
+    input = operand_def(TensorType)
+    output = result_def(TensorType)
+
+
+class UnaryOperation(TosaOperation, ABC):
+    input1 = operand_def(TensorType)
+    output = result_def(TensorType)
+
+
+def _unary(op_name: str, class_name: str) -> type[UnaryOperation]:
+    cls = type(class_name, (UnaryOperation,), {"name": op_name, "__module__": __name__})
+    return irdl_op_definition(cls)
+
+
+ExpOp = _unary("tosa.exp", "ExpOp")
+LogOp = _unary("tosa.log", "LogOp")
+TanhOp = _unary("tosa.tanh", "TanhOp")
+SigmoidOp = _unary("tosa.sigmoid", "SigmoidOp")
+AbsOp = _unary("tosa.abs", "AbsOp")
+RsqrtOp = _unary("tosa.rsqrt", "RsqrtOp")
+ErfOp = _unary("tosa.erf", "ErfOp")
+FloorOp = _unary("tosa.floor", "FloorOp")
+CeilOp = _unary("tosa.ceil", "CeilOp")
+
+
+@irdl_op_definition
+class NegateOp(TosaOperation):
+    name = "tosa.negate"
+    input1 = operand_def(TensorType)
+    input1_zp = operand_def(TensorType)
+    output_zp = operand_def(TensorType)
+    output = result_def(TensorType)
+
+
+class BinaryOperation(TosaOperation, ABC):
+    """Elementwise binary op; operands of equal rank broadcast over size-1 dims."""
+
+    input1 = operand_def(TensorType)
+    input2 = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    def verify_(self) -> None:
+        if not xdsl_tosa.are_tosa_broadcastable(
+            self.input1.type, self.input2.type, self.output.type
+        ):
+            raise VerifyException(f"{self.name}: operand and result shapes differ")
+
+
+@irdl_op_definition
+class MaximumOp(BinaryOperation):
+    name = "tosa.maximum"
+    nan_mode = opt_prop_def(xdsl_tosa.NanModeAttr)
+
+
+@irdl_op_definition
+class MinimumOp(BinaryOperation):
+    name = "tosa.minimum"
+    nan_mode = opt_prop_def(xdsl_tosa.NanModeAttr)
+
+
+@irdl_op_definition
+class PowOp(BinaryOperation):
+    name = "tosa.pow"
+
+
+@irdl_op_definition
+class GreaterEqualOp(BinaryOperation):
+    """Result is a tensor of i1."""
+
+    name = "tosa.greater_equal"
+
+
+@irdl_op_definition
+class SelectOp(TosaOperation):
+    name = "tosa.select"
+    input1 = operand_def(TensorType)
+    input2 = operand_def(TensorType)
+    input3 = operand_def(TensorType)
+    output = result_def(TensorType)
+
+
+XDSL_OPS_KEPT = [
+    xdsl_tosa.ClampOp,
+    xdsl_tosa.ConstOp,
+    xdsl_tosa.RescaleOp,
+    xdsl_tosa.AddOp,
+    xdsl_tosa.SubOp,
+    xdsl_tosa.MulOp,
+    xdsl_tosa.SinOp,
+    xdsl_tosa.CosOp,
+    xdsl_tosa.ReciprocalOp,
+    xdsl_tosa.ReduceAllOp,
+    xdsl_tosa.ReduceAnyOp,
+    xdsl_tosa.ReduceMaxOp,
+    xdsl_tosa.ReduceMinOp,
+    xdsl_tosa.ReduceProductOp,
+    xdsl_tosa.ReduceSumOp,
+    xdsl_tosa.MaxPool2DOp,
+    xdsl_tosa.AvgPool2DOp,
+    xdsl_tosa.ConcatOp,
+    xdsl_tosa.IfOp,
+    xdsl_tosa.YieldOp,
+]
+"""xDSL's tosa ops whose definitions match upstream (its matmul does not)."""
+
+TOSA = Dialect(
+    "tosa",
+    [
+        *XDSL_OPS_KEPT,
+        ConstShapeOp,
+        Conv2DOp,
+        DepthwiseConv2DOp,
+        MatMulOp,
+        TransposeOp,
+        ReshapeOp,
+        PadOp,
+        SliceOp,
+        TileOp,
+        CastOp,
+        ExpOp,
+        LogOp,
+        TanhOp,
+        SigmoidOp,
+        AbsOp,
+        RsqrtOp,
+        ErfOp,
+        FloorOp,
+        CeilOp,
+        NegateOp,
+        MaximumOp,
+        MinimumOp,
+        PowOp,
+        GreaterEqualOp,
+        SelectOp,
+    ],
+    [xdsl_tosa.NanModeAttr, xdsl_tosa.RoundingModeAttr, ShapeType],
+)

@@ -1,0 +1,59 @@
+"""Fake quantization: FakeQuantWithMinMaxArgs / Vars / VarsPerChannel -> nn.fake_quant."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
+from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
+from graph_opt.dialects.nn.shapes import ranked
+from graph_opt.frontend.tensorflow.op_table import importer
+
+
+def _constant_bound(b, value, what: str) -> np.ndarray:
+    """A Const input, also through Identity reads (frozen variables)."""
+    while isinstance(value.owner, IdentityOp | StopGradientOp):
+        value = value.owner.input
+    return b.constant_input(value, what)
+
+
+def _fake_quant(b, x, mins, maxs, axis=None):
+    props = fake_quant_props(
+        mins, maxs, b.attr("num_bits", 8), b.attr("narrow_range", False), axis
+    )
+    op = b.create(FakeQuantOp, [x], props)
+    try:
+        op.verify()
+    except VerifyException as e:
+        raise b.error(str(e)) from e
+    return op
+
+
+@importer("FakeQuantWithMinMaxArgs")
+def import_fake_quant_args(b, node, inputs):
+    return _fake_quant(b, inputs[0], [b.attr("min", -6.0)], [b.attr("max", 6.0)])
+
+
+@importer("FakeQuantWithMinMaxVars")
+def import_fake_quant_vars(b, node, inputs):
+    mins = _constant_bound(b, inputs[1], "min")
+    maxs = _constant_bound(b, inputs[2], "max")
+    if mins.size != 1 or maxs.size != 1:
+        raise b.error(
+            f"min and max must be scalars, got shapes {mins.shape} and {maxs.shape}"
+        )
+    return _fake_quant(b, inputs[0], mins.ravel(), maxs.ravel())
+
+
+@importer("FakeQuantWithMinMaxVarsPerChannel")
+def import_fake_quant_per_channel(b, node, inputs):
+    mins = _constant_bound(b, inputs[1], "min")
+    maxs = _constant_bound(b, inputs[2], "max")
+    if np.ndim(mins) != 1 or np.ndim(maxs) != 1:
+        raise b.error(
+            f"min and max must be 1-D, got shapes {mins.shape} and {maxs.shape}"
+        )
+    x = ranked(inputs[0])
+    axis = -1 if x is None else len(x.get_shape()) - 1
+    return _fake_quant(b, inputs[0], mins, maxs, axis)

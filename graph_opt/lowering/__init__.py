@@ -1,0 +1,1 @@
+"""Lowerings from the nn dialect to other dialects (TOSA)."""

@@ -1,0 +1,134 @@
+"""The `lower-to-tosa` pass: nn graphs to upstream MLIR's TOSA (spec 1.0) plus func."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import tosa
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.utils.exceptions import PassFailedException
+
+from graph_opt.dialects import tosa_ext
+from graph_opt.lowering.tosa_conv import LowerConv, LowerGlobalAvgPool, LowerPool
+from graph_opt.lowering.tosa_elementwise import LowerElementwise
+from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
+from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
+from graph_opt.lowering.tosa_quant import QUANT_PATTERNS
+from graph_opt.lowering.tosa_tensor import (
+    LowerCast,
+    LowerReductions,
+    LowerSlicing,
+    LowerSoftmax,
+    LowerTensorOps,
+)
+
+PATTERNS = (
+    LowerConv,
+    LowerPool,
+    LowerGlobalAvgPool,
+    LowerMatMul,
+    LowerGemm,
+    LowerElementwise,
+    LowerTensorOps,
+    LowerSlicing,
+    LowerCast,
+    LowerReductions,
+    LowerSoftmax,
+    LowerBatchNorm,
+    LowerLayerNorm,
+    *QUANT_PATTERNS,
+)
+
+CONSTANT_OPS = (tosa.ConstOp, tosa_ext.ConstShapeOp)
+
+SHAPE_QUERY = "shape computations fold away: run fold-constants (or optimize) first"
+UNSUPPORTED_REASONS = {
+    "nn.shape": SHAPE_QUERY,
+    "nn.size": SHAPE_QUERY,
+    "nn.rank": SHAPE_QUERY,
+    "nn.constant_of_shape": SHAPE_QUERY,
+    "nn.opaque": "a framework operator kept as is has no TOSA form",
+}
+"""Why ops with no lowering pattern have none, where there is more to say."""
+
+
+@dataclass(frozen=True)
+class LowerToTosaPass(ModulePass):
+    """Lower nn ops to TOSA as upstream MLIR defines it, ready for MLIR and IREE.
+
+    Convolutions and pools become NHWC tosa.conv2d / depthwise_conv2d /
+    max_pool2d / avg_pool2d (NCHW data is transposed around them), matrix
+    products batched 3-D tosa.matmul; elementwise ops, activations, reshapes,
+    transposes, concat, slices, splits, casts, pads, reductions, softmax,
+    batch_norm and layer_norm become their TOSA counterparts or short TOSA
+    sequences. The int8 ops map to TOSA's integer profile: nn.qconv and
+    nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
+    accumulators, nn.rescale to tosa.rescale, nn.quantize and nn.dequantize to
+    tosa.mul / add / clamp / cast.
+    An op with no TOSA form fails the pass, naming the op, its location and why.
+    The module's ONNX metadata attributes (nn.onnx_*) are dropped.
+    Print with --print-op-generic for upstream MLIR.
+    """
+
+    name = "lower-to-tosa"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_static_shapes(op)
+        declined: dict[Operation, str] = {}
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([p(declined) for p in PATTERNS]),
+            apply_recursively=False,
+        ).rewrite_module(op)
+        remaining = [o for o in op.walk() if o.dialect_name() == "nn"]
+        if remaining:
+            first = remaining[0]
+            reason = declined.get(
+                first,
+                UNSUPPORTED_REASONS.get(first.name, "no TOSA lowering for this op"),
+            )
+            raise PassFailedException(
+                f"lower-to-tosa: cannot lower {describe(first)} at {first.location}: {reason}"
+            )
+        erase_unused_constants(op)
+        drop_onnx_module_attributes(op)
+
+
+def check_static_shapes(module: ModuleOp) -> None:
+    """TOSA shapes here are constants: every nn value must be a static tensor."""
+    for o in module.walk():
+        if o.dialect_name() != "nn":
+            continue
+        for value in (*o.operands, *o.results):
+            if (
+                not isinstance(value.type, TensorType)
+                or not value.type.has_static_shape()
+            ):
+                raise PassFailedException(
+                    f"lower-to-tosa: cannot lower {describe(o)} at {o.location}: "
+                    f"needs static tensor shapes, got {value.type}"
+                )
+
+
+def describe(op: Operation) -> str:
+    """The op's name; an nn.opaque's with its framework operator, e.g. `nn.opaque (Hardmax)`."""
+    op_type = op.properties.get("op_type")
+    return f"{op.name} ({op_type.data})" if isinstance(op_type, StringAttr) else op.name
+
+
+def drop_onnx_module_attributes(module: ModuleOp) -> None:
+    """ONNX metadata (opset imports, IR version) describes the nn graph, not the TOSA one;
+    its empty opset domain key is not even a valid MLIR attribute name."""
+    for name in [n for n in module.attributes if n.startswith("nn.")]:
+        del module.attributes[name]
+
+
+def erase_unused_constants(module: ModuleOp) -> None:
+    """Constants left without users (reshape targets, folded weights)."""
+    for o in reversed(list(module.walk())):
+        if isinstance(o, CONSTANT_OPS) and not o.results[0].uses:
+            o.detach()
+            o.erase()

@@ -1,0 +1,272 @@
+"""Lowering of 2-D convolutions and pooling to TOSA's NHWC conv2d, depthwise_conv2d and pools.
+
+NCHW data is transposed to NHWC around the TOSA op; filters are permuted to OHWI
+(conv2d) or HWCM (depthwise_conv2d), at compile time when they are constants.
+TOSA needs (in + pads - window) to divide by the stride: the end pad is trimmed
+(or the input sliced) to the size the nn op's result type gives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import tosa
+from xdsl.dialects.builtin import TensorType, i32
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+
+from graph_opt.dialects import tosa_ext
+from graph_opt.dialects.nn.base import i64_array, int_value
+from graph_opt.dialects.nn.conv import ConvOp, resolve_pads
+from graph_opt.dialects.nn.fused import FusedConvOp
+from graph_opt.dialects.nn.layout import CHANNELS_FIRST, split_filter_shape
+from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
+from graph_opt.dialects.nn.qint import QConvOp
+from graph_opt.lowering.lowering_pattern import LoweringPattern, constant_array
+from graph_opt.lowering.tosa_builder import (
+    HWIO_TO_OHWI,
+    NCHW_TO_NHWC,
+    NHWC_TO_NCHW,
+    OIHW_TO_OHWI,
+    TosaBuilder,
+    element_of,
+    shape_of,
+)
+from graph_opt.lowering.tosa_elementwise import activation, is_float
+
+
+def to_nhwc(b: TosaBuilder, x: SSAValue, layout: str) -> SSAValue:
+    return b.transpose(x, NCHW_TO_NHWC) if layout == CHANNELS_FIRST else x
+
+
+def from_nhwc(b: TosaBuilder, y: SSAValue, layout: str) -> SSAValue:
+    return b.transpose(y, NHWC_TO_NCHW) if layout == CHANNELS_FIRST else y
+
+
+def nhwc_shape(shape: tuple[int, ...], layout: str) -> tuple[int, ...]:
+    if layout == CHANNELS_FIRST:
+        return tuple(shape[p] for p in NCHW_TO_NHWC)
+    return shape
+
+
+def permuted(b: TosaBuilder, value: SSAValue, perm: tuple[int, ...]) -> SSAValue:
+    """A filter permuted: folded when constant, a tosa.transpose otherwise."""
+    array = constant_array(value)
+    if array is None:
+        return b.transpose(value, perm)
+    return b.transpose_const(array, perm)
+
+
+def fit_window(
+    b: TosaBuilder,
+    x: SSAValue,
+    pads: list[int],
+    windows: list[int],
+    strides: list[int],
+    out_sizes: list[int],
+) -> tuple[SSAValue, list[int]]:
+    """TOSA pad [top, bottom, left, right] giving exactly `out_sizes`; x sliced if an end pad goes negative."""
+    in_sizes = list(shape_of(x)[1:3])
+    tosa_pads, crop = [], []
+    for axis in range(2):
+        begin = pads[axis]
+        end = (
+            (out_sizes[axis] - 1) * strides[axis]
+            + windows[axis]
+            - in_sizes[axis]
+            - begin
+        )
+        tosa_pads += [begin, max(end, 0)]
+        crop.append(max(-end, 0))
+    if any(crop):
+        shape = shape_of(x)
+        size = [shape[0], shape[1] - crop[0], shape[2] - crop[1], shape[3]]
+        x = b.add(
+            tosa_ext.SliceOp.build(
+                operands=[x, b.const_shape([0, 0, 0, 0]), b.const_shape(size)],
+                result_types=[TensorType(element_of(x), size)],
+            )
+        )
+    return x, tosa_pads
+
+
+class LowerConv(LoweringPattern):
+    """nn.conv / nn.fused_conv / nn.qconv (2-D, group 1 or depthwise) -> tosa.conv2d / tosa.depthwise_conv2d.
+
+    nn.qconv (i8 x i8, zero points) accumulates in i32, as TOSA's integer profile does.
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, ConvOp | FusedConvOp | QConvOp):
+            return
+        x, w = op.operands[0], op.operands[1]
+        if len(shape_of(x)) != 4:
+            self.decline(op, "only 2-D convolutions lower to TOSA")
+            return
+        integer = isinstance(op, QConvOp)
+        if not integer and not is_float(x):
+            self.decline(op, "integer convolutions lower through nn.qconv")
+            return
+        layout = op.layout
+        out_channels, in_per_group, kernel = split_filter_shape(layout, shape_of(w))
+        group = int_value(op.properties, "group", 1)
+        depthwise = group > 1 and in_per_group == 1
+        if group > 1 and not depthwise:
+            self.decline(op, f"grouped convolution (group {group}) is not depthwise")
+            return
+        b = TosaBuilder()
+        x_nhwc = to_nhwc(b, x, layout)
+        accumulator = i32 if integer else element_of(x)
+        weight = self.weight(b, w, layout, group if depthwise else 0)
+        bias = (
+            op.operands[2]
+            if len(op.operands) == 3
+            else b.const(np.zeros(out_channels), accumulator)
+        )
+        strides, dilations, pads, auto_pad = op.window_props(op.properties, 2)
+        sizes = list(shape_of(x_nhwc)[1:3])
+        explicit = resolve_pads(auto_pad, pads, sizes, kernel, strides, dilations)
+        out_shape = nhwc_shape(shape_of(op.results[0]), layout)
+        windows = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
+        x_nhwc, tosa_pads = fit_window(
+            b, x_nhwc, explicit, windows, strides, list(out_shape[1:3])
+        )
+        zero_points = [
+            b.scalar(int_value(op.properties, name, 0), element_of(value))
+            for name, value in (("input_zp", x), ("weight_zp", w))
+        ]
+        conv_type = tosa_ext.DepthwiseConv2DOp if depthwise else tosa_ext.Conv2DOp
+        y = b.add(
+            conv_type.build(
+                operands=[x_nhwc, weight, bias, *zero_points],
+                properties={
+                    "pad": i64_array(tosa_pads),
+                    "stride": i64_array(strides),
+                    "dilation": i64_array(dilations),
+                    "acc_type": accumulator,
+                },
+                result_types=[TensorType(accumulator, out_shape)],
+            )
+        )
+        if isinstance(op, FusedConvOp):
+            activated = activation(b, y, op.activation_name, op.activation_values)
+            if activated is None:
+                self.decline(op, f"unknown activation {op.activation_name}")
+                return
+            y = activated
+        rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
+
+    @staticmethod
+    def weight(b: TosaBuilder, w: SSAValue, layout: str, depthwise_channels: int):
+        """The filter as OHWI, or as HWCM for a depthwise conv over that many channels."""
+        if not depthwise_channels:
+            return permuted(
+                b, w, OIHW_TO_OHWI if layout == CHANNELS_FIRST else HWIO_TO_OHWI
+            )
+        if layout == CHANNELS_FIRST:
+            w = permuted(b, w, (2, 3, 1, 0))  # OIHW (I = 1) -> HW1O
+        kh, kw, _, out = shape_of(w)
+        return b.reshape(w, (kh, kw, depthwise_channels, out // depthwise_channels))
+
+
+class LowerPool(LoweringPattern):
+    """nn.max_pool / nn.avg_pool (2-D) -> tosa.max_pool2d / tosa.avg_pool2d (max also on int8)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, MaxPoolOp | AvgPoolOp):
+            return
+        x = op.operands[0]
+        if len(shape_of(x)) != 4 or not (is_float(x) or isinstance(op, MaxPoolOp)):
+            self.decline(
+                op, "only 2-D float pooling lowers to TOSA (and int max pooling)"
+            )
+            return
+        layout = op.layout
+        kernel, strides, dilations, pads, auto_pad, ceil = op.pool_props(
+            op.properties, 2
+        )
+        include_pad = int_value(op.properties, "count_include_pad", 0)
+        if dilations != [1, 1]:
+            self.decline(op, "TOSA pools have no dilation")
+            return
+        b = TosaBuilder()
+        x_nhwc = to_nhwc(b, x, layout)
+        sizes = list(shape_of(x_nhwc)[1:3])
+        explicit = resolve_pads(auto_pad, pads, sizes, kernel, strides, dilations)
+        out_shape = nhwc_shape(shape_of(op.results[0]), layout)
+        if include_pad and any(explicit):
+            if ceil:
+                self.decline(op, "ceil_mode with count_include_pad")
+                return
+            x_nhwc = self.zero_pad(b, x_nhwc, explicit)
+            explicit = [0, 0, 0, 0]
+        x_nhwc, tosa_pads = fit_window(
+            b, x_nhwc, explicit, kernel, strides, list(out_shape[1:3])
+        )
+        y = pool(b, type(op), x_nhwc, kernel, strides, tosa_pads, out_shape)
+        rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
+
+    @staticmethod
+    def zero_pad(b: TosaBuilder, x: SSAValue, pads: list[int]) -> SSAValue:
+        shape = shape_of(x)
+        padding = [0, 0, pads[0], pads[2], pads[1], pads[3], 0, 0]
+        out = [
+            shape[0],
+            shape[1] + pads[0] + pads[2],
+            shape[2] + pads[1] + pads[3],
+            shape[3],
+        ]
+        return b.add(
+            tosa_ext.PadOp.build(
+                operands=[x, b.const_shape(padding), b.zero_point(element_of(x))],
+                result_types=[TensorType(element_of(x), out)],
+            )
+        )
+
+
+def pool(
+    b: TosaBuilder,
+    op_type: type[Operation],
+    x: SSAValue,
+    kernel: list[int],
+    strides: list[int],
+    pads: list[int],
+    out_shape: tuple[int, ...],
+) -> SSAValue:
+    element: Attribute = element_of(x)
+    props: dict[str, Attribute] = {
+        "kernel": i64_array(kernel),
+        "stride": i64_array(strides),
+        "pad": i64_array(pads),
+    }
+    result_type = TensorType(element, out_shape)
+    if op_type is MaxPoolOp:
+        return b.add(
+            tosa.MaxPool2DOp.build(
+                operands=[x], properties=props, result_types=[result_type]
+            )
+        )
+    zero = b.zero_point(element)
+    return b.add(
+        tosa.AvgPool2DOp.build(
+            operands=[x, zero, zero],
+            properties={**props, "acc_type": element},
+            result_types=[result_type],
+        )
+    )
+
+
+class LowerGlobalAvgPool(LoweringPattern):
+    """nn.global_avg_pool (2-D) -> tosa.avg_pool2d over the whole image."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GlobalAvgPoolOp):
+            return
+        x = op.operands[0]
+        if len(shape_of(x)) != 4 or not is_float(x):
+            self.decline(op, "only 2-D float pooling lowers to TOSA")
+            return
+        b = TosaBuilder()
+        x_nhwc = to_nhwc(b, x, op.layout)
+        n, h, w, c = shape_of(x_nhwc)
+        y = pool(b, AvgPoolOp, x_nhwc, [h, w], [1, 1], [0, 0, 0, 0], (n, 1, 1, c))
+        rewriter.replace(op, b.ops, [from_nhwc(b, y, op.layout)])

@@ -1,0 +1,160 @@
+"""Lowering of nn's elementwise ops and activations to TOSA (float element types;
+the integer adds, subs and clamps of convert-to-int's int8 graphs)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects import tosa
+from xdsl.dialects.builtin import IntegerType, TensorType, i1
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+
+from graph_opt.dialects import tosa_ext
+from graph_opt.dialects.nn import elementwise as nn
+from graph_opt.dialects.nn.base import float_value, str_value
+from graph_opt.dialects.nn.tensor_ops import DropoutOp
+from graph_opt.lowering.lowering_pattern import LoweringPattern
+from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
+
+FLOAT_MAX = float("inf")
+
+BINARY_OPS: dict[type[Operation], type[Operation]] = {
+    nn.AddOp: tosa.AddOp,
+    nn.SubOp: tosa.SubOp,
+    nn.MulOp: tosa.MulOp,
+    nn.PowOp: tosa_ext.PowOp,
+    nn.MaxOp: tosa_ext.MaximumOp,
+    nn.MinOp: tosa_ext.MinimumOp,
+}
+
+UNARY_OPS: dict[type[Operation], type[Operation]] = {
+    nn.ExpOp: tosa_ext.ExpOp,
+    nn.LogOp: tosa_ext.LogOp,
+    nn.ErfOp: tosa_ext.ErfOp,
+    nn.AbsOp: tosa_ext.AbsOp,
+    nn.SigmoidOp: tosa_ext.SigmoidOp,
+    nn.TanhOp: tosa_ext.TanhOp,
+    nn.ReciprocalOp: tosa.ReciprocalOp,
+}
+
+FORWARDED_OPS = (nn.IdentityOp, nn.StopGradientOp, DropoutOp)
+"""Identity in inference: the result is the input."""
+
+LOWERED_OPS = (
+    *BINARY_OPS,
+    *UNARY_OPS,
+    nn.DivOp,
+    nn.SqrtOp,
+    nn.NegOp,
+    nn.ReluOp,
+    nn.ClipOp,
+    nn.LeakyReluOp,
+    nn.GeluOp,
+)
+
+INTEGER_OPS = (nn.AddOp, nn.SubOp, nn.ClipOp)
+"""Exact on integers: convert-to-int's i32 adds of rescaled inputs and int8 clamps."""
+
+
+def is_float(value: SSAValue) -> bool:
+    return not isinstance(element_of(value), IntegerType)
+
+
+def leaky_relu(b: TosaBuilder, x: SSAValue, alpha: float) -> SSAValue:
+    """select(x >= 0, x, alpha * x)."""
+    zero = b.const_like(x, 0.0)
+    positive = b.add(
+        tosa_ext.GreaterEqualOp.build(
+            operands=[x, zero], result_types=[TensorType(i1, shape_of(x))]
+        )
+    )
+    scaled = b.scale(x, alpha)
+    return b.add(
+        tosa_ext.SelectOp.build(operands=[positive, x, scaled], result_types=[x.type])
+    )
+
+
+def gelu(b: TosaBuilder, x: SSAValue, approximate: str) -> SSAValue:
+    """0.5 x (1 + erf(x / sqrt 2)), or with tanh(sqrt(2 / pi) (x + 0.044715 x^3))."""
+    if approximate == "tanh":
+        cube = b.binary(tosa.MulOp, b.binary(tosa.MulOp, x, x), x)
+        inner = b.binary(tosa.AddOp, x, b.scale(cube, 0.044715))
+        core = b.unary(tosa_ext.TanhOp, b.scale(inner, math.sqrt(2 / math.pi)))
+    else:
+        core = b.unary(tosa_ext.ErfOp, b.scale(x, 1 / math.sqrt(2)))
+    one_plus = b.binary(tosa.AddOp, core, b.const_like(x, 1.0))
+    return b.binary(tosa.MulOp, b.scale(x, 0.5), one_plus)
+
+
+def activation(
+    b: TosaBuilder, x: SSAValue, name: str, params: Sequence[float]
+) -> SSAValue | None:
+    """A fused op's activation on x; None for an unknown one."""
+    match name:
+        case "none":
+            return x
+        case "relu":
+            return b.clamp(x, 0.0, FLOAT_MAX)
+        case "relu6":
+            return b.clamp(x, 0.0, 6.0)
+        case "clip":
+            return b.clamp(x, params[0], params[1])
+        case "sigmoid":
+            return b.unary(tosa_ext.SigmoidOp, x)
+        case "tanh":
+            return b.unary(tosa_ext.TanhOp, x)
+        case "leaky_relu":
+            return leaky_relu(b, x, params[0])
+    return None
+
+
+class LowerElementwise(LoweringPattern):
+    """nn elementwise ops on floats -> TOSA elementwise ops."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, FORWARDED_OPS):
+            rewriter.replace(op, [], [op.operands[0]])
+            return
+        if not isinstance(op, LOWERED_OPS):
+            return
+        integer = not all(is_float(v) for v in op.operands)
+        if integer and not isinstance(op, INTEGER_OPS):
+            self.decline(op, "integer elementwise ops lower only through nn.rescale")
+            return
+        b = TosaBuilder()
+        result = self.lower(b, op)
+        rewriter.replace(op, b.ops, [result])
+
+    @staticmethod
+    def lower(b: TosaBuilder, op: Operation) -> SSAValue:
+        x = op.operands[0]
+        if type(op) in BINARY_OPS:
+            return b.binary(BINARY_OPS[type(op)], x, op.operands[1])
+        if type(op) in UNARY_OPS:
+            return b.unary(UNARY_OPS[type(op)], x)
+        props = op.properties
+        match op:
+            case nn.DivOp():
+                inverse = b.unary(tosa.ReciprocalOp, op.operands[1])
+                return b.binary(tosa.MulOp, x, inverse)
+            case nn.SqrtOp():
+                return b.unary(tosa.ReciprocalOp, b.unary(tosa_ext.RsqrtOp, x))
+            case nn.NegOp():
+                zero = b.zero_point(element_of(x))
+                return b.add(
+                    tosa_ext.NegateOp.build(
+                        operands=[x, zero, zero], result_types=[x.type]
+                    )
+                )
+            case nn.ReluOp():
+                return b.clamp(x, 0.0, FLOAT_MAX)
+            case nn.ClipOp():
+                low = float_value(props, "min", -FLOAT_MAX)
+                high = float_value(props, "max", FLOAT_MAX)
+                return b.clamp(x, low, high)
+            case nn.LeakyReluOp():
+                return leaky_relu(b, x, float_value(props, "alpha", 0.01))
+            case _:
+                return gelu(b, x, str_value(props, "approximate", "none"))

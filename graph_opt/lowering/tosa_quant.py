@@ -1,0 +1,127 @@
+"""Lowering of nn.quantize, nn.dequantize and nn.rescale to TOSA, as upstream's TFLite legalization does.
+
+quantize: cast_int(clamp(x * (1 / scale) + zero_point)) (tosa.cast rounds half
+to even, like ONNX; multiplying by the reciprocal may differ from dividing by one
+ulp, so a value within an ulp of a rounding tie may round the other way); dequantize: (cast_f32(x) -
+zero_point) * scale; rescale maps 1:1 to tosa.rescale. TOSA tensors are
+signless, so ui8/ui16 tensors do not lower (the *_unsigned flags cover them).
+nn.qconv and nn.qmatmul lower with their float forms (tosa_conv, tosa_matmul).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import tosa
+from xdsl.dialects.builtin import BoolAttr, IntegerType, Signedness, TensorType, f32
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+
+from graph_opt.dialects import tosa_ext
+from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.qint import (
+    DequantizeOp,
+    QuantizationOp,
+    QuantizeOp,
+    RescaleOp,
+    int_range,
+)
+from graph_opt.lowering.lowering_pattern import LoweringPattern
+from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
+
+
+def is_signless(value: SSAValue) -> bool:
+    element = element_of(value)
+    return (
+        not isinstance(element, IntegerType)
+        or element.signedness.data == Signedness.SIGNLESS
+    )
+
+
+def per_axis(op: QuantizationOp, values: np.ndarray, rank: int) -> np.ndarray:
+    """Scales or zero points shaped to broadcast along the op's axis (all 1s per tensor)."""
+    axis = op.channel_axis(rank)
+    shape = [1] * rank
+    if axis is not None:
+        shape[axis] = -1
+    return values.reshape(shape)
+
+
+def cast(b: TosaBuilder, x: SSAValue, element) -> SSAValue:
+    return b.add(
+        tosa_ext.CastOp.build(
+            operands=[x], result_types=[TensorType(element, shape_of(x))]
+        )
+    )
+
+
+def wrapped(value: int, element: IntegerType) -> int:
+    """A zero point as the signless type stores it (unsigned 128 is i8 -128)."""
+    width = element.width.data
+    return ((value + (1 << (width - 1))) % (1 << width)) - (1 << (width - 1))
+
+
+class LowerQuantization(LoweringPattern):
+    """nn.quantize and nn.dequantize -> tosa.mul / tosa.add / tosa.cast / tosa.clamp."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, QuantizeOp | DequantizeOp):
+            return
+        if not (is_signless(op.operands[0]) and is_signless(op.results[0])):
+            self.decline(op, "TOSA tensors are signless: unsigned types do not lower")
+            return
+        b = TosaBuilder()
+        x = op.operands[0]
+        rank = len(shape_of(x))
+        scales = per_axis(op, op.scales.astype(np.float32), rank)
+        zero_points = per_axis(op, op.zero_points, rank)
+        if isinstance(op, QuantizeOp):
+            element = element_of(op.results[0])
+            scaled = b.binary(tosa.MulOp, x, b.const(1 / scales, f32))
+            shifted = b.binary(tosa.AddOp, scaled, b.const(zero_points, f32))
+            low, high = int_range(element)
+            y = cast(b, b.clamp(shifted, low, high), element)
+        else:
+            shifted = b.binary(tosa.SubOp, cast(b, x, f32), b.const(zero_points, f32))
+            y = b.binary(tosa.MulOp, shifted, b.const(scales, f32))
+        rewriter.replace(op, b.ops, [y])
+
+
+class LowerRescale(LoweringPattern):
+    """nn.rescale -> tosa.rescale (multiplier and shift as constant operands)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, RescaleOp):
+            return
+        x, y = op.operands[0], op.results[0]
+        if not (is_signless(x) and is_signless(y)):
+            self.decline(op, "TOSA tensors are signless: unsigned types do not lower")
+            return
+        b = TosaBuilder()
+        multiplier_type = op.multiplier.elt_type
+        operands = [
+            x,
+            b.const(op.multipliers, multiplier_type),
+            b.const(op.shifts, op.shift.elt_type),
+            b.scalar(
+                wrapped(int_value(op.properties, "input_zp", 0), element_of(x)),
+                element_of(x),
+            ),
+            b.scalar(
+                wrapped(int_value(op.properties, "output_zp", 0), element_of(y)),
+                element_of(y),
+            ),
+        ]
+        props = {
+            "scale32": BoolAttr.from_bool(op.is_scale32),
+            "rounding_mode": tosa.RoundingModeAttr(tosa.RoundingMode(op.rounding)),
+            "per_channel": BoolAttr.from_bool(op.flag("per_channel")),
+            "input_unsigned": BoolAttr.from_bool(op.flag("input_unsigned")),
+            "output_unsigned": BoolAttr.from_bool(op.flag("output_unsigned")),
+        }
+        rescale = tosa.RescaleOp.build(
+            operands=operands, properties=props, result_types=[y.type]
+        )
+        rewriter.replace(op, [*b.ops, rescale], [rescale.results[0]])
+
+
+QUANT_PATTERNS = (LowerQuantization, LowerRescale)

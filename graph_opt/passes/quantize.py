@@ -1,0 +1,166 @@
+"""quantize: insert fake quantization the way TensorFlow's contrib.quantize does."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.quant import (
+    MAX_BITS,
+    MIN_BITS,
+    FakeQuantOp,
+    fake_quant_props,
+)
+from graph_opt.frontend.names import op_result_names
+from graph_opt.passes.quantize_patterns import (
+    LayerMatch,
+    activation_range,
+    is_quantized,
+    match_layer,
+    weight_range,
+)
+from graph_opt.quantization.calibration import RANGE_ATTR
+
+
+@dataclass(frozen=True)
+class QuantizePass(ModulePass):
+    """Insert nn.fake_quant on layer weights and activations (TF contrib.quantize).
+
+    Run on a float graph after fold-bn and `calibrate`. Each conv, matmul or
+    gemm (plain or fused) with a constant weight gets a narrow-range fake
+    quantization of that weight, with the weight's range (per output channel
+    with `per-channel`). The tensor after the layer, past its bias add and
+    activation (relu, clip, identity), gets one with the range `calibrate`
+    recorded there; a bypass add (residual) gets them on its inputs and
+    output, an add after the activation on its output. Ranges contain 0, or
+    are symmetric with `symmetric`. Tensors a fake_quant already produces or
+    consumes (a TF quantization-aware-training graph) keep theirs. `include` /
+    `exclude` are regular expressions searched in layer names.
+    """
+
+    name = "quantize"
+
+    weight_bits: int = field(
+        default=8, metadata={"help": "bits of weight fake quantization"}
+    )
+    activation_bits: int = field(
+        default=8, metadata={"help": "bits of activation fake quantization"}
+    )
+    per_channel: bool = field(
+        default=False, metadata={"help": "weight ranges per output channel"}
+    )
+    symmetric: bool = field(
+        default=False, metadata={"help": "ranges symmetric around 0"}
+    )
+    include: str = field(
+        default="", metadata={"help": "quantize only layers whose name matches"}
+    )
+    exclude: str = field(
+        default="", metadata={"help": "skip layers whose name matches"}
+    )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for bits in (self.weight_bits, self.activation_bits):
+            if not MIN_BITS <= bits <= MAX_BITS:
+                raise PassFailedException(
+                    f"bits must be in [{MIN_BITS}, {MAX_BITS}], got {bits}"
+                )
+        include, exclude = _regex(self.include), _regex(self.exclude)
+        matches = [
+            match
+            for layer in list(op.walk())
+            if _selected(layer, include, exclude)
+            and (match := match_layer(layer)) is not None
+        ]
+        activations = _unique(v for m in matches for v in m.activations)
+        ranges = _calibrated_ranges(activations)
+        for match in matches:
+            self._quantize_weight(match)
+        for value in activations:
+            low, high = activation_range(
+                *ranges[value], self.activation_bits, self.symmetric
+            )
+            _insert_after(value, fake_quant_props([low], [high], self.activation_bits))
+        for any_op in op.walk():
+            any_op.attributes.pop(RANGE_ATTR, None)
+
+    def _quantize_weight(self, match: LayerMatch) -> None:
+        if match.weight_index is None:
+            return
+        weight = match.layer.operands[match.weight_index]
+        axis = match.weight_axis if self.per_channel else None
+        low, high = weight_range(constant_value(weight), axis, self.symmetric)
+        props = fake_quant_props(
+            low, high, self.weight_bits, narrow_range=True, axis=axis
+        )
+        quant = FakeQuantOp.create_inferred([weight], props)
+        if weight.name_hint:
+            quant.output.name_hint = f"{weight.name_hint}_quant"
+        Rewriter.insert_op(quant, InsertPoint.before(match.layer))
+        match.layer.operands[match.weight_index] = quant.output
+
+
+def _regex(pattern: str) -> re.Pattern | None:
+    if not pattern:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        raise PassFailedException(f"bad regular expression {pattern!r}: {e}") from e
+
+
+def _selected(
+    op: Operation, include: re.Pattern | None, exclude: re.Pattern | None
+) -> bool:
+    names = [n for n in op_result_names(op) if n]
+    name = names[0] if names else ""
+    if include is not None and not include.search(name):
+        return False
+    return exclude is None or not exclude.search(name)
+
+
+def _unique(values) -> list[SSAValue]:
+    """Values not yet fake-quantized, each once, graph inputs left out."""
+    seen: dict[SSAValue, None] = {}
+    for value in values:
+        if isinstance(value.owner, Operation) and not is_quantized(value):
+            seen.setdefault(value)
+    return list(seen)
+
+
+def _calibrated_ranges(values: list[SSAValue]) -> dict[SSAValue, tuple[float, float]]:
+    ranges, missing = {}, []
+    for value in values:
+        attr = value.owner.attributes.get(RANGE_ATTR)
+        if isinstance(attr, DenseArrayBase) and len(attr.get_values()) == 2:
+            low, high = attr.get_values()
+            ranges[value] = (float(low), float(high))
+        else:
+            missing.append(_label(value))
+    if missing:
+        raise PassFailedException(
+            f"no calibrated range for {', '.join(missing)}: run calibrate before quantize"
+        )
+    return ranges
+
+
+def _label(value: SSAValue) -> str:
+    names = [n for n in op_result_names(value.owner) if n]  # type: ignore[arg-type]
+    return f"{value.owner.name} {names[0] if names else ''}".rstrip()  # type: ignore[union-attr]
+
+
+def _insert_after(value: SSAValue, props) -> None:
+    """A fake_quant of `value` that all its users read instead."""
+    quant = FakeQuantOp.create_inferred([value], props)
+    Rewriter.insert_op(quant, InsertPoint.after(value.owner))  # type: ignore[arg-type]
+    if value.name_hint:
+        quant.output.name_hint = f"{value.name_hint}_quant"
+    value.replace_uses_with_if(quant.output, lambda use: use.operation is not quant)

@@ -1,0 +1,137 @@
+"""The layer patterns of the quantize pass (TensorFlow's contrib.quantize rules)
+and the ranges of the fake quantizations it inserts.
+
+A layer is a conv, matmul or gemm (plain or fused) whose weight is a constant.
+From it the match follows single-use edges through, in order, a bias add (an
+add of a constant), a bypass add (a residual: an add of another tensor), an
+activation (relu, clip, identity) and a post-activation bypass add, so that
+the largest pattern wins and nothing lands between a layer and the ops that
+will be fused into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.ir import Operation, SSAValue
+
+from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
+from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
+from graph_opt.dialects.nn.layout import CHANNELS_FIRST
+from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.quant import FakeQuantOp
+
+ACTIVATIONS = (ReluOp, ClipOp, IdentityOp)
+
+
+@dataclass
+class LayerMatch:
+    """What to fake-quantize around one layer."""
+
+    layer: Operation
+    weight_index: int | None
+    """The weight operand to quantize; None when it already is."""
+    weight_axis: int
+    """The weight's output-channel axis (for per-channel ranges)."""
+    activations: list[SSAValue] = field(default_factory=list)
+    """Tensors to quantize with calibrated ranges, in graph order."""
+
+
+def weight_operand(op: Operation) -> tuple[int, int] | None:
+    """(operand index, output-channel axis) of a layer's weight; None if not a layer."""
+    if isinstance(op, ConvOp | FusedConvOp):
+        rank = len(op.filter.type.get_shape())  # type: ignore[attr-defined]
+        return 1, 0 if op.layout == CHANNELS_FIRST else rank - 1
+    if isinstance(op, MatMulOp | FusedMatMulOp):
+        return 1, -1
+    if isinstance(op, GemmOp):
+        return 1, 0 if op.trans_b is not None and op.trans_b.value.data else 1
+    return None
+
+
+def is_quantized(value: SSAValue) -> bool:
+    """Whether a fake quantization produces or consumes the value already."""
+    return isinstance(value.owner, FakeQuantOp) or any(
+        isinstance(use.operation, FakeQuantOp) for use in value.uses
+    )
+
+
+def _sole_user(value: SSAValue) -> Operation | None:
+    return value.get_user_of_unique_use()
+
+
+def _other_operand(add: AddOp, value: SSAValue) -> SSAValue:
+    return add.rhs if add.lhs is value else add.lhs
+
+
+def _is_add_of(user: Operation | None, value: SSAValue, constant: bool) -> bool:
+    """Whether `user` adds a constant (a bias) or another tensor (a bypass) to value."""
+    if not isinstance(user, AddOp) or user.lhs is user.rhs:
+        return False
+    return (constant_value(_other_operand(user, value)) is not None) == constant
+
+
+def _is_activated(op: Operation) -> bool:
+    """A fused op with its activation inside: its result is past the activation."""
+    return isinstance(op, FusedConvOp | FusedMatMulOp) and op.activation_name != "none"
+
+
+def match_layer(op: Operation) -> LayerMatch | None:
+    """The largest quantization pattern rooted at a layer, or None."""
+    spec = weight_operand(op)
+    if spec is None:
+        return None
+    index, axis = spec
+    weight = op.operands[index]
+    weight_is_quantized = isinstance(weight.owner, FakeQuantOp)
+    if not weight_is_quantized and constant_value(weight) is None:
+        return None  # weights come from the graph: not a layer with parameters
+    if axis < 0:
+        axis += len(weight.type.get_shape())  # type: ignore[attr-defined]
+    match = LayerMatch(op, None if weight_is_quantized else index, axis)
+    out = op.results[0]
+    user = _sole_user(out)
+    if not _is_activated(op):
+        if _is_add_of(user, out, constant=True):
+            out = user.output  # bias add
+            user = _sole_user(out)
+        if _is_add_of(user, out, constant=False):
+            # a bypass before the activation: both inputs, then its (activated) output
+            match.activations += [out, _other_operand(user, out)]
+            out = user.output
+            user = _sole_user(out)
+        if isinstance(user, ACTIVATIONS):
+            out = user.output
+            user = _sole_user(out)
+    match.activations.append(out)
+    if _is_add_of(user, out, constant=False):
+        match.activations.append(user.output)  # post-activation bypass
+    return match
+
+
+def weight_range(
+    weight: np.ndarray, axis: int | None, symmetric: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """TF's LastValueQuantize with narrow range: the weight's min and max (per
+    output channel when `axis` is given), widened to contain 0, or to
+    [-m, m] with m the largest magnitude when `symmetric`."""
+    reduce = None if axis is None else tuple(a for a in range(weight.ndim) if a != axis)
+    low = np.atleast_1d(weight.min(axis=reduce)).astype(np.float32)
+    high = np.atleast_1d(weight.max(axis=reduce)).astype(np.float32)
+    if symmetric:
+        return np.minimum(low, -high), np.maximum(high, -low)
+    return np.minimum(low, 0), np.maximum(high, 0)
+
+
+def activation_range(
+    low: float, high: float, num_bits: int, symmetric: bool
+) -> tuple[float, float]:
+    """TF's MovingAvgQuantize range from an observed one: widened to contain 0,
+    or made symmetric for a full (not narrow) range of 2^num_bits levels."""
+    if symmetric:
+        ratio = -((1 << num_bits) - 2) / (1 << num_bits)
+        return min(low, high / ratio), max(high, low * ratio)
+    return min(low, 0.0), max(high, 0.0)

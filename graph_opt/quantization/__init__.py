@@ -1,0 +1,1 @@
+"""Quantization support: TensorFlow's fake-quant arithmetic and range calibration."""

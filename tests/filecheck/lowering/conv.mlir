@@ -1,0 +1,105 @@
+// RUN: graph-opt %s --split-input-file --verify-diagnostics -p lower-to-tosa | filecheck %s
+
+/// NCHW data is transposed to NHWC around tosa.conv2d; the constant OIHW filter
+/// is permuted to OHWI at compile time; a missing bias becomes zeros; ONNX pads
+/// [top, left, bottom, right] become TOSA's [top, bottom, left, right].
+// CHECK-LABEL: func.func @conv_nchw
+func.func @conv_nchw(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x7xf32> {
+  // CHECK: %[[X:.*]] = tosa.transpose %x {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>
+  // CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{.*}}> : tensor<4x3x2x3xf32>}>
+  // CHECK: %[[B:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<4xf32>}>
+  // CHECK: %[[XZP:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf32>}>
+  // CHECK: %[[WZP:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf32>}>
+  // CHECK: %[[Y:.*]] = tosa.conv2d %[[X]], %[[W]], %[[B]], %[[XZP]], %[[WZP]] {pad = array<i64: 1, 1, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, acc_type = f32} {{.*}} -> tensor<1x8x7x4xf32>
+  // CHECK: %[[R:.*]] = tosa.transpose %[[Y]] {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x8x7x4xf32>) -> tensor<1x4x8x7xf32>
+  // CHECK: func.return %[[R]]
+  %w = nn.constant dense<1.0> : tensor<4x3x3x2xf32>
+  %y = nn.conv %x, %w {pads = array<i64: 1, 0, 1, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x2xf32>) -> tensor<1x4x8x7xf32>
+  func.return %y : tensor<1x4x8x7xf32>
+}
+
+// -----
+
+/// NHWC needs no data transposes; a filter argument (HWIO) is transposed at run time.
+// CHECK-LABEL: func.func @conv_nhwc_filter_argument
+func.func @conv_nhwc_filter_argument(%x: tensor<1x5x5x2xf32>, %w: tensor<3x3x2x4xf32>, %b: tensor<4xf32>) -> tensor<1x2x2x4xf32> {
+  // CHECK: %[[W:.*]] = tosa.transpose %w {perms = array<i32: 3, 0, 1, 2>} : (tensor<3x3x2x4xf32>) -> tensor<4x3x3x2xf32>
+  // CHECK: %[[Y:.*]] = tosa.conv2d %x, %[[W]], %b, {{.*}} {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>
+  // CHECK-NOT: tosa.transpose
+  // CHECK: func.return %[[Y]]
+  %y = nn.conv %x, %w, %b {data_layout = "NHWC", strides = array<i64: 2, 2>} : (tensor<1x5x5x2xf32>, tensor<3x3x2x4xf32>, tensor<4xf32>) -> tensor<1x2x2x4xf32>
+  func.return %y : tensor<1x2x2x4xf32>
+}
+
+// -----
+
+/// TOSA needs (in + pads - window) to divide by the stride: the unused end pad is trimmed.
+// CHECK-LABEL: func.func @conv_trims_unused_end_pad
+func.func @conv_trims_unused_end_pad(%x: tensor<1x6x6x1xf32>, %w: tensor<3x3x1x1xf32>) -> tensor<1x3x3x1xf32> {
+  // CHECK: tosa.conv2d {{.*}} {pad = array<i64: 1, 0, 1, 0>, stride = array<i64: 2, 2>
+  %y = nn.conv %x, %w {data_layout = "NHWC", strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x3x3x1xf32>
+  func.return %y : tensor<1x3x3x1xf32>
+}
+
+// -----
+
+/// group == channels with one input channel per group is depthwise: OIHW [C*M, 1, H, W] -> HWCM.
+// CHECK-LABEL: func.func @depthwise_nchw
+func.func @depthwise_nchw(%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // CHECK: %[[W:.*]] = "tosa.const"() <{values = dense<{{.*}}> : tensor<3x3x1x4xf32>}>
+  // CHECK: %[[HWCM:.*]] = tosa.reshape %[[W]], %{{.*}} : (tensor<3x3x1x4xf32>, !tosa.shape<4>) -> tensor<3x3x2x2xf32>
+  // CHECK: tosa.depthwise_conv2d %{{.*}}, %[[HWCM]], {{.*}} -> tensor<1x4x4x4xf32>
+  %w = nn.constant dense<1.0> : tensor<4x1x3x3xf32>
+  %y = nn.conv %x, %w {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+  func.return %y : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+/// A fused conv is the conv, then its activation (relu6 -> tosa.clamp).
+// CHECK-LABEL: func.func @fused_conv_relu6
+func.func @fused_conv_relu6(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x3xf32>, %b: tensor<3xf32>) -> tensor<1x4x4x3xf32> {
+  // CHECK: %[[Y:.*]] = tosa.conv2d
+  // CHECK: %[[A:.*]] = tosa.clamp %[[Y]] {min_val = 0.000000e+00 : f32, max_val = 6.000000e+00 : f32}
+  // CHECK: func.return %[[A]]
+  %y = nn.fused_conv %x, %w, %b {data_layout = "NHWC", activation = "relu6"} : (tensor<1x4x4x2xf32>, tensor<1x1x2x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
+  func.return %y : tensor<1x4x4x3xf32>
+}
+
+// -----
+
+/// nn.qconv: i8 data and filter, zero points as i8 operands, i32 accumulator and result.
+// CHECK-LABEL: func.func @qconv
+func.func @qconv(%x: tensor<1x4x4x2xi8>, %w: tensor<1x1x2x3xi8>) -> tensor<1x4x4x3xi32> {
+  // CHECK-DAG: %[[B:.*]] = "tosa.const"() <{values = dense<0> : tensor<3xi32>}>
+  // CHECK-DAG: %[[XZP:.*]] = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}>
+  // CHECK-DAG: %[[WZP:.*]] = "tosa.const"() <{values = dense<2> : tensor<1xi8>}>
+  // CHECK: tosa.conv2d %x, %{{.*}}, %[[B]], %[[XZP]], %[[WZP]] {{.*}}acc_type = i32} {{.*}} -> tensor<1x4x4x3xi32>
+  %y = nn.qconv %x, %w {data_layout = "NHWC", input_zp = -3 : i64, weight_zp = 2 : i64} : (tensor<1x4x4x2xi8>, tensor<1x1x2x3xi8>) -> tensor<1x4x4x3xi32>
+  func.return %y : tensor<1x4x4x3xi32>
+}
+
+// -----
+
+/// A grouped conv that is not depthwise has no single TOSA op: the pass fails naming it.
+func.func @negative_grouped_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32> {
+  %y = nn.conv %x, %w {group = 2 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32> loc("grouped")
+  func.return %y : tensor<1x4x4x4xf32>
+}
+// CHECK: lower-to-tosa: cannot lower nn.conv at loc("grouped"): grouped convolution (group 2) is not depthwise
+
+// -----
+
+func.func @negative_conv_1d(%x: tensor<1x2x8xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x6xf32> {
+  %y = nn.conv %x, %w : (tensor<1x2x8xf32>, tensor<3x2x3xf32>) -> tensor<1x3x6xf32>
+  func.return %y : tensor<1x3x6xf32>
+}
+// CHECK: lower-to-tosa: cannot lower nn.conv at {{.*}}: only 2-D convolutions lower to TOSA
+
+// -----
+
+func.func @negative_integer_conv(%x: tensor<1x2x2x1xi32>, %w: tensor<1x1x1x1xi32>) -> tensor<1x2x2x1xi32> {
+  %y = nn.conv %x, %w {data_layout = "NHWC"} : (tensor<1x2x2x1xi32>, tensor<1x1x1x1xi32>) -> tensor<1x2x2x1xi32>
+  func.return %y : tensor<1x2x2x1xi32>
+}
+// CHECK: cannot lower nn.conv at {{.*}}: integer convolutions lower through nn.qconv

@@ -1,0 +1,72 @@
+// RUN: graph-opt %s --split-input-file --verify-diagnostics -p lower-to-tosa | filecheck %s
+
+/// quantize: cast(clamp(x * (1 / scale) + zero_point)); tosa.cast rounds half to even.
+// CHECK-LABEL: func.func @quantize
+func.func @quantize(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
+  // CHECK: %[[INV:.*]] = "tosa.const"() <{values = dense<4.000000e+00> : tensor<1x1xf32>}>
+  // CHECK: %[[S:.*]] = tosa.mul %x, %[[INV]], %{{.*}}
+  // CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<3.000000e+00> : tensor<1x1xf32>}>
+  // CHECK: %[[A:.*]] = tosa.add %[[S]], %[[ZP]]
+  // CHECK: %[[C:.*]] = tosa.clamp %[[A]] {min_val = -1.280000e+02 : f32, max_val = 1.270000e+02 : f32}
+  // CHECK: %[[Q:.*]] = tosa.cast %[[C]] : (tensor<2x3xf32>) -> tensor<2x3xi8>
+  // CHECK: func.return %[[Q]]
+  %q = nn.quantize %x {scale = array<f32: 0.25>, zero_point = array<i64: 3>} : (tensor<2x3xf32>) -> tensor<2x3xi8>
+  func.return %q : tensor<2x3xi8>
+}
+
+// -----
+
+/// Per-axis scales and zero points are constants shaped along the axis.
+// CHECK-LABEL: func.func @dequantize_per_axis
+func.func @dequantize_per_axis(%x: tensor<2x3xi8>) -> tensor<2x3xf32> {
+  // CHECK: %[[F:.*]] = tosa.cast %x : (tensor<2x3xi8>) -> tensor<2x3xf32>
+  // CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<[{{\[}}0.000000e+00, 1.000000e+00, -2.000000e+00]]> : tensor<1x3xf32>}>
+  // CHECK: %[[D:.*]] = tosa.sub %[[F]], %[[ZP]]
+  // CHECK: %[[S:.*]] = "tosa.const"() <{values = dense<[{{\[}}5.000000e-01, 2.500000e-01, 1.250000e-01]]> : tensor<1x3xf32>}>
+  // CHECK: %[[Y:.*]] = tosa.mul %[[D]], %[[S]], %{{.*}}
+  // CHECK: func.return %[[Y]]
+  %y = nn.dequantize %x {scale = array<f32: 0.5, 0.25, 0.125>, zero_point = array<i64: 0, 1, -2>, axis = 1 : i64} : (tensor<2x3xi8>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// -----
+
+/// nn.rescale maps 1:1: multiplier, shift and zero points become constant operands.
+// CHECK-LABEL: func.func @rescale_per_channel
+func.func @rescale_per_channel(%x: tensor<2x2xi32>) -> tensor<2x2xi8> {
+  // CHECK-DAG: %[[M:.*]] = "tosa.const"() <{values = dense<[1073741824, 1518500250]> : tensor<2xi32>}>
+  // CHECK-DAG: %[[SH:.*]] = "tosa.const"() <{values = dense<[30, 31]> : tensor<2xi8>}>
+  // CHECK-DAG: %[[IZP:.*]] = "tosa.const"() <{values = dense<0> : tensor<1xi32>}>
+  // CHECK-DAG: %[[OZP:.*]] = "tosa.const"() <{values = dense<-7> : tensor<1xi8>}>
+  // CHECK: %[[Y:.*]] = tosa.rescale %x, %[[M]], %[[SH]], %[[IZP]], %[[OZP]] {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = true, input_unsigned = false, output_unsigned = false}
+  // CHECK: func.return %[[Y]]
+  %y = nn.rescale %x {multiplier = array<i32: 1073741824, 1518500250>, shift = array<i8: 30, 31>, output_zp = -7 : i64, rounding_mode = "DOUBLE_ROUND", per_channel = 1 : i64} : (tensor<2x2xi32>) -> tensor<2x2xi8>
+  func.return %y : tensor<2x2xi8>
+}
+
+// -----
+
+/// An unsigned zero point is stored in the signless type's bits (128 -> -128).
+// CHECK-LABEL: func.func @rescale_unsigned_output
+func.func @rescale_unsigned_output(%x: tensor<4xi8>) -> tensor<4xi8> {
+  // CHECK: %[[OZP:.*]] = "tosa.const"() <{values = dense<-128> : tensor<1xi8>}>
+  // CHECK: tosa.rescale %x, %{{.*}}, %{{.*}}, %{{.*}}, %[[OZP]] {scale32 = false, rounding_mode = SINGLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = true}
+  %y = nn.rescale %x {multiplier = array<i16: 16384>, shift = array<i8: 14>, output_zp = 128 : i64, scale32 = 0 : i64, output_unsigned = 1 : i64} : (tensor<4xi8>) -> tensor<4xi8>
+  func.return %y : tensor<4xi8>
+}
+
+// -----
+
+func.func @negative_quantize_unsigned(%x: tensor<4xf32>) -> tensor<4xui8> {
+  %q = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 128>} : (tensor<4xf32>) -> tensor<4xui8>
+  func.return %q : tensor<4xui8>
+}
+// CHECK: cannot lower nn.quantize at {{.*}}: TOSA tensors are signless: unsigned types do not lower
+
+// -----
+
+func.func @negative_rescale_unsigned_type(%x: tensor<4xi8>) -> tensor<4xui8> {
+  %y = nn.rescale %x {multiplier = array<i32: 1073741824>, shift = array<i8: 30>, output_unsigned = 1 : i64} : (tensor<4xi8>) -> tensor<4xui8>
+  func.return %y : tensor<4xui8>
+}
+// CHECK: cannot lower nn.rescale at {{.*}}: TOSA tensors are signless: unsigned types do not lower

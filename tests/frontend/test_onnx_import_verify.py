@@ -1,0 +1,94 @@
+"""`import_model(verify=True)` (what `graph-opt` runs on .onnx input instead of
+`module.verify()`) accepts and rejects the same models as `module.verify()`, with
+the same message."""
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.frontend.onnx_import import import_model
+from graph_opt.testing.model_zoo import bert_encoder, conv_chain, mobilenet_v2, resnet
+from graph_opt.tools.diagnostics import one_line
+
+
+def _model(nodes, inputs, output_type, initializers=()):
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info("y", *output_type)],
+        list(initializers),
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+
+
+def conv(**attrs):
+    weight = numpy_helper.from_array(np.ones((2, 3, 1, 1), np.float32), "w")
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv", **attrs)
+    return _model([node], [("x", [1, 3, 4, 4])], (TensorProto.FLOAT, None), [weight])
+
+
+def cast_to(dtype):
+    node = helper.make_node("Cast", ["x"], ["y"], to=dtype)
+    return _model([node], [("x", [2, 3])], (dtype, [2, 3]))
+
+
+def qdq_pair():
+    scale = numpy_helper.from_array(np.float32(0.1), "scale")
+    zero = numpy_helper.from_array(np.int8(0), "zero")
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "scale", "zero"], ["d"]),
+        helper.make_node("Relu", ["d"], ["y"]),
+    ]
+    return _model([*nodes], [("x", [2, 3])], (TensorProto.FLOAT, [2, 3]), [scale, zero])
+
+
+VALID = {
+    "resnet": lambda: resnet(blocks=(1, 1), width=8, size=32, classes=10),
+    "mobilenet": lambda: mobilenet_v2(width=8, size=32, classes=10, expansions=2),
+    "bert": lambda: bert_encoder(layers=1, hidden=16, heads=2, seq=4),
+    "conv_chain": lambda: conv_chain(40),
+    "qdq_pair": qdq_pair,
+    "cast": lambda: cast_to(TensorProto.INT32),
+}
+INVALID = {
+    "float_group": (lambda: conv(group=1.0), "should be of base attribute integer"),
+    "narrow_cast": (lambda: cast_to(TensorProto.FLOAT8E4M3FN), "cannot cast"),
+}
+
+
+def outcome(check) -> str:
+    try:
+        check()
+    except VerifyException as e:
+        return one_line(e)
+    return "verifies"
+
+
+def both_outcomes(model: onnx.ModelProto) -> tuple[str, str]:
+    imported = import_model(model)
+    return (
+        outcome(lambda: import_model(model, verify=True)),
+        outcome(imported.verify),
+    )
+
+
+@pytest.mark.parametrize("make", VALID.values(), ids=VALID.keys())
+def test_valid_models_verify(make):
+    assert both_outcomes(make()) == ("verifies", "verifies")
+
+
+@pytest.mark.parametrize("make, message", INVALID.values(), ids=INVALID.keys())
+def test_invalid_models_fail_with_the_module_verifier_message(make, message):
+    fast, full = both_outcomes(make())
+    assert message in full
+    assert fast == full
+
+
+def test_without_verify_an_invalid_model_still_imports():
+    module = import_model(conv(group=1.0))
+    with pytest.raises(VerifyException):
+        module.verify()

@@ -1,0 +1,181 @@
+"""lower-to-tosa checked by upstream MLIR: the generic print parses and verifies in
+MLIR's own context, compiles with IREE for CPU, and runs to the reference interpreter's results."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import iree.compiler as iree_compiler
+import iree.runtime as iree_runtime
+import numpy as np
+import pytest
+from iree.compiler import ir
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.printer import Printer
+
+from graph_opt import api
+from graph_opt.frontend.onnx_import import import_model
+from graph_opt.interpreter import run_function
+from graph_opt.lowering.to_tosa import LowerToTosaPass
+from graph_opt.passes.optimize import OptimizePass
+from graph_opt.testing import model_zoo
+
+sys.path.insert(0, str(Path(__file__).parent))
+from tosa_graphs import FLOAT_GRAPHS, INT8_GRAPHS  # noqa: E402
+
+CPU_FLAGS = ["--iree-llvmcpu-target-cpu=generic"]
+
+
+def generic_text(module: ModuleOp) -> str:
+    import io
+
+    stream = io.StringIO()
+    Printer(stream=stream, print_generic_format=True).print_op(module)
+    return stream.getvalue()
+
+
+class CompiledGraphs:
+    """nn functions lowered into one module, compiled once for the CPU."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        lowered = module.clone()
+        LowerToTosaPass().apply(api.context(), lowered)
+        self.tosa_text = generic_text(lowered)
+        vmfb = iree_compiler.compile_str(
+            self.tosa_text,
+            target_backends=["llvm-cpu"],
+            input_type="tosa",
+            extra_args=CPU_FLAGS,
+        )
+        config = iree_runtime.Config("local-task")
+        self.runtime = iree_runtime.SystemContext(config=config)
+        self.runtime.add_vm_module(
+            iree_runtime.VmModule.copy_buffer(self.runtime.instance, vmfb)
+        )
+
+    def run(self, name: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        results = self.runtime.modules.module[name](*inputs)
+        if not isinstance(results, tuple | list):
+            results = [results]
+        return [np.asarray(r.to_host()) for r in results]
+
+    def inputs(self, name: str, rng: np.random.Generator) -> list[np.ndarray]:
+        function = next(
+            f
+            for f in self.module.ops
+            if f.sym_name.data == name  # type: ignore[attr-defined]
+        )
+        arrays = []
+        for t in function.function_type.inputs.data:  # type: ignore[attr-defined]
+            shape = t.get_shape()
+            if str(t.element_type) == "i8":
+                arrays.append(rng.integers(-128, 128, shape).astype(np.int8))
+            else:
+                arrays.append(rng.standard_normal(shape).astype(np.float32))
+        return arrays
+
+
+def zoo_functions() -> list[func.FuncOp]:
+    """Optimized model-zoo networks (a MobileNetV2 and a BERT encoder), one function each."""
+    functions = []
+    for name, model in (
+        (
+            "mobilenet_v2",
+            model_zoo.mobilenet_v2(width=8, size=16, classes=10, expansions=3),
+        ),
+        ("bert_encoder", model_zoo.bert_encoder(layers=1, hidden=16, heads=2, seq=4)),
+    ):
+        module = import_model(model)
+        OptimizePass().apply(api.context(), module)
+        (function,) = module.ops
+        function.sym_name = StringAttr(name)  # type: ignore[attr-defined]
+        function.detach()
+        functions.append(function)
+    return functions
+
+
+@pytest.fixture(scope="module")
+def compiled() -> CompiledGraphs:
+    """Every test graph in one module: one IREE compilation for the whole file."""
+    graphs = api.parse("\n".join([*FLOAT_GRAPHS.values(), *INT8_GRAPHS.values()]))
+    functions = [op.clone() for op in graphs.ops] + zoo_functions()
+    return CompiledGraphs(ModuleOp(functions))
+
+
+def test_upstream_mlir_parses_and_verifies_the_lowering(compiled):
+    with ir.Context():
+        module = ir.Module.parse(compiled.tosa_text)
+        assert module.operation.verify()
+        names = {op.operation.name for op in walk_ops(module.operation)}
+    assert not any(n.startswith("nn.") for n in names)
+    expected = {"tosa.conv2d", "tosa.depthwise_conv2d", "tosa.matmul", "tosa.rescale"}
+    assert expected <= names
+
+
+def walk_ops(operation):
+    for region in operation.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                yield op
+                yield from walk_ops(op.operation)
+
+
+def check_float_graph(compiled: CompiledGraphs, name: str) -> None:
+    rng = np.random.default_rng(0)
+    inputs = compiled.inputs(name, rng)
+    expected = run_function(compiled.module, inputs, function=name)
+    actual = compiled.run(name, inputs)
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_GRAPHS))
+def test_float_graph_runs_on_iree_like_the_interpreter(compiled, name):
+    check_float_graph(compiled, name)
+
+
+@pytest.mark.parametrize("name", ["mobilenet_v2", "bert_encoder"])
+def test_model_zoo_network_runs_on_iree_like_the_interpreter(compiled, name):
+    check_float_graph(compiled, name)
+
+
+@pytest.mark.parametrize("name", sorted(INT8_GRAPHS))
+def test_int8_graph_runs_on_iree_bit_exact(compiled, name):
+    rng = np.random.default_rng(1)
+    inputs = compiled.inputs(name, rng)
+    expected = run_function(compiled.module, inputs, function=name)
+    actual = compiled.run(name, inputs)
+    for got, want in zip(actual, expected):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+FILECHECK_DIR = Path(__file__).parents[1] / "filecheck" / "lowering"
+
+
+def positive_filecheck_cases() -> list[tuple[str, str]]:
+    cases = []
+    for path in sorted(FILECHECK_DIR.glob("*.mlir")):
+        if "-p lower-to-tosa" not in path.read_text().splitlines()[0]:
+            continue
+        for index, chunk in enumerate(path.read_text().split("// -----")):
+            if "func.func @" in chunk and "@negative_" not in chunk:
+                cases.append((f"{path.stem}-{index}", chunk))
+    return cases
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [c for _, c in positive_filecheck_cases()],
+    ids=[n for n, _ in positive_filecheck_cases()],
+)
+def test_filecheck_case_lowers_to_ir_upstream_mlir_verifies(chunk):
+    module = api.parse(chunk)
+    LowerToTosaPass().apply(api.context(), module)
+    with ir.Context():
+        assert ir.Module.parse(generic_text(module)).operation.verify()

@@ -1,0 +1,173 @@
+"""Small nn graphs (MLIR text, seeded random weights) for the TOSA lowering tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+RNG = np.random.default_rng(7)
+
+
+def const(array: np.ndarray) -> str:
+    """An nn.constant holding `array`'s bytes (hex, so weights never go through lists)."""
+    element = {"float32": "f32", "int8": "i8", "int32": "i32", "int64": "i64"}[
+        str(array.dtype)
+    ]
+    shape = "x".join(map(str, array.shape))
+    return f'nn.constant dense<"0x{array.tobytes().hex().upper()}"> : tensor<{shape}x{element}>'
+
+
+def weights(*shape: int) -> str:
+    return const(RNG.standard_normal(shape).astype(np.float32) * 0.5)
+
+
+def int8_weights(*shape: int) -> str:
+    return const(RNG.integers(-127, 128, shape).astype(np.int8))
+
+
+FLOAT_GRAPHS = {
+    "conv_nchw": f"""
+func.func @conv_nchw(%x: tensor<1x4x9x9xf32>) -> tensor<1x3xf32> {{
+  %w = {weights(8, 4, 3, 3)}
+  %b = {weights(8)}
+  %c = nn.conv %x, %w, %b {{pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}} : (tensor<1x4x9x9xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x5x5xf32>
+  %r = nn.relu %c : (tensor<1x8x5x5xf32>) -> tensor<1x8x5x5xf32>
+  %dw = {weights(16, 1, 3, 3)}
+  %d = nn.conv %r, %dw {{group = 8 : i64, auto_pad = "SAME_UPPER"}} : (tensor<1x8x5x5xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x5x5xf32>
+  %g = nn.global_avg_pool %d : (tensor<1x16x5x5xf32>) -> tensor<1x16x1x1xf32>
+  %f = nn.flatten %g : (tensor<1x16x1x1xf32>) -> tensor<1x16xf32>
+  %fw = {weights(3, 16)}
+  %fb = {weights(3)}
+  %y = nn.gemm %f, %fw, %fb {{trans_b = 1 : i64}} : (tensor<1x16xf32>, tensor<3x16xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+  %s = nn.softmax %y : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  func.return %s : tensor<1x3xf32>
+}}""",
+    "conv_nhwc": f"""
+func.func @conv_nhwc(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x4x4x8xf32> {{
+  %c = nn.conv %x, %w {{data_layout = "NHWC", pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32>
+  %dw = {weights(3, 3, 1, 8)}
+  %db = {weights(8)}
+  %d = nn.fused_conv %c, %dw, %db {{data_layout = "NHWC", group = 4 : i64, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 2, 2>, strides = array<i64: 2, 2>, activation = "relu6"}} : (tensor<1x8x8x4xf32>, tensor<3x3x1x8xf32>, tensor<8xf32>) -> tensor<1x3x3x8xf32>
+  %p = nn.max_pool %d {{data_layout = "NHWC", kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x3x3x8xf32>) -> tensor<1x4x4x8xf32>
+  func.return %p : tensor<1x4x4x8xf32>
+}}""",
+    "matmul_net": f"""
+func.func @matmul_net(%a: tensor<2x3x4xf32>, %v: tensor<2x1x3x4xf32>, %m: tensor<4x6xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x3x5xf32>, tensor<6x5xf32>) {{
+  %w = {weights(4, 5)}
+  %y = nn.matmul %a, %w : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  %bw = {weights(3, 4, 5)}
+  %z = nn.matmul %v, %bw : (tensor<2x1x3x4xf32>, tensor<3x4x5xf32>) -> tensor<2x3x3x5xf32>
+  %fb = {weights(5)}
+  %f = nn.fused_matmul %a, %w, %fb {{activation = "sigmoid"}} : (tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x3x5xf32>
+  %s = nn.add %y, %f : (tensor<2x3x5xf32>, tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %gc = {weights(6, 1)}
+  %g = nn.gemm %m, %w, %gc {{trans_a = 1 : i64, alpha = 0.5 : f32, beta = 2.0 : f32}} : (tensor<4x6xf32>, tensor<4x5xf32>, tensor<6x1xf32>) -> tensor<6x5xf32>
+  func.return %s, %z, %g : tensor<2x3x5xf32>, tensor<2x3x3x5xf32>, tensor<6x5xf32>
+}}""",
+    "pooling": """
+func.func @pooling(%x: tensor<1x3x7x7xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x3x1x1xf32>) {
+  %m = nn.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
+  %a = nn.avg_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = 1 : i64} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
+  %i = nn.avg_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = 1 : i64} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
+  %g = nn.global_avg_pool %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>
+  func.return %m, %a, %i, %g : tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>, tensor<1x3x1x1xf32>
+}""",
+    "elementwise_mix": f"""
+func.func @elementwise_mix(%x: tensor<2x3x4xf32>, %y: tensor<4xf32>) -> (tensor<2x3x4xf32>, tensor<4x3x2xf32>, tensor<2x3x8xf32>, tensor<2x3xf32>) {{
+  %a = nn.add %x, %y : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %s = nn.sub %a, %x : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %m = nn.mul %s, %x : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %ab = nn.abs %m : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %one = {const(np.ones((1,), np.float32))}
+  %p = nn.add %ab, %one : (tensor<2x3x4xf32>, tensor<1xf32>) -> tensor<2x3x4xf32>
+  %d = nn.div %x, %p : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %l = nn.log %p : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %sq = nn.sqrt %p : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %rc = nn.reciprocal %sq : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %e = nn.exp %d : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %t = nn.tanh %l : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %sg = nn.sigmoid %x : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %n = nn.neg %sg : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %mx = nn.max %e, %t : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %mn = nn.min %mx, %rc : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %c = nn.clip %x {{min = -0.5 : f32, max = 0.5 : f32}} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %lr = nn.leaky_relu %x {{alpha = 0.2 : f32}} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %ge = nn.gelu %x : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %gt = nn.gelu %x {{approximate = "tanh"}} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %pw = nn.pow %p, %y : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %u1 = nn.add %mn, %n : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u2 = nn.add %u1, %c : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u3 = nn.add %u2, %lr : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u4 = nn.sub %ge, %gt : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u5 = nn.add %u3, %pw : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %tr = nn.transpose %u5 {{perm = array<i64: 2, 1, 0>}} : (tensor<2x3x4xf32>) -> tensor<4x3x2xf32>
+  %cc = nn.concat %u5, %u4 {{axis = -1 : i64}} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x8xf32>
+  %pd = nn.pad %x {{pads = array<i64: 0, 1, 0, 0, 1, 1>, value = 0.25 : f32}} : (tensor<2x3x4xf32>) -> tensor<2x5x5xf32>
+  %rm = nn.reduce_mean %pd {{axes = array<i64: 1, 2>, keepdims = 0 : i64}} : (tensor<2x5x5xf32>) -> tensor<2xf32>
+  %shape = {const(np.array([2, 1], np.int64))}
+  %rs = nn.reshape %rm, %shape : (tensor<2xf32>, tensor<2xi64>) -> tensor<2x1xf32>
+  %rmax = nn.reduce_max %x {{axes = array<i64: 2>, keepdims = 0 : i64}} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+  %out = nn.add %rmax, %rs : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+  func.return %e, %tr, %cc, %out : tensor<2x3x4xf32>, tensor<4x3x2xf32>, tensor<2x3x8xf32>, tensor<2x3xf32>
+}}""",
+    "norms": f"""
+func.func @norms(%x: tensor<1x3x4x4xf32>, %t: tensor<2x3x4xf32>) -> (tensor<1x3x4x4xf32>, tensor<2x3x4xf32>) {{
+  %gamma = {weights(3)}
+  %beta = {weights(3)}
+  %mean = {weights(3)}
+  %var = {const(RNG.uniform(0.5, 2.0, 3).astype(np.float32))}
+  %b = nn.batch_norm %x, %gamma, %beta, %mean, %var {{epsilon = 0.001 : f32}} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  %s = {weights(3, 4)}
+  %o = {weights(3, 4)}
+  %l = nn.layer_norm %t, %s, %o {{axis = 1 : i64}} : (tensor<2x3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+  func.return %b, %l : tensor<1x3x4x4xf32>, tensor<2x3x4xf32>
+}}""",
+    "slice_split_cast": f"""
+func.func @slice_split_cast(%x: tensor<4x6xf32>) -> (tensor<2x4xf32>, tensor<4x2xf32>, tensor<4x4xf32>, tensor<4x6xi32>, tensor<4x6xf32>) {{
+  %starts = {const(np.array([1, -4], np.int64))}
+  %ends = {const(np.array([3, 100], np.int64))}
+  %axes = {const(np.array([0, 1], np.int64))}
+  %steps = {const(np.array([1, 1], np.int64))}
+  %s = nn.slice %x, %starts, %ends, %axes, %steps : (tensor<4x6xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x4xf32>
+  %a, %b = nn.split %x {{axis = 1 : i64, split = array<i64: 2, 4>}} : (tensor<4x6xf32>) -> (tensor<4x2xf32>, tensor<4x4xf32>)
+  %three = {const(np.full((1,), 3.0, np.float32))}
+  %big = nn.mul %x, %three : (tensor<4x6xf32>, tensor<1xf32>) -> tensor<4x6xf32>
+  %i = nn.cast %big {{to = i32}} : (tensor<4x6xf32>) -> tensor<4x6xi32>
+  %f = nn.cast %i {{to = f32}} : (tensor<4x6xi32>) -> tensor<4x6xf32>
+  func.return %s, %a, %b, %i, %f : tensor<2x4xf32>, tensor<4x2xf32>, tensor<4x4xf32>, tensor<4x6xi32>, tensor<4x6xf32>
+}}""",
+}
+"""Each function name -> its nn MLIR text; inputs are random normal arrays."""
+
+INT8_GRAPHS = {
+    "qconv_nchw": f"""
+func.func @qconv_nchw(%x: tensor<1x3x8x8xf32>) -> (tensor<1x4x8x8xi8>, tensor<1x4x8x8xf32>) {{
+  %q = nn.quantize %x {{scale = array<f32: 0.05>, zero_point = array<i64: 3>}} : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xi8>
+  %w = {int8_weights(4, 3, 3, 3)}
+  %b = {const(RNG.integers(-500, 500, (4,)).astype(np.int32))}
+  %c = nn.qconv %q, %w, %b {{pads = array<i64: 1, 1, 1, 1>, input_zp = 3 : i64}} : (tensor<1x3x8x8xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>) -> tensor<1x4x8x8xi32>
+  %r = nn.rescale %c {{multiplier = array<i32: 1518500250>, shift = array<i8: 40>, output_zp = -5 : i64}} : (tensor<1x4x8x8xi32>) -> tensor<1x4x8x8xi8>
+  %d = nn.dequantize %r {{scale = array<f32: 0.1>, zero_point = array<i64: -5>}} : (tensor<1x4x8x8xi8>) -> tensor<1x4x8x8xf32>
+  func.return %r, %d : tensor<1x4x8x8xi8>, tensor<1x4x8x8xf32>
+}}""",
+    "qdepthwise_nhwc": f"""
+func.func @qdepthwise_nhwc(%x: tensor<1x6x6x4xi8>) -> tensor<1x3x3x4xi8> {{
+  %w = {int8_weights(3, 3, 1, 4)}
+  %c = nn.qconv %x, %w {{data_layout = "NHWC", group = 4 : i64, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", input_zp = -2 : i64, weight_zp = 1 : i64}} : (tensor<1x6x6x4xi8>, tensor<3x3x1x4xi8>) -> tensor<1x3x3x4xi32>
+  %r = nn.rescale %c {{multiplier = array<i32: 4194304, 5000000, 3000000, 9000000>, shift = array<i8: 32, 33, 32, 34>, rounding_mode = "DOUBLE_ROUND", per_channel = 1 : i64, output_zp = 7 : i64}} : (tensor<1x3x3x4xi32>) -> tensor<1x3x3x4xi8>
+  func.return %r : tensor<1x3x3x4xi8>
+}}""",
+    "qmatmul": f"""
+func.func @qmatmul(%a: tensor<2x3x8xi8>) -> (tensor<2x3x5xi32>, tensor<2x3x5xi8>) {{
+  %b = {int8_weights(8, 5)}
+  %m = nn.qmatmul %a, %b {{a_zp = 4 : i64, b_zp = -3 : i64}} : (tensor<2x3x8xi8>, tensor<8x5xi8>) -> tensor<2x3x5xi32>
+  %r = nn.rescale %m {{multiplier = array<i32: 1717986918>, shift = array<i8: 42>, output_zp = 10 : i64}} : (tensor<2x3x5xi32>) -> tensor<2x3x5xi8>
+  func.return %m, %r : tensor<2x3x5xi32>, tensor<2x3x5xi8>
+}}""",
+    "quantize_per_axis": """
+func.func @quantize_per_axis(%x: tensor<2x3xf32>) -> (tensor<2x3xi8>, tensor<2x3xf32>) {
+  %q = nn.quantize %x {scale = array<f32: 0.01, 0.02, 0.005>, zero_point = array<i64: 0, -3, 7>, axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xi8>
+  %d = nn.dequantize %q {scale = array<f32: 0.01, 0.02, 0.005>, zero_point = array<i64: 0, -3, 7>, axis = 1 : i64} : (tensor<2x3xi8>) -> tensor<2x3xf32>
+  func.return %q, %d : tensor<2x3xi8>, tensor<2x3xf32>
+}""",
+}
+"""int8 graphs: compared bit for bit with the interpreter's integer path."""

@@ -1,0 +1,364 @@
+"""convert-to-int: the int8 graph computes what the fake-quantized float graph
+computes, to within one quantization step of the output, on random inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
+from xdsl.ir import Block, Region, SSAValue
+
+from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
+from graph_opt.dialects.nn.constant import ConstantOp
+from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.elementwise import (
+    AddOp,
+    ClipOp,
+    IdentityOp,
+    ReluOp,
+    SigmoidOp,
+)
+from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
+from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.pool import GlobalAvgPoolOp, MaxPoolOp
+from graph_opt.dialects.nn.qint import QuantizeOp, RescaleOp
+from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
+from graph_opt.dialects.nn.shape_ops import FlattenOp, SqueezeOp, UnsqueezeOp
+from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
+from graph_opt.frontend.onnx_import import import_model
+from graph_opt.interpreter import run_function
+from graph_opt.interpreter.runner import entry_function
+from graph_opt.passes.calibrate import CalibratePass
+from graph_opt.passes.convert_to_int import ConvertToIntPass
+from graph_opt.passes.fold_bn import FoldBatchNormPass
+from graph_opt.passes.fuse_ops import FuseOpsPass
+from graph_opt.passes.quantize import QuantizePass
+from graph_opt.quantization.fake_quant_math import nudge
+from graph_opt.testing import model_zoo
+
+
+class QuantGraph:
+    """A one-function module of fake-quantized float ops with seeded random weights."""
+
+    def __init__(self, *input_shapes: tuple[int, ...], seed: int = 0):
+        self.rng = np.random.default_rng(seed)
+        self.input_shapes = input_shapes
+        self.block = Block(arg_types=[TensorType(f32, s) for s in input_shapes])
+        self.output_scale = 0.0
+
+    def op(self, cls, *operands: SSAValue, **props) -> SSAValue:
+        op = cls.create_inferred(list(operands), props)
+        self.block.add_op(op)
+        return op.results[0]
+
+    def const(self, array: np.ndarray) -> SSAValue:
+        op = ConstantOp.from_array(np.asarray(array, np.float32))
+        self.block.add_op(op)
+        return op.output
+
+    def act(self, x: SSAValue, low: float, high: float, **kwargs) -> SSAValue:
+        """A per-tensor activation fake quant; the range is jittered to get odd zero points."""
+        low = low * self.rng.uniform(0.9, 1.1)
+        high = high * self.rng.uniform(0.9, 1.1)
+        props = fake_quant_props([low], [high], **kwargs)
+        self.output_scale = float(nudge([low], [high], 8, False).scale[0])
+        return self.op(FakeQuantOp, x, **props)
+
+    def weights(self, shape, axis: int | None) -> SSAValue:
+        """Fake-quantized weights: symmetric narrow range, per tensor or per channel."""
+        fan_in = int(np.prod(shape)) // shape[axis if axis is not None else 0]
+        w = self.rng.standard_normal(shape) / np.sqrt(fan_in)
+        reduce = tuple(i for i in range(len(shape)) if i != axis)
+        bound = np.abs(w).max(axis=reduce) if axis is not None else np.abs(w).max()
+        bound = np.atleast_1d(bound)
+        props = fake_quant_props(-bound, bound, narrow_range=True, axis=axis)
+        return self.op(FakeQuantOp, self.const(w), **props)
+
+    def bias(self, channels: int) -> SSAValue:
+        return self.const(self.rng.standard_normal(channels) * 0.1)
+
+    def module(self, *results: SSAValue) -> ModuleOp:
+        self.block.add_op(func.ReturnOp(*results))
+        function = func.FuncOp(
+            "main",
+            FunctionType.from_lists(
+                [a.type for a in self.block.args], [r.type for r in results]
+            ),
+            Region(self.block),
+        )
+        module = ModuleOp([function])
+        module.verify()
+        return module
+
+    def inputs(self, count: int = 3) -> list[list[np.ndarray]]:
+        return [
+            [self.rng.standard_normal(s).astype(np.float32) for s in self.input_shapes]
+            for _ in range(count)
+        ]
+
+
+def op_names(module: ModuleOp) -> list[str]:
+    return [op.name for op in module.walk()]
+
+
+def check_converted(
+    graph: QuantGraph, module: ModuleOp, unsigned_io: bool = False
+) -> ModuleOp:
+    """Convert a clone and compare outputs on random inputs: at most one step apart."""
+    converted = module.clone()
+    ConvertToIntPass(unsigned_io=unsigned_io).apply(Context(), converted)
+    converted.verify()
+    for inputs in graph.inputs():
+        (expected,) = run_function(module, inputs)
+        (actual,) = run_function(converted, inputs)
+        assert actual.dtype == np.float32 and actual.shape == expected.shape
+        steps = np.abs(actual - expected) / graph.output_scale
+        assert steps.max() <= 1.001, steps.max()
+        # Off-by-one steps come from rounding ties only: rare.
+        assert (steps > 0.5).mean() < 0.02
+    return converted
+
+
+def conv_props(layout: str, **props):
+    if layout == "NHWC":
+        props["data_layout"] = str_attr("NHWC")
+    return props
+
+
+def conv_weights(
+    graph: QuantGraph, layout: str, out_c: int, in_c: int, k: int, per_channel: bool
+):
+    if layout == "NCHW":
+        return graph.weights((out_c, in_c, k, k), 0 if per_channel else None)
+    return graph.weights((k, k, in_c, out_c), 3 if per_channel else None)
+
+
+def resnet_block(layout: str, per_channel: bool) -> tuple[QuantGraph, ModuleOp]:
+    c = 4
+    shape = (1, c, 8, 8) if layout == "NCHW" else (1, 8, 8, c)
+    g = QuantGraph(shape, seed=1)
+    x = g.act(g.block.args[0], -3.0, 3.0)
+    pads = i64_array([1, 1, 1, 1])
+    w1 = conv_weights(g, layout, c, c, 3, per_channel)
+    h = g.op(ConvOp, x, w1, g.bias(c), **conv_props(layout, pads=pads))
+    h = g.act(g.op(ReluOp, h), 0.0, 3.0)
+    w2 = conv_weights(g, layout, c, c, 3, per_channel)
+    h = g.act(
+        g.op(ConvOp, h, w2, g.bias(c), **conv_props(layout, pads=pads)), -3.0, 3.0
+    )
+    h = g.act(g.op(ReluOp, g.op(AddOp, x, h)), 0.0, 4.0)
+    h = g.op(
+        MaxPoolOp,
+        h,
+        kernel_shape=i64_array([2, 2]),
+        strides=i64_array([2, 2]),
+        **conv_props(layout),
+    )
+    pooled = g.act(g.op(GlobalAvgPoolOp, h, **conv_props(layout)), 0.0, 2.0)
+    flat = g.op(FlattenOp, pooled)
+    w3 = g.weights((5, c), 0 if per_channel else None)
+    out = g.act(g.op(GemmOp, flat, w3, g.bias(5), trans_b=i64_attr(1)), -2.0, 2.0)
+    return g, g.module(out)
+
+
+def mobilenet_block(layout: str, per_channel: bool) -> tuple[QuantGraph, ModuleOp]:
+    c, expanded = 4, 8
+    shape = (1, c, 6, 6) if layout == "NCHW" else (1, 6, 6, c)
+    g = QuantGraph(shape, seed=2)
+    x = g.act(g.block.args[0], -3.0, 3.0)
+    relu6 = {"activation": str_attr("relu6")}
+    w1 = conv_weights(g, layout, expanded, c, 1, per_channel)
+    h = g.act(
+        g.op(FusedConvOp, x, w1, g.bias(expanded), **conv_props(layout, **relu6)),
+        0.0,
+        6.0,
+    )
+    dw = conv_weights(g, layout, expanded, 1, 3, per_channel)
+    depthwise = conv_props(
+        layout, pads=i64_array([1, 1, 1, 1]), group=i64_attr(expanded)
+    )
+    h = g.op(ConvOp, h, dw, g.bias(expanded), **depthwise)
+    h = g.act(g.op(ClipOp, h, min=f32_attr(0.0), max=f32_attr(6.0)), 0.0, 6.0)
+    w2 = conv_weights(g, layout, c, expanded, 1, per_channel)
+    h = g.act(g.op(ConvOp, h, w2, g.bias(c), **conv_props(layout)), -4.0, 4.0)
+    out = g.act(g.op(AddOp, h, x), -5.0, 5.0)
+    return g, g.module(out)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_resnet_block(layout, per_channel):
+    graph, module = resnet_block(layout, per_channel)
+    converted = check_converted(graph, module)
+    names = op_names(converted)
+    assert names.count("nn.qconv") == 2 and "nn.qmatmul" in names
+    assert "nn.conv" not in names and "nn.gemm" not in names
+    assert "nn.fake_quant" not in names
+    # The global average pool stays float between dequantize and quantize.
+    assert "nn.global_avg_pool" in names and names.count("nn.quantize") == 2
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_mobilenet_block(layout, per_channel):
+    graph, module = mobilenet_block(layout, per_channel)
+    converted = check_converted(graph, module)
+    names = op_names(converted)
+    assert names.count("nn.qconv") == 3
+    assert not {"nn.conv", "nn.fused_conv", "nn.fake_quant"} & set(names)
+    assert names.count("nn.quantize") == 1 and names.count("nn.dequantize") == 1
+
+
+def test_unsigned_io_quantizes_inputs_and_outputs_as_uint8():
+    graph, module = mobilenet_block("NHWC", True)
+    converted = check_converted(graph, module, unsigned_io=True)
+    quantize = next(op for op in converted.walk() if isinstance(op, QuantizeOp))
+    assert str(quantize.output.type.element_type) == "ui8"
+    rescales = [op for op in converted.walk() if isinstance(op, RescaleOp)]
+    assert rescales[0].flag("input_unsigned") and rescales[-1].flag("output_unsigned")
+    assert str(rescales[-1].output.type.element_type) == "ui8"
+
+
+def test_matmul_and_concat():
+    g = QuantGraph((3, 6), seed=3)
+    x = g.act(g.block.args[0], -3.0, 3.0)
+    h1 = g.op(
+        FusedMatMulOp, x, g.weights((6, 5), 1), g.bias(5), activation=str_attr("relu")
+    )
+    h1 = g.act(h1, 0.0, 3.0)
+    h2 = g.act(g.op(MatMulOp, x, g.weights((6, 4), None)), -2.0, 2.5)
+    out = g.act(g.op(ConcatOp, h1, h2, axis=i64_attr(1)), -2.0, 3.0)
+    converted = check_converted(g, g.module(out))
+    names = op_names(converted)
+    assert names.count("nn.qmatmul") == 2 and "nn.concat" in names
+    assert not {"nn.matmul", "nn.fused_matmul", "nn.fake_quant"} & set(names)
+
+
+def test_zero_padding_pads_with_the_zero_point():
+    g = QuantGraph((1, 2, 4, 4), seed=9)
+    x = g.act(g.block.args[0], -1.0, 3.0)
+    padded = g.op(PadOp, x, pads=i64_array([0, 0, 1, 1, 0, 0, 1, 1]))
+    out = g.act(g.op(ConvOp, padded, g.weights((3, 2, 3, 3), 0)), -3.0, 3.0)
+    converted = check_converted(g, g.module(out))
+    (pad,) = [op for op in converted.walk() if isinstance(op, PadOp)]
+    zero_point = pad.input.owner.properties["zero_point"].get_values()[0]
+    assert zero_point != 0 and pad.fill == zero_point
+
+
+def test_scale_preserving_ops_run_on_int8_exactly():
+    g = QuantGraph((2, 3, 4), seed=11)
+    x = g.act(g.block.args[0], -2.0, 3.0)
+    h = g.op(TransposeOp, x, perm=i64_array([0, 2, 1]))
+    h = g.op(SqueezeOp, g.op(UnsqueezeOp, g.op(ReluOp, h), axes=i64_array([0])))
+    h = g.op(ConcatOp, g.op(IdentityOp, h), h, axis=i64_attr(2))
+    module = g.module(g.op(FlattenOp, h))
+    converted = check_converted(g, module)
+    names = op_names(converted)
+    assert names.count("nn.dequantize") == 1 and "nn.relu" not in names
+    for inputs in g.inputs():
+        np.testing.assert_array_equal(
+            run_function(converted, inputs)[0], run_function(module, inputs)[0]
+        )
+
+
+def test_unsupported_activation_stays_float_between_quantize_and_dequantize():
+    g = QuantGraph((1, 3, 5, 5), seed=4)
+    x = g.act(g.block.args[0], -3.0, 3.0)
+    h = g.op(ConvOp, x, g.weights((4, 3, 3, 3), 0))
+    h = g.act(g.op(SigmoidOp, h), 0.0, 1.0)
+    out = g.act(g.op(ConvOp, h, g.weights((2, 4, 1, 1), None)), -3.0, 3.0)
+    converted = check_converted(g, g.module(out))
+    names = op_names(converted)
+    # The first conv feeds the sigmoid: it stays float with folded weights.
+    assert names.count("nn.conv") == 1 and names.count("nn.qconv") == 1
+    assert "nn.sigmoid" in names and "nn.fake_quant" not in names
+    assert names.count("nn.quantize") == 2
+
+
+def test_negative_per_channel_and_16_bit_activations_stay_fake_quant():
+    g = QuantGraph((2, 3), seed=5)
+    per_channel = g.op(
+        FakeQuantOp,
+        g.block.args[0],
+        **fake_quant_props([-1, -2, -3], [1, 2, 3], axis=1),
+    )
+    wide = g.op(FakeQuantOp, per_channel, **fake_quant_props([-1], [1], num_bits=16))
+    module = g.module(wide)
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    assert op_names(converted) == op_names(module)
+
+
+def test_negative_without_fake_quant_nothing_changes():
+    g = QuantGraph((1, 3, 5, 5), seed=6)
+    w = g.const(g.rng.standard_normal((4, 3, 3, 3)))
+    module = g.module(g.op(ReluOp, g.op(ConvOp, g.block.args[0], w)))
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    assert op_names(converted) == op_names(module)
+
+
+def test_narrow_range_activation_is_clamped_to_its_levels():
+    g = QuantGraph((4, 4), seed=7)
+    out = g.act(g.block.args[0], -1.0, 1.0, narrow_range=True)
+    g.output_scale = float(nudge([-1.0], [1.0], 8, True).scale[0])
+    module = g.module(out)
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    names = op_names(converted)
+    assert "nn.clip" in names
+    big = [np.full((4, 4), -10.0, np.float32)]
+    np.testing.assert_allclose(
+        run_function(converted, big)[0], run_function(module, big)[0], rtol=1e-6
+    )
+
+
+def test_fused_relu_folds_into_the_output_clamp():
+    g = QuantGraph((1, 2, 4, 4), seed=8)
+    x = g.act(g.block.args[0], -3.0, 3.0)
+    # The output range reaches below 0, so relu must clamp at the zero point.
+    h = g.op(FusedConvOp, x, g.weights((3, 2, 1, 1), None), activation=str_attr("relu"))
+    out = g.act(h, -1.0, 3.0)
+    converted = check_converted(g, g.module(out))
+    clips = [op for op in converted.walk() if isinstance(op, ClipOp)]
+    assert len(clips) == 1
+    assert "nn.relu" not in op_names(converted)
+
+
+@pytest.mark.parametrize("zoo_model", ["resnet", "mobilenet_v2"])
+@pytest.mark.parametrize(("per_channel", "symmetric"), [(False, False), (True, True)])
+def test_quantize_calibrate_convert_pipeline(
+    tmp_path, zoo_model, per_channel, symmetric
+):
+    model = {
+        "resnet": lambda: model_zoo.resnet(blocks=(1, 1), width=8, size=16, classes=10),
+        "mobilenet_v2": lambda: model_zoo.mobilenet_v2(
+            width=8, size=16, classes=10, expansions=3
+        ),
+    }[zoo_model]()
+    module = import_model(model)
+    for float_pass in (FoldBatchNormPass(), FuseOpsPass()):
+        float_pass.apply(Context(), module)
+    rng = np.random.default_rng(10)
+    samples = tmp_path / "samples.npz"
+    np.savez(samples, input=rng.standard_normal((8, 1, 3, 16, 16)).astype(np.float32))
+    CalibratePass(inputs=str(samples)).apply(Context(), module)
+    QuantizePass(per_channel=per_channel, symmetric=symmetric).apply(Context(), module)
+    (result,) = entry_function(module).body.block.last_op.operands
+    assert isinstance(result.owner, FakeQuantOp)
+    nudged = nudge(result.owner.mins, result.owner.maxs, 8, False)
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    converted.verify()
+    names = op_names(converted)
+    # Only the first conv, whose input is not fake-quantized, stays float.
+    assert names.count("nn.qconv") >= 8
+    assert names.count("nn.conv") + names.count("nn.fused_conv") == 1
+    assert "nn.fake_quant" not in names
+    for _ in range(3):
+        x = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+        (expected,) = run_function(module, [x])
+        (actual,) = run_function(converted, [x])
+        assert np.abs(actual - expected).max() <= 1.001 * nudged.scale[0]

@@ -1,0 +1,273 @@
+"""calibrate + quantize: recorded ranges are the tensors' ranges, inserted fake
+quantizations use them, and quantized models stay within quantization error of
+the float ones (and export to ONNX QDQ models that onnxruntime runs alike)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.utils.exceptions import PassFailedException
+
+from graph_opt.api import parse
+from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.frontend.onnx_import import import_model
+from graph_opt.interpreter import run_function
+from graph_opt.interpreter.runner import entry_function
+from graph_opt.passes.calibrate import CalibratePass
+from graph_opt.passes.fold_bn import FoldBatchNormPass
+from graph_opt.passes.quantize import QuantizePass
+from graph_opt.quantization.calibration import RANGE_ATTR
+from graph_opt.quantization.fake_quant_math import fake_quant
+from graph_opt.testing import model_zoo
+
+FIXTURES = Path(__file__).parents[1] / "frontend" / "tensorflow" / "fixtures"
+INPUT_SHAPE = (1, 3, 16, 16)
+MODELS = {
+    "resnet": lambda: model_zoo.resnet(blocks=(1, 1), width=4, size=16, classes=5),
+    "mobilenet_v2": lambda: model_zoo.mobilenet_v2(
+        width=4, size=16, classes=5, expansions=3
+    ),
+}
+
+
+def float_module(name: str) -> ModuleOp:
+    module = import_model(MODELS[name]())
+    FoldBatchNormPass().apply(Context(), module)
+    return module
+
+
+def write_samples(
+    tmp_path: Path, count: int = 3, seed: int = 0
+) -> tuple[Path, np.ndarray]:
+    samples = (
+        np.random.default_rng(seed)
+        .standard_normal((count, *INPUT_SHAPE))
+        .astype(np.float32)
+    )
+    path = tmp_path / "samples.npz"
+    np.savez(path, input=samples)
+    return path, samples
+
+
+def calibrated(module: ModuleOp, path: Path, **options) -> ModuleOp:
+    module = module.clone()
+    CalibratePass(inputs=str(path), **options).apply(Context(), module)
+    return module
+
+
+def quantized(module: ModuleOp, **options) -> ModuleOp:
+    module = module.clone()
+    QuantizePass(**options).apply(Context(), module)
+    module.verify()
+    return module
+
+
+def fake_quants(module: ModuleOp) -> list[FakeQuantOp]:
+    return [op for op in module.walk() if isinstance(op, FakeQuantOp)]
+
+
+def tensors_by_name(module: ModuleOp, names: list[str], samples) -> dict[str, list]:
+    """The named tensors of the float module on each sample, returned as extra results."""
+    module = module.clone()
+    function = entry_function(module)
+    values = {r.name_hint: r for op in function.walk() for r in op.results}
+    ret = function.body.block.last_op
+    results = [*ret.operands, *(values[n] for n in names)]
+    ret.detach()
+    ret.erase()
+    function.body.block.add_op(func.ReturnOp(*results))
+    function.function_type = FunctionType.from_lists(
+        function.function_type.inputs.data, [r.type for r in results]
+    )
+    runs = [run_function(module, [s])[-len(names) :] for s in samples]
+    return {n: [run[i] for run in runs] for i, n in enumerate(names)}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_activation_ranges_are_the_calibrated_tensor_ranges(name, tmp_path):
+    path, samples = write_samples(tmp_path)
+    module = float_module(name)
+    quant = quantized(calibrated(module, path))
+    activations = [op for op in fake_quants(quant) if not op.is_narrow]
+    assert activations
+    names = [op.input.name_hint for op in activations]
+    observed = tensors_by_name(module, names, samples)
+    for op in activations:
+        values = observed[op.input.name_hint]
+        low = min(float(v.min()) for v in values)
+        high = max(float(v.max()) for v in values)
+        assert (op.mins[0], op.maxs[0]) == (
+            np.float32(min(low, 0)),
+            np.float32(max(high, 0)),
+        )
+    assert not any(RANGE_ATTR in op.attributes for op in quant.walk())
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_quantized_model_is_within_quantization_error(name, tmp_path):
+    path, samples = write_samples(tmp_path)
+    module = float_module(name)
+    calibrated_module = calibrated(module, path)
+    errors = {}
+    for bits in (8, 16):
+        quant = quantized(
+            calibrated_module, weight_bits=bits, activation_bits=bits, per_channel=True
+        )
+        worst = 0.0
+        for sample in samples:
+            expected = run_function(module, [sample])[0]
+            actual = run_function(quant, [sample])[0]
+            worst = max(
+                worst, float(np.abs(actual - expected).max() / np.ptp(expected))
+            )
+        errors[bits] = worst
+    assert errors[8] < 0.05
+    assert errors[16] < errors[8] / 50
+
+
+def test_single_layer_is_exactly_conv_of_quantized_weights(tmp_path):
+    """relu(conv(x, fq(w)) + b), fake-quantized with the calibrated relu range."""
+    source = """
+    func.func @main(%input: tensor<1x3x16x16xf32> {nn.name = "input"}) -> tensor<1x2x16x16xf32> {
+      %w = nn.constant dense<[[[[0.5]], [[-0.25]], [[1.0]]], [[[0.75]], [[-2.0]], [[0.125]]]]> : tensor<2x3x1x1xf32>
+      %b = nn.constant dense<[0.1, -0.3]> : tensor<2xf32>
+      %c = nn.conv %input, %W, %b : (tensor<1x3x16x16xf32>, tensor<2x3x1x1xf32>, tensor<2xf32>) -> tensor<1x2x16x16xf32>
+      %r = nn.relu %c : (tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+      func.return %r : tensor<1x2x16x16xf32>
+    }
+    """
+    weights = np.array([[0.5, -0.25, 1.0], [0.75, -2.0, 0.125]], np.float32)
+    quantized_weights = fake_quant(
+        weights, [-0.25, -2.0], [1.0, 0.75], 8, narrow_range=True, axis=0
+    ).reshape(2, 3, 1, 1)
+    path, samples = write_samples(tmp_path)
+    module = parse(source.replace("%W", "%w"))
+    quant = quantized(calibrated(module, path), per_channel=True)
+    reference = parse(
+        source.replace("%W", "%wq").replace(
+            "%b = ",
+            f"%wq = nn.constant dense<{quantized_weights.tolist()}> : tensor<2x3x1x1xf32>\n%b = ",
+        )
+    )
+    relu_high = max(float(run_function(module, [s])[0].max()) for s in samples)
+    for sample in samples:
+        expected = fake_quant(
+            run_function(reference, [sample])[0], [0.0], [relu_high], 8, False
+        )
+        np.testing.assert_array_equal(run_function(quant, [sample])[0], expected)
+
+
+@pytest.mark.parametrize(
+    "method, options",
+    [("moving_average", {"decay": 0.6}), ("percentile", {"percentile": 99.0})],
+)
+def test_calibration_methods(method, options, tmp_path):
+    path, samples = write_samples(tmp_path, count=4)
+    module = float_module("mobilenet_v2")
+    marked = calibrated(module, path, method=method, **options)
+    ops = [op for op in entry_function(marked).walk() if RANGE_ATTR in op.attributes]
+    names = [op.results[0].name_hint for op in ops]
+    observed = tensors_by_name(module, names, samples)
+    for op, name in zip(ops, names):
+        values = observed[name]
+        if method == "moving_average":
+            low, high = float(values[0].min()), float(values[0].max())
+            for v in values[1:]:
+                low -= (low - float(v.min())) * (1 - options["decay"])
+                high -= (high - float(v.max())) * (1 - options["decay"])
+        else:
+            flat = np.concatenate([v.ravel() for v in values]).astype(np.float64)
+            low, high = np.percentile(flat, [1.0, 99.0])
+        recorded = op.attributes[RANGE_ATTR].get_values()
+        np.testing.assert_allclose(recorded, [low, high], rtol=1e-6, atol=1e-6)
+
+
+def test_tensorflow_quantization_aware_graph_keeps_its_ranges():
+    from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+
+    graph = load_graph_def(str(FIXTURES / "fake_quant_qat.pb"))
+    module = import_graph_def(graph, outputs=["out"])
+    before = [(op.mins.tolist(), op.maxs.tolist()) for op in fake_quants(module)]
+    assert len(before) == 2
+    quant = quantized(module)
+    assert [(op.mins.tolist(), op.maxs.tolist()) for op in fake_quants(quant)] == before
+
+
+def test_quantize_without_calibration_names_the_tensors():
+    module = float_module("resnet")
+    with pytest.raises(
+        PassFailedException, match="no calibrated range for nn.relu .*run calibrate"
+    ):
+        QuantizePass().apply(Context(), module)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"weight_bits": 1}, r"bits must be in \[2, 16\], got 1"),
+        ({"include": "("}, "bad regular expression '\\('"),
+    ],
+)
+def test_quantize_option_errors(options, message):
+    with pytest.raises(PassFailedException, match=message):
+        QuantizePass(**options).apply(Context(), float_module("resnet"))
+
+
+def test_calibration_input_errors(tmp_path):
+    module = float_module("resnet")
+    with pytest.raises(PassFailedException, match="calibrate needs inputs"):
+        CalibratePass().apply(Context(), module)
+    with pytest.raises(PassFailedException, match="cannot read calibration inputs"):
+        CalibratePass(inputs=str(tmp_path / "none.npz")).apply(Context(), module)
+    np.savez(tmp_path / "bad.npz", input=np.zeros((2, 1, 3, 5, 5), np.float32))
+    with pytest.raises(
+        PassFailedException,
+        match=r"input has samples of shape \[1, 3, 5, 5\], the argument is tensor<1x3x16x16xf32>",
+    ):
+        CalibratePass(inputs=str(tmp_path / "bad.npz")).apply(Context(), module)
+    with pytest.raises(PassFailedException, match="decay must be in"):
+        CalibratePass(inputs="x.npz", method="moving_average", decay=1.0).apply(
+            Context(), module
+        )
+
+
+def test_cli_pipeline_exports_a_qdq_model_onnxruntime_agrees_with(tmp_path):
+    path, samples = write_samples(tmp_path)
+    source = tmp_path / "model.onnx"
+    onnx.save(MODELS["mobilenet_v2"](), source)
+    target = tmp_path / "quantized.onnx"
+    pipeline = f'fold-bn,calibrate{{inputs="{path}"}},quantize{{per-channel=true}}'
+    subprocess.run(
+        [sys.executable, "-m", "graph_opt.tools.graph_opt_main", str(source),
+         "-p", pipeline, "-t", "onnx", "-o", str(target)],
+        check=True,
+    )  # fmt: skip
+    model = onnx.load(target)
+    types = [n.op_type for n in model.graph.node]
+    assert types.count("QuantizeLinear") == types.count("DequantizeLinear") > 10
+    options = ort.SessionOptions()
+    # unoptimized: QDQ stays float math instead of becoming integer kernels
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(
+        str(target), options, providers=["CPUExecutionProvider"]
+    )
+    reimported = import_model(model)
+    assert len(fake_quants(reimported)) == types.count("QuantizeLinear")
+    in_process = quantized(
+        calibrated(float_module("mobilenet_v2"), path), per_channel=True
+    )
+    for sample in samples:
+        (expected,) = session.run(None, {"input": sample})
+        for module in (reimported, in_process):
+            np.testing.assert_allclose(
+                run_function(module, [sample])[0], expected, rtol=1e-5, atol=1e-5
+            )
