@@ -71,11 +71,14 @@ def op_result_names(op: Operation) -> list[str | None]:
 
 
 _INVALID_NAME_CHARS = re.compile(r"[^\w$.-]")
+_NUMBERED_SUFFIXES = re.compile(r"(_\d+)+$")
 
 
 def set_name_hint(value: SSAValue, name: str) -> None:
     """Show a framework name as the SSA name (`%conv1`), made a valid identifier."""
-    hint = _INVALID_NAME_CHARS.sub("_", name)
+    # xDSL's printer numbers repeated hints `x`, `x_1`, ...: a hint that still ends
+    # in `_N` after xDSL strips one such suffix could take one of those names.
+    hint = _NUMBERED_SUFFIXES.sub("", _INVALID_NAME_CHARS.sub("_", name))
     if hint and hint[0].isdigit():
         hint = "v" + hint
     value.name_hint = hint or None

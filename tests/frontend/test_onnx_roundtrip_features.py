@@ -392,3 +392,20 @@ def test_reshape_of_unknown_length_keeps_inferred_dims_dynamic():
     feed = np.arange(5, dtype=np.float32)
     (result,) = run(export_module(module), {"x": feed})
     np.testing.assert_array_equal(result, feed.reshape(-1, 1))
+
+
+def test_numbered_value_names_print_as_distinct_ssa_names():
+    """`y`, `y_1` and `y_1_1` would all print as `%y_1` (xDSL numbers repeated
+    hints and strips one `_N`); the printed module must parse back."""
+    from graph_opt.api import parse, to_mlir
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    names = ["y", "y_1", "y_1_1", "y_2", "y_2_1"]
+    nodes = [
+        helper.make_node("Relu", [src], [dst]) for src, dst in zip(["x", *names], names)
+    ]
+    out = helper.make_tensor_value_info(names[-1], TensorProto.FLOAT, [2])
+    graph = helper.make_graph(nodes, "g", [x], [out])
+    module = import_model(make_model(graph, opset_imports=OPSET_18))
+    reparsed = parse(to_mlir(module))
+    assert len([op for op in reparsed.walk() if op.name == "nn.relu"]) == len(names)
