@@ -113,11 +113,11 @@ class FoldConstantOps(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, NNOperation) or op.has_trait(ConstantLike):
             return
+        if not all(isinstance(v.owner, ConstantOp) for v in op.operands):
+            return  # checked first: most ops read a computed value
         if op in self.declined or not is_pure(op):
             return
         inputs = [constant_value(v) for v in op.operands]
-        if any(a is None for a in inputs):
-            return
         self.declined.add(op)
         try:
             with np.errstate(all="ignore"):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -15,6 +18,19 @@ PIPELINE = "prune,fold-constants,fold-bn,fuse-ops,cse,dce"
 def fingerprint(module: ModuleOp) -> tuple[str, ...]:
     """The op sequence: a pipeline round that leaves it unchanged changed nothing the rounds act on."""
     return tuple(op.name for op in module.walk())
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: each full collection walks the whole
+    IR, which the pipeline only rewrites (the garbage is collected afterwards)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 @dataclass(frozen=True)
@@ -32,13 +48,14 @@ class OptimizePass(ModulePass):
 
         available = {**Universe.get_multiverse().all_passes, **get_all_passes()}
         pipeline = PassPipeline.parse_spec(available, PIPELINE)
-        before = fingerprint(op)
-        for _ in range(self.max_iterations):
-            pipeline.apply(ctx, op)
-            after = fingerprint(op)
-            if after == before:
-                return
-            before = after
+        with cyclic_gc_paused():
+            before = fingerprint(op)
+            for _ in range(self.max_iterations):
+                pipeline.apply(ctx, op)
+                after = fingerprint(op)
+                if after == before:
+                    return
+                before = after
         raise PassFailedException(
             f"optimize did not reach a fixed point in {self.max_iterations} iterations"
         )

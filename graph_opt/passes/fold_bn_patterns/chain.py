@@ -197,8 +197,7 @@ def erase_chain_fold(plan: ChainFold, rewriter: PatternRewriter) -> None:
     """Replace the linear op by its folded form and drop the folded ops after it."""
     doomed = [op for op in plan.chain if not isinstance(op, KEPT_OPS)]
     constants = operand_constants([plan.linear, *doomed])
-    new_ops, folded = plan.fold.build(plan.affine)
-    rewriter.replace(plan.linear, new_ops, [folded])
+    plan.fold.rewrite(plan.affine, rewriter)
     for op in reversed(doomed):
         rewriter.replace_all_uses_with(op.results[0], chain_input(op))
         rewriter.erase(op)

@@ -6,7 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.base import f32_attr, float_value, int_value
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
@@ -21,17 +23,17 @@ from graph_opt.passes.fold_bn_patterns.weights import (
     folded_constant,
 )
 
-Rewrite = tuple[list[Operation], SSAValue]
-"""New ops (in order) and the value that replaces the linear op's result."""
+Rewrite = Callable[[ChannelAffine, PatternRewriter], None]
+"""Folds an affine map into the linear op: its result then carries the mapped values."""
 
 
 @dataclass(frozen=True)
 class OutputChannelFold:
-    """A linear op whose output channels lie on `axis`; `build` folds an affine map into it."""
+    """A linear op whose output channels lie on `axis`; `rewrite` folds an affine map into it."""
 
     axis: int
     channels: int
-    build: Callable[[ChannelAffine], Rewrite]
+    rewrite: Rewrite
 
 
 def output_channel_fold(op: Operation) -> OutputChannelFold | str:
@@ -75,7 +77,8 @@ def _conv_like(
     if channels == DYN:
         return f"the {op.name} output channel count is unknown"
 
-    def build(affine: ChannelAffine) -> Rewrite:
+    def rewrite(affine: ChannelAffine, rewriter: PatternRewriter) -> None:
+        """New filter and bias constants; the op itself is only given them (cheaper than a copy)."""
         new_filter = folded_constant(
             weights * factor(weights, affine.scale), op.filter, "bn_folded"
         )
@@ -85,13 +88,11 @@ def _conv_like(
             op.filter if op.bias is None else op.bias,
             "bn_bias",
         )
-        new_op = type(op).create_inferred(
-            [op.input, new_filter, new_bias], op.properties, [op.output.type]
-        )
-        new_op.location = op.location
-        return [new_filter, new_bias, new_op], new_op.results[0]
+        rewriter.insert([new_filter, new_bias], InsertPoint.before(op))
+        op.operands = [op.input, new_filter.output, new_bias.output]
+        rewriter.notify_op_modified(op)
 
-    return OutputChannelFold(axis, channels, build)
+    return OutputChannelFold(axis, channels, rewrite)
 
 
 def _conv(op: ConvOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
@@ -131,19 +132,20 @@ def _matmul(op: MatMulOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str
         return "the matmul rhs is a vector"
     channels = weights.shape[-1]
 
-    def build(affine: ChannelAffine) -> Rewrite:
+    def rewrite(affine: ChannelAffine, rewriter: PatternRewriter) -> None:
         new_rhs = folded_constant(weights * affine.scale, op.rhs, "bn_folded")
         matmul = MatMulOp.create_inferred(
             [op.lhs, new_rhs], op.properties, [op.output.type]
         )
         matmul.location = op.location
         if not np.any(affine.shift):
-            return [new_rhs, matmul], matmul.output
+            rewriter.replace(op, [new_rhs, matmul], [matmul.output])
+            return
         shift = folded_constant(affine.shift, op.rhs, "bn_bias")
         add = AddOp.create_inferred([matmul, shift], {}, [op.output.type])
-        return [new_rhs, shift, matmul, add], add.output
+        rewriter.replace(op, [new_rhs, shift, matmul, add], [add.output])
 
-    return OutputChannelFold(len(out_shape) - 1, channels, build)
+    return OutputChannelFold(len(out_shape) - 1, channels, rewrite)
 
 
 def _gemm(op: GemmOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
@@ -157,7 +159,7 @@ def _gemm(op: GemmOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
     b_axis = 0 if int_value(op.properties, "trans_b", 0) else 1
     beta = float_value(op.properties, "beta", 1.0)
 
-    def build(affine: ChannelAffine) -> Rewrite:
+    def rewrite(affine: ChannelAffine, rewriter: PatternRewriter) -> None:
         new_b = folded_constant(
             weights * along(affine.scale, b_axis, 2), op.b, "bn_folded"
         )
@@ -172,9 +174,9 @@ def _gemm(op: GemmOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
             [op.a, new_b, new_c], properties, [op.output.type]
         )
         gemm.location = op.location
-        return [new_b, new_c, gemm], gemm.output
+        rewriter.replace(op, [new_b, new_c, gemm], [gemm.output])
 
-    return OutputChannelFold(1, weights.shape[b_axis], build)
+    return OutputChannelFold(1, weights.shape[b_axis], rewrite)
 
 
 _PLANNERS: dict[type[Operation], Callable[..., OutputChannelFold | str]] = {

@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, TensorType
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    TensorType,
+)
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -36,10 +41,14 @@ def folded_constant(array: np.ndarray, like: SSAValue, suffix: str) -> ConstantO
 
     Folded weights always get a new constant: the original may have other users.
     """
-    element = like.type.element_type  # type: ignore[attr-defined]
-    constant = ConstantOp.from_array(
-        np.ascontiguousarray(array.astype(numpy_dtype(element))), element
-    )
+    like_type: TensorType = like.type  # type: ignore[assignment]
+    element = like_type.element_type
+    array = np.ascontiguousarray(array.astype(numpy_dtype(element)))
+    if like_type.get_shape() == array.shape:  # reusing the type skips building one
+        value = DenseIntOrFPElementsAttr(like_type, BytesAttr(array.tobytes()))
+        constant = ConstantOp(value)
+    else:
+        constant = ConstantOp.from_array(array, element)
     name = op_result_names(like.owner)[0] if isinstance(like, OpResult) else None
     if name is not None:
         constant.location = name_location([f"{name}_{suffix}"])

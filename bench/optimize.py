@@ -1,0 +1,330 @@
+"""graph-opt's `optimize` pipeline against onnxoptimizer, onnxsim, onnxslim and onnxruntime's offline optimizer.
+
+Every tool goes ONNX file in, ONNX file out (load, optimize, save), each run
+in its own subprocess with a timeout, timed after a warm-up run on a tiny
+model. `graph-opt` is timed in-process (load, import, optimize, export, save),
+`graph-opt-cli` as the whole `graph-opt m.onnx -p optimize -t onnx -o out.onnx`
+process. For each output the table gives the node, BatchNormalization and
+Identity counts and the max relative error against the original in
+onnxruntime on the same seeded random inputs (max |out - ref| / max |ref|,
+optimizations off); for the original and graph-opt's output of the zoo models,
+the median onnxruntime inference latency.
+
+Models: generated ResNet-50, MobileNetV2 and BERT-like encoder
+(graph_opt.testing.model_zoo, seeded, no downloads) and deep Conv+BN+Relu
+chains with Identity nodes at --sizes nodes.
+
+Usage: python bench/optimize.py [--runs 3] [--models resnet50,mobilenet_v2,bert,chains]
+       [--sizes 5000,20000,50000] [--tools graph-opt,graph-opt-cli,onnxoptimizer,onnxsim,onnxslim,ort]
+       [--timeout 600] [--repeat-under 30] [--ort-level extended|basic]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+TOOLS = ("graph-opt", "graph-opt-cli", "onnxoptimizer", "onnxsim", "onnxslim", "ort")
+MODELS = ("resnet50", "mobilenet_v2", "bert", "chains")
+LATENCY_MODELS = ("resnet50", "mobilenet_v2", "bert")
+"""Models whose onnxruntime latency is measured (a chain's session alone takes long)."""
+
+
+def make_model(name: str) -> onnx.ModelProto:
+    from graph_opt.testing import model_zoo
+
+    if name.startswith("chain-"):
+        return model_zoo.conv_chain(int(name.removeprefix("chain-")))
+    return {
+        "resnet50": model_zoo.resnet,
+        "mobilenet_v2": model_zoo.mobilenet_v2,
+        "bert": model_zoo.bert_encoder,
+    }[name]()
+
+
+# --- workers: one tool, one run, in a fresh process; print the seconds taken ---
+
+
+def run_graph_opt(src: str, dst: str) -> None:
+    from xdsl.context import Context
+
+    from graph_opt.frontend.onnx_export import export_module
+    from graph_opt.frontend.onnx_import import import_model, load_model
+    from graph_opt.passes.optimize import OptimizePass
+
+    module = import_model(load_model(src))
+    OptimizePass().apply(Context(), module)
+    onnx.save(export_module(module), dst)
+
+
+def run_onnxoptimizer(src: str, dst: str) -> None:
+    import onnxoptimizer
+
+    passes = onnxoptimizer.get_fuse_and_elimination_passes()
+    onnx.save(onnxoptimizer.optimize(onnx.load(src), passes), dst)
+
+
+def run_onnxsim(src: str, dst: str) -> None:
+    import onnxsim
+
+    model, _ = onnxsim.simplify(onnx.load(src), check_n=0)
+    onnx.save(model, dst)
+
+
+def run_onnxslim(src: str, dst: str) -> None:
+    import onnxslim
+
+    onnx.save(onnxslim.slim(onnx.load(src)), dst)
+
+
+def run_ort(src: str, dst: str, level: str) -> None:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = {
+        "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+        "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+    }[level]
+    options.optimized_model_filepath = dst
+    ort.InferenceSession(src, options, providers=["CPUExecutionProvider"])
+
+
+def worker(tool: str, src: str, dst: str, ort_level: str) -> None:
+    """Time one load-optimize-save, after a warm-up run on a tiny model (imports, lazy loading)."""
+    from graph_opt.testing.model_zoo import conv_chain
+
+    runners = {
+        "graph-opt": run_graph_opt,
+        "onnxoptimizer": run_onnxoptimizer,
+        "onnxsim": run_onnxsim,
+        "onnxslim": run_onnxslim,
+        "ort": lambda s, d: run_ort(s, d, ort_level),
+    }
+    action = runners[tool]
+    tiny = str(Path(dst).with_suffix(".warmup.onnx"))
+    onnx.save(conv_chain(20), tiny)
+    action(tiny, tiny)
+    start = time.perf_counter()
+    action(src, dst)
+    print(json.dumps({"seconds": time.perf_counter() - start}))
+
+
+# --- the parent: run tools with timeouts, check outputs, print the table ---
+
+
+@dataclass
+class Outcome:
+    seconds: list[float] = field(default_factory=list)
+    timed_out: float | None = None
+    error: str | None = None
+
+    def median(self) -> float | None:
+        return statistics.median(self.seconds) if self.seconds else None
+
+
+def one_run(tool: str, src: Path, dst: Path, args) -> float:
+    """Seconds of one run of `tool`; raises subprocess.TimeoutExpired or RuntimeError."""
+    if tool == "graph-opt-cli":
+        command = [
+            "graph-opt",
+            str(src),
+            "-p",
+            "optimize",
+            "-t",
+            "onnx",
+            "-o",
+            str(dst),
+        ]
+    else:
+        command = [sys.executable, __file__, "--worker", tool, str(src), str(dst)]
+        command += ["--ort-level", args.ort_level]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
+        raise RuntimeError(lines[-1][:100])
+    if tool == "graph-opt-cli":
+        return elapsed
+    return json.loads(done.stdout.strip().splitlines()[-1])["seconds"]
+
+
+def time_tool(tool: str, src: Path, dst: Path, args) -> Outcome:
+    """Median over --runs; a run longer than --repeat-under seconds is not repeated."""
+    outcome = Outcome()
+    for _ in range(args.runs):
+        try:
+            outcome.seconds.append(one_run(tool, src, dst, args))
+        except subprocess.TimeoutExpired:
+            outcome.timed_out = args.timeout
+            return outcome
+        except RuntimeError as error:
+            outcome.error = str(error)
+            return outcome
+        if outcome.seconds[-1] > args.repeat_under:
+            break
+    return outcome
+
+
+def random_inputs(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    initializers = {i.name for i in model.graph.initializer}
+    inputs = {}
+    for value in model.graph.input:
+        if value.name in initializers:
+            continue
+        tensor = value.type.tensor_type
+        shape = [d.dim_value if d.dim_value > 0 else 1 for d in tensor.shape.dim]
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+        inputs[value.name] = rng.standard_normal(shape).astype(dtype)
+    return inputs
+
+
+def session(path: Path, optimized: bool):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    if not optimized:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def outputs(path: Path, inputs) -> list[np.ndarray]:
+    return session(path, optimized=False).run(None, inputs)
+
+
+def max_relative_error(got: list[np.ndarray], want: list[np.ndarray]) -> float:
+    worst = 0.0
+    for g, w in zip(got, want):
+        scale = max(float(np.max(np.abs(w))), np.finfo(np.float32).tiny)
+        worst = max(worst, float(np.max(np.abs(g - w))) / scale)
+    return worst
+
+
+def latency_ms(path: Path, inputs, iterations: int = 30) -> float:
+    run = session(path, optimized=True)
+    run.run(None, inputs)
+    times = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        run.run(None, inputs)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def counts(model: onnx.ModelProto) -> tuple[int, int, int]:
+    ops = [node.op_type for node in model.graph.node]
+    return len(ops), ops.count("BatchNormalization"), ops.count("Identity")
+
+
+HEADER = (
+    f"{'model':<13} {'tool':<14} {'time s':>8} {'x ours':>7} {'nodes':>13}"
+    f" {'BN':>11} {'Identity':>11} {'max rel err':>11} {'ort ms':>8}"
+)
+
+
+def row(model, tool, time_text, ratio, before, after, error, latency) -> str:
+    nodes, bn, identity = (f"{b} -> {a}" for b, a in zip(before, after))
+    return (
+        f"{model:<13} {tool:<14} {time_text:>8} {ratio:>7} {nodes:>13}"
+        f" {bn:>11} {identity:>11} {error:>11} {latency:>8}"
+    )
+
+
+def bench_model(name: str, args, work: Path) -> Iterator[str]:
+    model = make_model(name)
+    src = work / f"{name}.onnx"
+    onnx.save(model, src)
+    before = counts(model)
+    inputs = random_inputs(model)
+    reference = outputs(src, inputs)
+    with_latency = name in LATENCY_MODELS and not args.no_latency
+    original_latency = f"{latency_ms(src, inputs):.2f}" if with_latency else "-"
+    yield row(name, "original", "-", "-", before, before, "-", original_latency)
+    ours = None
+    for tool in args.tools:
+        dst = work / f"{name}.{tool}.onnx"
+        outcome = time_tool(tool, src, dst, args)
+        median = outcome.median()
+        if tool == "graph-opt":
+            ours = median
+        if median is None:
+            text = f">{outcome.timed_out:.0f}s" if outcome.timed_out else "failed"
+            note = outcome.error or ""
+            line = row(name, tool, text, "-", before, ("?",) * 3, "-", "-")
+            yield f"{line}  ({note})" if note else line
+            continue
+        ratio = f"{median / ours:.1f}" if ours and tool != "graph-opt" else "-"
+        optimized = onnx.load(dst)
+        error = f"{max_relative_error(outputs(dst, inputs), reference):.1e}"
+        latency = "-"
+        if tool == "graph-opt" and with_latency:
+            latency = f"{latency_ms(dst, inputs):.2f}"
+        time_text = f"{median:.3f}"
+        if outcome.timed_out:
+            time_text = f">{outcome.timed_out:.0f}s"
+        yield row(
+            name, tool, time_text, ratio, before, counts(optimized), error, latency
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--sizes", default="5000,20000,50000")
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument(
+        "--timeout", type=float, default=600, help="seconds per tool run"
+    )
+    parser.add_argument(
+        "--repeat-under",
+        type=float,
+        default=30,
+        help="repeat a tool's run only while it takes fewer seconds than this",
+    )
+    parser.add_argument(
+        "--ort-level", choices=("basic", "extended"), default="extended"
+    )
+    parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument("--worker", nargs=3, metavar=("TOOL", "SRC", "DST"))
+    args = parser.parse_args()
+    if args.worker:
+        worker(*args.worker, args.ort_level)
+        return
+    args.tools = args.tools.split(",")
+    unknown = set(args.tools) - set(TOOLS)
+    if unknown:
+        parser.error(f"unknown tools: {', '.join(sorted(unknown))}")
+    names = []
+    for model in args.models.split(","):
+        if model == "chains":
+            names += [f"chain-{size}" for size in args.sizes.split(",")]
+        elif model in MODELS:
+            names.append(model)
+        else:
+            parser.error(f"unknown model: {model}")
+    print(
+        f"runs={args.runs} timeout={args.timeout:.0f}s ort-level={args.ort_level};"
+        " time = median seconds, load to save; x ours = time / graph-opt's"
+    )
+    print(HEADER)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            for line in bench_model(name, args, Path(tmp)):
+                print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
