@@ -113,6 +113,8 @@ class FoldConstantOps(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, NNOperation) or op.has_trait(ConstantLike):
             return
+        if op.KEEP_ON_CONSTANTS:
+            return
         if not all(isinstance(v.owner, ConstantOp) for v in op.operands):
             return  # checked first: most ops read a computed value
         if op in self.declined or not is_pure(op):

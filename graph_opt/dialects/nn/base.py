@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC
 from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -40,6 +41,10 @@ class NNOperation(IRDLOperation, ABC):
     """
 
     irdl_options = (ParsePropInAttrDict(),)
+
+    KEEP_ON_CONSTANTS: ClassVar[bool] = False
+    """Whether constant folding must keep the op: its properties carry information
+    that later passes read and a folded constant would lose."""
 
     @classmethod
     def infer_result_types(

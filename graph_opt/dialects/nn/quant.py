@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import AnyFloat, BytesAttr, DenseArrayBase, IntegerAttr, f32
@@ -83,6 +84,7 @@ class FakeQuantOp(NNOperation):
     axis = opt_prop_def(IntegerAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
+    KEEP_ON_CONSTANTS: ClassVar[bool] = True  # convert-to-int reads a weight's range
 
     @property
     def mins(self) -> np.ndarray:

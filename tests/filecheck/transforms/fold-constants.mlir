@@ -223,3 +223,16 @@ func.func @deduplicate_constants(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2x
   %1 = nn.sub %x, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   func.return %0, %1, %i : tensor<2xf32>, tensor<2xf32>, tensor<2xi32>
 }
+
+// -----
+
+/// A weight's fake quantization stays: convert-to-int reads its range.
+// CHECK-LABEL: func.func @negative_fake_quant_of_weight
+func.func @negative_fake_quant_of_weight() -> tensor<2xf32> {
+  // CHECK-NEXT: %[[W:.*]] = nn.constant
+  // CHECK-NEXT: %[[Q:.*]] = nn.fake_quant %[[W]]
+  // CHECK-NEXT: func.return %[[Q]]
+  %w = nn.constant dense<[0.3, -0.7]> : tensor<2xf32>
+  %q = nn.fake_quant %w {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64, narrow_range = 1 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %q : tensor<2xf32>
+}
