@@ -143,8 +143,8 @@ class EraseUnusedConstants(RewritePattern):
             rewriter.erase(op)
 
 
-def deduplicate_constants(root: Operation) -> None:
-    """Make equal constants of a block (same type and bytes) one, in one walk."""
+def deduplicate_constants(root: Operation) -> bool:
+    """Make equal constants of a block (same type and bytes) one, in one walk; whether any were."""
     first: dict[tuple[Block | None, Attribute, bytes], ConstantOp] = {}
     duplicates: list[tuple[ConstantOp, ConstantOp]] = []
     for op in root.walk():
@@ -156,3 +156,4 @@ def deduplicate_constants(root: Operation) -> None:
     for duplicate, kept in duplicates:
         duplicate.output.replace_all_uses_with(kept.output)
         duplicate.parent_block().erase_op(duplicate)  # type: ignore[union-attr]
+    return bool(duplicates)

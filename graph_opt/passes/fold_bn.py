@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.fold_bn_patterns import explain_fold_bn, fold_bn_patterns
+from graph_opt.passes.op_dispatch import dispatching_applier
 
-__all__ = ["FoldBatchNormPass", "explain_fold_bn"]
+__all__ = ["FoldBatchNormPass", "explain_fold_bn", "fold_batch_norms"]
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,7 @@ class FoldBatchNormPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(fold_bn_patterns())
-        ).rewrite_module(op)
+        fold_batch_norms(op)
         if self.explain:
             for batch_norm in op.walk():
                 if isinstance(batch_norm, BatchNormOp):
@@ -50,6 +49,12 @@ class FoldBatchNormPass(ModulePass):
                             f"fold-bn: {_label(batch_norm)} not folded: {reason}",
                             file=sys.stderr,
                         )
+
+
+def fold_batch_norms(module: ModuleOp) -> bool:
+    """Run `fold-bn` (without `explain`) on `module`; whether it changed anything."""
+    walker = PatternRewriteWalker(dispatching_applier(fold_bn_patterns()))
+    return walker.rewrite_module(module)
 
 
 def _label(op: BatchNormOp) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from graph_opt.interpreter.runner import make_interpreter
 from graph_opt.passes.constant_patterns import (
@@ -15,6 +15,7 @@ from graph_opt.passes.constant_patterns import (
     FoldConstantOps,
     deduplicate_constants,
 )
+from graph_opt.passes.op_dispatch import dispatching_applier
 from graph_opt.passes.shape_patterns import MaterializeShapeQueries
 from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
 
@@ -40,12 +41,17 @@ class FoldConstantsPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        interpreter = make_interpreter(op)
-        patterns = [
-            EraseUnusedConstants(),
-            MaterializeShapeQueries(interpreter),
-            *(pattern() for pattern in SIMPLIFY_PATTERNS),
-            FoldConstantOps(interpreter, self.max_size),
-        ]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
-        deduplicate_constants(op)
+        fold_constants(op, self.max_size)
+
+
+def fold_constants(module: ModuleOp, max_size: int) -> bool:
+    """Run `fold-constants` on `module`; whether it changed anything."""
+    interpreter = make_interpreter(module)
+    patterns = [
+        EraseUnusedConstants(),
+        MaterializeShapeQueries(interpreter),
+        *(pattern() for pattern in SIMPLIFY_PATTERNS),
+        FoldConstantOps(interpreter, max_size),
+    ]
+    folded = PatternRewriteWalker(dispatching_applier(patterns)).rewrite_module(module)
+    return deduplicate_constants(module) or folded

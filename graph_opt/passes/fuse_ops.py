@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from graph_opt.passes.fusion_patterns import FUSION_PATTERNS
+from graph_opt.passes.op_dispatch import dispatching_applier
 
 
 @dataclass(frozen=True)
@@ -28,5 +29,10 @@ class FuseOpsPass(ModulePass):
     name = "fuse-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [pattern() for pattern in FUSION_PATTERNS]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+        fuse_ops(op)
+
+
+def fuse_ops(module: ModuleOp) -> bool:
+    """Run `fuse-ops` on `module`; whether it changed anything."""
+    patterns = [pattern() for pattern in FUSION_PATTERNS]
+    return PatternRewriteWalker(dispatching_applier(patterns)).rewrite_module(module)

@@ -8,7 +8,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -17,6 +16,7 @@ from xdsl.pattern_rewriter import (
 
 from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
+from graph_opt.passes.op_dispatch import dispatching_applier
 from graph_opt.passes.purity import RemoveUnusedPureOps
 from graph_opt.passes.value_forwarding import forward_operand
 
@@ -31,6 +31,14 @@ class RemoveInferenceIdentities(RewritePattern):
         forward_operand(rewriter, op, op.input)
 
 
+def prune(module: ModuleOp) -> bool:
+    """Run `prune` on `module`; whether it changed anything."""
+    return PatternRewriteWalker(
+        dispatching_applier([RemoveInferenceIdentities(), RemoveUnusedPureOps()]),
+        walk_reverse=True,
+    ).rewrite_module(module)
+
+
 @dataclass(frozen=True)
 class PrunePass(ModulePass):
     """Remove identities, stop_gradient, inference dropout and unused side-effect-free ops.
@@ -43,9 +51,4 @@ class PrunePass(ModulePass):
     name = "prune"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
-                [RemoveInferenceIdentities(), RemoveUnusedPureOps()]
-            ),
-            walk_reverse=True,
-        ).rewrite_module(op)
+        prune(op)

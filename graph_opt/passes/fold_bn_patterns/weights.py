@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -11,7 +12,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     TensorType,
 )
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
@@ -36,6 +37,12 @@ def along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
     return vector.reshape(tuple(-1 if i == axis else 1 for i in range(rank)))
 
 
+@lru_cache(maxsize=256)
+def tensor_type(element: Attribute, shape: tuple[int, ...]) -> TensorType:
+    """The tensor type, built once per element type and shape (building one verifies it)."""
+    return TensorType(element, shape)
+
+
 def folded_constant(array: np.ndarray, like: SSAValue, suffix: str) -> ConstantOp:
     """A new constant holding `array` in `like`'s element type, named after it.
 
@@ -44,11 +51,12 @@ def folded_constant(array: np.ndarray, like: SSAValue, suffix: str) -> ConstantO
     like_type: TensorType = like.type  # type: ignore[assignment]
     element = like_type.element_type
     array = np.ascontiguousarray(array.astype(numpy_dtype(element)))
-    if like_type.get_shape() == array.shape:  # reusing the type skips building one
-        value = DenseIntOrFPElementsAttr(like_type, BytesAttr(array.tobytes()))
-        constant = ConstantOp(value)
+    if like_type.get_shape() == array.shape:
+        value_type = like_type
     else:
-        constant = ConstantOp.from_array(array, element)
+        value_type = tensor_type(element, array.shape)
+    value = DenseIntOrFPElementsAttr(value_type, BytesAttr(array.tobytes()))
+    constant = ConstantOp.create(properties={"value": value}, result_types=[value_type])
     name = op_result_names(like.owner)[0] if isinstance(like, OpResult) else None
     if name is not None:
         constant.location = name_location([f"{name}_{suffix}"])

@@ -1,0 +1,72 @@
+"""OpTypeDispatch: each op goes to the patterns its type can match, in their order."""
+
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from graph_opt import api
+from graph_opt.dialects.nn.elementwise import IdentityOp, ReluOp, TanhOp
+from graph_opt.interpreter.runner import entry_function
+from graph_opt.passes.op_dispatch import (
+    OpTypeDispatch,
+    dispatching_applier,
+    matched_op_types,
+)
+
+GRAPH = """
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = nn.relu %x : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = nn.tanh %0 : (tensor<3xf32>) -> tensor<3xf32>
+  %2 = nn.identity %1 : (tensor<3xf32>) -> tensor<3xf32>
+  func.return %2 : tensor<3xf32>
+}
+"""
+
+
+class ReluToTanh(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReluOp, rewriter: PatternRewriter):
+        rewriter.replace(op, TanhOp.create_inferred([op.input], {}))
+
+
+class DropIdentityOrTanh(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: IdentityOp | TanhOp, rewriter: PatternRewriter):
+        rewriter.replace(op, [], [op.input])
+
+
+class RecordEveryOp(RewritePattern):
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        self.seen.append(op.name)
+
+
+def test_matched_op_types_reads_the_annotation():
+    assert matched_op_types(ReluToTanh()) == (ReluOp,)
+    assert matched_op_types(DropIdentityOrTanh()) == (IdentityOp, TanhOp)
+    assert matched_op_types(RecordEveryOp()) is None
+
+
+def test_dispatch_keeps_pattern_order_and_skips_other_types():
+    recorder = RecordEveryOp()
+    dispatch = OpTypeDispatch([ReluToTanh(), recorder, DropIdentityOrTanh()])
+    assert dispatch.patterns_for(ReluOp) == (dispatch.patterns[0], recorder)
+    assert dispatch.patterns_for(TanhOp) == (recorder, dispatch.patterns[2])
+
+
+def test_dispatching_walker_rewrites_until_no_pattern_applies():
+    recorder = RecordEveryOp()
+    patterns = [ReluToTanh(), recorder, DropIdentityOrTanh()]
+    module = api.parse(GRAPH)
+    PatternRewriteWalker(dispatching_applier(patterns)).rewrite_module(module)
+    # relu became tanh, then both tanh and the identity were dropped
+    assert [op.name for op in entry_function(module).body.ops] == ["func.return"]
+    # a pattern that declines lets the next one try; relu never reached it
+    assert "nn.relu" not in recorder.seen
+    assert {"nn.tanh", "nn.identity", "func.return"} <= set(recorder.seen)
