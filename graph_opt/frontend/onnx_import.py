@@ -7,7 +7,6 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
-from functools import cache
 
 import numpy as np
 import onnx
@@ -28,7 +27,6 @@ from xdsl.dialects.builtin import (
     f32,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation, f32_attr, i64_array
@@ -46,6 +44,7 @@ from graph_opt.frontend.onnx_types import (
     onnx_element_type,
     type_from_proto,
 )
+from graph_opt.verification import SignatureVerifier, signature_verifiable
 
 OPSET_ATTR = "nn.onnx_opset_import"
 IR_VERSION_ATTR = "nn.onnx_ir_version"
@@ -484,42 +483,21 @@ def _verify_ops(block: Block, builder: ImportBuilder) -> None:
     valid by construction; an op that its type rule typed, from the operands it
     still has, is checked but for that rule; and IRDL's checks, functions of the
     op's types and attributes, run once per distinct signature."""
-    irdl_verified: set[tuple] = set()
+    verifier = SignatureVerifier()
     for op in block.ops:
         if op in builder.valid_by_construction:
             continue
-        if not _signature_verifiable(type(op)):
+        if not signature_verifiable(type(op)):
             op.verify()
             continue
         try:
-            signature = (
-                type(op),
-                tuple(op.operand_types),
-                tuple(op.result_types),
-                tuple(op.properties.items()),
-                tuple(op.attributes.items()),
-                len(op.regions),
-                len(op.successor_uses),
-            )
-            if signature not in irdl_verified:
-                op.get_irdl_definition().verify(op)
-                irdl_verified.add(signature)
+            verifier.verify_irdl(op)
             if builder.typed_by_rule.get(op) == tuple(op.operands):
                 op.verify_properties()
             else:
                 NNOperation.verify_(op)
         except VerifyException as e:
             op.emit_error(f"Operation does not verify: {e}", e)
-
-
-@cache
-def _signature_verifiable(op_class: type[Operation]) -> bool:
-    """Whether IRDL's checks of an op depend on its types and attributes only: an nn op
-    (whose own checks are `NNOperation.verify_`) whose traits check nothing."""
-    return issubclass(op_class, NNOperation) and all(
-        type(trait).verify is OpTrait.verify
-        for trait in op_class.get_irdl_definition().traits
-    )
 
 
 def _reject_opaque(block: Block) -> None:

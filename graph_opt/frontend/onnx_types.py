@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 import onnx
@@ -31,7 +30,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from graph_opt.dialects.nn.shapes import DYN
+from graph_opt.dialects.nn.shapes import DYN, tensor_type
 from graph_opt.dialects.nn.types import OptionalType, SequenceType, StringType
 from graph_opt.frontend.errors import FrontendError
 
@@ -105,12 +104,6 @@ def onnx_dtype_of(element: Attribute) -> int:
 
 def _numpy_dtype(onnx_dtype: int) -> np.dtype:
     return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_dtype))
-
-
-@lru_cache(maxsize=4096)
-def tensor_type(element: Attribute, dims: tuple[int, ...]) -> TensorType:
-    """A ranked tensor type, shared between values (attributes are immutable)."""
-    return TensorType(element, dims)
 
 
 def type_from_proto(type_proto: TypeProto) -> Attribute | None:

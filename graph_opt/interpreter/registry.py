@@ -1,14 +1,12 @@
-"""The interpreter function tables of every nn op family."""
+"""The interpreter function tables: nn op families, and the xDSL control flow around them."""
 
 from __future__ import annotations
 
 from xdsl.interpreter import InterpreterFunctions
 
 
-def all_functions() -> list[InterpreterFunctions]:
-    from xdsl.interpreters.scf import ScfFunctions
-
-    from graph_opt.interpreter.control_flow import ControlFlowFunctions
+def nn_functions() -> list[InterpreterFunctions]:
+    """The tables of every nn op family (enough to evaluate single ops)."""
     from graph_opt.interpreter.conv import ConvFunctions
     from graph_opt.interpreter.elementwise import ElementwiseFunctions
     from graph_opt.interpreter.fused import FusedFunctions
@@ -33,8 +31,20 @@ def all_functions() -> list[InterpreterFunctions]:
         ShapeFunctions(),
         TensorFunctions(),
         OpaqueFunctions(),
-        ScfFunctions(),
-        ControlFlowFunctions(),
         QIntFunctions(),
         QuantFunctions(),
     ]
+
+
+def control_flow_functions() -> list[InterpreterFunctions]:
+    """The tables of func, scf and tensor, to run whole functions.
+
+    Imported only here: importing any `xdsl.interpreters` module loads all of
+    xDSL's interpreters (~0.3 s), which evaluating single ops does not need.
+    """
+    from xdsl.interpreters.func import FuncFunctions
+    from xdsl.interpreters.scf import ScfFunctions
+
+    from graph_opt.interpreter.control_flow import ControlFlowFunctions
+
+    return [FuncFunctions(), ScfFunctions(), ControlFlowFunctions()]

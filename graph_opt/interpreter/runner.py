@@ -8,17 +8,24 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
-from xdsl.interpreters.func import FuncFunctions
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
-from graph_opt.interpreter.registry import all_functions
+from graph_opt.interpreter.registry import control_flow_functions, nn_functions
 
 
 def make_interpreter(module: ModuleOp) -> Interpreter:
+    """An interpreter of single nn ops (`run_op`), as constant folding uses."""
     interpreter = Interpreter(module)
-    interpreter.register_implementations(FuncFunctions())
-    for functions in all_functions():
+    for functions in nn_functions():
+        interpreter.register_implementations(functions)
+    return interpreter
+
+
+def make_function_interpreter(module: ModuleOp) -> Interpreter:
+    """An interpreter that also runs functions and their control flow (`call_op`)."""
+    interpreter = make_interpreter(module)
+    for functions in control_flow_functions():
         interpreter.register_implementations(functions)
     return interpreter
 
@@ -67,5 +74,5 @@ def run_function(
         else value
         for value, t in zip(inputs, arg_types)
     ]
-    results = make_interpreter(module).call_op(target, tuple(args))
+    results = make_function_interpreter(module).call_op(target, tuple(args))
     return [np.asarray(r) for r in results]

@@ -20,7 +20,7 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.shapes import dims_compatible
 from graph_opt.frontend.names import argument_names
-from graph_opt.interpreter.runner import entry_function, make_interpreter
+from graph_opt.interpreter.runner import entry_function, make_function_interpreter
 
 RANGE_ATTR = "nn.range"
 """The discardable attribute holding an op's calibrated result range: array<f32: min, max>."""
@@ -180,7 +180,7 @@ def calibrate_ranges(
     arg_types = target.function_type.inputs.data
     observer = _RangeObserver(observed, make)
     for sample in samples:
-        interpreter = make_interpreter(module)
+        interpreter = make_function_interpreter(module)
         interpreter.listeners = (observer,)
         args = tuple(
             np.asarray(value, numpy_dtype(t.element_type))  # type: ignore[attr-defined]

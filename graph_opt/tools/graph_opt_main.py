@@ -106,20 +106,20 @@ class GraphOptMain(xDSLOptMain):
 
             print_explanations(prog, self.args.explain_pattern)
         callback = self.pipeline.callback
-        if not self._input_verified or callback is None:
+        if self.args.disable_verify or callback is None:
             return super().apply_passes(prog)
+        from graph_opt.verification import verify_module
 
-        def skip_input_verification(previous, module, next_pass):
-            if previous is not None:
-                return callback(previous, module, next_pass)
-            disable_verify = self.args.disable_verify
-            self.args.disable_verify = True
+        def verify_then_callback(previous, module, next_pass):
+            if previous is not None or not self._input_verified:
+                verify_module(module)
+            self.args.disable_verify = True  # verified above, more cheaply
             try:
                 callback(previous, module, next_pass)
             finally:
-                self.args.disable_verify = disable_verify
+                self.args.disable_verify = False
 
-        pipeline = dataclasses.replace(self.pipeline, callback=skip_input_verification)
+        pipeline = dataclasses.replace(self.pipeline, callback=verify_then_callback)
         pipeline.apply(self.ctx, prog)
 
     def prepare_output(self) -> IO[str]:

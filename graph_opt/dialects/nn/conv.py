@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -31,7 +31,7 @@ from graph_opt.dialects.nn.layout import (
     split_data_shape,
     split_filter_shape,
 )
-from graph_opt.dialects.nn.shapes import DYN, ranked, window_output_size
+from graph_opt.dialects.nn.shapes import DYN, ranked, tensor_type, window_output_size
 
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
@@ -187,7 +187,7 @@ class ConvOp(ConvolutionBase):
         check_bias(operands, out_channels)
         spatial = window_output_sizes(sizes, kernel, strides, dilations, pads, auto_pad)
         return [
-            TensorType(
+            tensor_type(
                 x.element_type, join_data_shape(layout, batch, out_channels, spatial)
             )
         ]
@@ -311,7 +311,7 @@ class ConvTransposeOp(ConvolutionBase):
             output_shape,
         )
         return [
-            TensorType(
+            tensor_type(
                 x.element_type, join_data_shape(layout, batch, out_channels, spatial)
             )
         ]

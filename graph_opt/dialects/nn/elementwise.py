@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
-from xdsl.dialects.builtin import FloatAttr, TensorType
+from xdsl.dialects.builtin import FloatAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -18,7 +18,7 @@ from xdsl.traits import Commutative, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation
-from graph_opt.dialects.nn.shapes import broadcast_shapes, ranked
+from graph_opt.dialects.nn.shapes import broadcast_shapes, ranked, tensor_type
 
 
 class ElementwiseBinaryOp(NNOperation, ABC):
@@ -41,7 +41,7 @@ class ElementwiseBinaryOp(NNOperation, ABC):
                 f"operand element types differ: {lhs.element_type} and {rhs.element_type}"
             )
         shape = broadcast_shapes(lhs.get_shape(), rhs.get_shape())
-        return [TensorType(lhs.element_type, shape)]
+        return [tensor_type(lhs.element_type, shape)]
 
 
 @irdl_op_definition

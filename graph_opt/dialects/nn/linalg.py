@@ -16,7 +16,13 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation, check_flag
-from graph_opt.dialects.nn.shapes import DYN, broadcast_shapes, dims_compatible, ranked
+from graph_opt.dialects.nn.shapes import (
+    DYN,
+    broadcast_shapes,
+    dims_compatible,
+    ranked,
+    tensor_type,
+)
 
 
 def check_same_element_type(*types: TensorType) -> None:
@@ -76,7 +82,7 @@ class MatMulOp(NNOperation):
             return None
         check_same_element_type(lhs, rhs)
         shape = matmul_shape(lhs.get_shape(), rhs.get_shape())
-        return [TensorType(lhs.element_type, shape)]
+        return [tensor_type(lhs.element_type, shape)]
 
 
 @irdl_op_definition
@@ -117,7 +123,7 @@ class GemmOp(NNOperation):
                 raise VerifyException(
                     f"c of shape {list(c.get_shape())} does not broadcast to [{m}, {n}]"
                 )
-        return [TensorType(a.element_type, (m, n))]
+        return [tensor_type(a.element_type, (m, n))]
 
 
 LINALG_OPS = [MatMulOp, GemmOp]

@@ -31,7 +31,7 @@ from graph_opt.dialects.nn.layout import (
     join_data_shape,
     split_data_shape,
 )
-from graph_opt.dialects.nn.shapes import ranked
+from graph_opt.dialects.nn.shapes import ranked, tensor_type
 
 
 def data_rank_and_layout(
@@ -102,7 +102,7 @@ class PoolOp(NNOperation, WindowAttributes, ABC):
             sizes, kernel, strides, dilations, pads, auto_pad, ceil
         )
         return [
-            TensorType(
+            tensor_type(
                 x.element_type, join_data_shape(layout, batch, channels, spatial)
             )
         ]
@@ -154,7 +154,7 @@ class GlobalAvgPoolOp(NNOperation):
             return None
         batch, channels, sizes = split_data_shape(layout, x.get_shape())
         shape = join_data_shape(layout, batch, channels, [1] * len(sizes))
-        return [TensorType(x.element_type, shape)]
+        return [tensor_type(x.element_type, shape)]
 
 
 POOL_OPS = [MaxPoolOp, AvgPoolOp, GlobalAvgPoolOp]

@@ -17,7 +17,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     StringAttr,
-    TensorType,
     f32,
     i8,
     i16,
@@ -47,7 +46,13 @@ from graph_opt.dialects.nn.base import (
 from graph_opt.dialects.nn.conv import ConvolutionBase, ConvOp
 from graph_opt.dialects.nn.linalg import MatMulOp
 from graph_opt.dialects.nn.quant import f32_array, f32_values
-from graph_opt.dialects.nn.shapes import DYN, dims_compatible, normalize_axis, ranked
+from graph_opt.dialects.nn.shapes import (
+    DYN,
+    dims_compatible,
+    normalize_axis,
+    ranked,
+    tensor_type,
+)
 
 ROUNDING_MODES = ("SINGLE_ROUND", "DOUBLE_ROUND")
 MIN_SHIFT, MAX_SHIFT = 2, 62
@@ -203,7 +208,7 @@ class DequantizeOp(QuantizationOp):
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
         x = ranked(operands[0])
-        return None if x is None else [TensorType(f32, x.get_shape())]
+        return None if x is None else [tensor_type(f32, x.get_shape())]
 
     def verify_properties(self) -> None:
         self.verify_quantization(_element(self.input, "dequantize input", (8, 16, 32)))
@@ -233,7 +238,7 @@ class QConvOp(ConvolutionBase):
         inferred = ConvOp.infer_result_types(operands, props)
         if inferred is None:
             return None
-        return [TensorType(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
+        return [tensor_type(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
 
 
 @irdl_op_definition
@@ -259,7 +264,7 @@ class QMatMulOp(NNOperation):
         inferred = MatMulOp.infer_result_types(operands, props)
         if inferred is None:
             return None
-        return [TensorType(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
+        return [tensor_type(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
 
 
 def _check_zero_point(props, name: str, value) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -23,7 +23,7 @@ from graph_opt.dialects.nn.base import (
     int_list,
     int_value,
 )
-from graph_opt.dialects.nn.shapes import normalize_axis, ranked
+from graph_opt.dialects.nn.shapes import normalize_axis, ranked, tensor_type
 
 
 def reduced_axes(props, rank: int) -> tuple[int, ...]:
@@ -68,7 +68,7 @@ class ReduceOp(NNOperation, ABC):
             out = [1 if i in axes else d for i, d in enumerate(shape)]
         else:
             out = [d for i, d in enumerate(shape) if i not in axes]
-        return [TensorType(x.element_type, out)]
+        return [tensor_type(x.element_type, out)]
 
 
 @irdl_op_definition

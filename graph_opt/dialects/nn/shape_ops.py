@@ -10,7 +10,6 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntegerAttr,
-    TensorType,
     f32,
     i64,
 )
@@ -33,7 +32,7 @@ from graph_opt.dialects.nn.base import (
 )
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dense import to_numpy
-from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
+from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked, tensor_type
 
 
 def reshaped(
@@ -91,7 +90,7 @@ class ReshapeOp(NNOperation):
             [int(v) for v in target.reshape(-1)],
             bool(int_value(props, "allowzero", 0)),
         )
-        return [TensorType(element, out)]
+        return [tensor_type(element, out)]
 
 
 def flatten_axis(axis: int, rank: int) -> int:
@@ -125,7 +124,7 @@ class FlattenOp(NNOperation):
             raise VerifyException(f"axis {axis} is out of range for rank {len(shape)}")
         axis = flatten_axis(axis, len(shape))
         out = (_dims_product(shape[:axis]), _dims_product(shape[axis:]))
-        return [TensorType(x.element_type, out)]
+        return [tensor_type(x.element_type, out)]
 
 
 class AxesOp(NNOperation, ABC):
@@ -153,7 +152,7 @@ class AxesOp(NNOperation, ABC):
         if axes is not None and len(set(axes)) != len(axes):
             raise VerifyException(f"axes {list(axes)} has duplicates")
         shape = cls.result_shape(x.get_shape(), axes)
-        return None if shape is None else [TensorType(x.element_type, shape)]
+        return None if shape is None else [tensor_type(x.element_type, shape)]
 
 
 @irdl_op_definition
@@ -220,10 +219,10 @@ class ShapeOp(NNOperation):
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
         x = ranked(operands[0])
         if x is None:
-            return [TensorType(i64, [DYN])]
+            return [tensor_type(i64, [DYN])]
         end = int_value(props, "end", x.get_num_dims())
         length = len(shape_range(x.get_num_dims(), int_value(props, "start", 0), end))
-        return [TensorType(i64, [length])]
+        return [tensor_type(i64, [length])]
 
 
 class ScalarQueryOp(NNOperation, ABC):
@@ -236,7 +235,7 @@ class ScalarQueryOp(NNOperation, ABC):
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute]:
-        return [TensorType(i64, [])]
+        return [tensor_type(i64, [])]
 
 
 @irdl_op_definition
@@ -286,9 +285,9 @@ class ConstantOfShapeOp(NNOperation):
         if dims is not None:
             if (dims < 0).any():
                 raise VerifyException(f"shape {dims.tolist()} has negative dims")
-            return [TensorType(element, [int(d) for d in dims])]
+            return [tensor_type(element, [int(d) for d in dims])]
         (length,) = shape_type.get_shape()
-        return None if length == DYN else [TensorType(element, [DYN] * length)]
+        return None if length == DYN else [tensor_type(element, [DYN] * length)]
 
 
 SHAPE_OPS = [

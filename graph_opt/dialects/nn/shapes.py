@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 DYN = DYNAMIC_INDEX
+
+
+def tensor_type(element: Attribute, shape: Iterable[int]) -> TensorType:
+    """A ranked tensor type, one instance shared by equal types (attributes are immutable)."""
+    return _interned_tensor_type(element, tuple(shape))
+
+
+@lru_cache(maxsize=4096)
+def _interned_tensor_type(element: Attribute, shape: tuple[int, ...]) -> TensorType:
+    return TensorType(element, shape)
 
 
 def ranked(value: SSAValue | Attribute) -> TensorType | None:

@@ -10,7 +10,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
-    TensorType,
 )
 from xdsl.ir import Attribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -37,7 +36,7 @@ from graph_opt.dialects.nn.base import (
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.elementwise import ElementwiseUnaryOp
-from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
+from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked, tensor_type
 
 
 @irdl_op_definition
@@ -69,7 +68,7 @@ class TransposeOp(NNOperation):
             return None
         shape = x.get_shape()
         perm = cls.permutation(props, len(shape))
-        return [TensorType(x.element_type, [shape[p] for p in perm])]
+        return [tensor_type(x.element_type, [shape[p] for p in perm])]
 
 
 @irdl_op_definition
@@ -108,7 +107,7 @@ class ConcatOp(NNOperation):
                     )
                 elif out[i] == DYN:
                     out[i] = d
-        return [TensorType(first.element_type, out)]
+        return [tensor_type(first.element_type, out)]
 
 
 @irdl_op_definition
@@ -140,7 +139,7 @@ class SplitOp(NNOperation):
                 f"split sizes {list(sizes)} do not add up to dim {axis} of size {shape[axis]}"
             )
         return [
-            TensorType(x.element_type, [*shape[:axis], size, *shape[axis + 1 :]])
+            tensor_type(x.element_type, [*shape[:axis], size, *shape[axis + 1 :]])
             for size in sizes
         ]
 
@@ -208,7 +207,7 @@ class SliceOp(NNOperation):
         for axis, (start, end, step) in slice_axes(len(shape), *arrays).items():
             if shape[axis] != DYN:
                 shape[axis] = slice_bounds(shape[axis], start, end, step)[2]
-        return [TensorType(x.element_type, shape)]
+        return [tensor_type(x.element_type, shape)]
 
 
 @irdl_op_definition
@@ -239,7 +238,7 @@ class GatherOp(NNOperation):
                     f"indices are out of range for dim {axis} of size {shape[axis]}"
                 )
         out = [*shape[:axis], *indices.get_shape(), *shape[axis + 1 :]]
-        return [TensorType(x.element_type, out)]
+        return [tensor_type(x.element_type, out)]
 
 
 PAD_MODES = ("constant", "reflect", "edge")
@@ -293,7 +292,7 @@ class PadOp(NNOperation):
             if reflect and max(begin, end) >= d:
                 raise VerifyException(f"reflect pads must be smaller than dim size {d}")
             out.append(d + begin + end)
-        return [TensorType(x.element_type, out)]
+        return [tensor_type(x.element_type, out)]
 
 
 @irdl_op_definition
@@ -320,7 +319,7 @@ class CastOp(NNOperation):
         x = ranked(operands[0])
         if x is None:
             return None
-        return [TensorType(props["to"], x.get_shape())]
+        return [tensor_type(props["to"], x.get_shape())]
 
 
 @irdl_op_definition

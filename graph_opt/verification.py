@@ -1,0 +1,107 @@
+"""`module.verify()` at a fraction of its cost on large graphs, for the driver's checks after passes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+from xdsl.ir import Block, ErasedSSAValue, Operation
+from xdsl.irdl import AnyAttr, BaseAttr
+from xdsl.traits import OpTrait
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.base import NNOperation
+
+
+@cache
+def signature_verifiable(op_class: type[Operation]) -> bool:
+    """Whether IRDL's checks of an op depend on its types and attributes only: an nn op
+    (whose own checks are `NNOperation.verify_`) whose traits check nothing."""
+    return issubclass(op_class, NNOperation) and all(
+        type(trait).verify is OpTrait.verify
+        for trait in op_class.get_irdl_definition().traits
+    )
+
+
+@cache
+def _class_checked_properties(op_class: type[Operation]) -> frozenset[str]:
+    """The properties whose IRDL constraint looks at the attribute's class only."""
+    return frozenset(
+        name
+        for name, prop in op_class.get_irdl_definition().properties.items()  # type: ignore[attr-defined]
+        if type(prop.constr) in (BaseAttr, AnyAttr)
+    )
+
+
+@dataclass
+class SignatureVerifier:
+    """Runs IRDL's checks of signature-verifiable ops once per distinct signature:
+    op class, operand and result types, attributes, and properties (the class of
+    those whose constraint checks no more, e.g. a constant's value)."""
+
+    verified: set[tuple] = field(default_factory=set[tuple])
+
+    def verify_irdl(self, op: Operation) -> None:
+        by_class = _class_checked_properties(type(op))
+        signature = (
+            type(op),
+            tuple(op.operand_types),
+            tuple(op.result_types),
+            tuple(
+                (name, type(value) if name in by_class else value)
+                for name, value in op.properties.items()
+            ),
+            tuple(op.attributes.items()),
+            len(op.regions),
+            len(op.successor_uses),
+        )
+        if signature not in self.verified:
+            op.get_irdl_definition().verify(op)  # type: ignore[attr-defined]
+            self.verified.add(signature)
+
+
+def verify_module(module: Operation) -> None:
+    """Check `module` as `module.verify()` does, with the same errors; IRDL's checks of
+    nn ops run once per signature (the type rule of each op still runs)."""
+    _verify_op(module, SignatureVerifier())
+
+
+def _verify_op(op: Operation, verifier: SignatureVerifier) -> None:
+    if _plain_nn_op(op):
+        try:
+            verifier.verify_irdl(op)
+            NNOperation.verify_(op)  # type: ignore[arg-type]
+        except VerifyException as e:
+            op.emit_error(f"Operation does not verify: {e}", e)
+        return
+    for region in op.regions:
+        for block in region.blocks:
+            _verify_block(block, verifier)
+            if block.parent != region:
+                raise ValueError(
+                    "Parent pointer of block does not refer to containing region"
+                )
+    op.verify(verify_nested_ops=False)
+
+
+def _verify_block(block: Block, verifier: SignatureVerifier) -> None:
+    if block.first_op is None:
+        block.verify()  # the check of empty blocks
+    for op in block.ops:
+        if op.parent != block:
+            raise ValueError(
+                "Parent pointer of operation does not refer to containing region"
+            )
+        _verify_op(op, verifier)
+
+
+def _plain_nn_op(op: Operation) -> bool:
+    """An nn op that `Operation.verify` checks only by its `verify_`: signature-verifiable,
+    without regions or successors, not ending its block, using no erased value."""
+    return (
+        signature_verifiable(type(op))
+        and not op.regions
+        and not op.successors
+        and op.next_op is not None
+        and not any(isinstance(v, ErasedSSAValue) for v in op.operands)
+    )

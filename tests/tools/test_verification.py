@@ -1,0 +1,84 @@
+"""`verify_module` accepts and rejects exactly what `module.verify()` does, with the same message."""
+
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, IntegerAttr, ModuleOp
+from xdsl.dialects.func import Func
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
+
+from graph_opt.dialects.nn import NN
+from graph_opt.verification import verify_module
+
+NN_TESTS = Path(__file__).parents[1] / "filecheck" / "dialects" / "nn"
+
+
+def parsed_cases() -> list[tuple[str, str]]:
+    """Every `// -----` case of the nn dialect's filecheck tests that parses."""
+    ctx = Context()
+    for dialect in (Builtin, Func, NN):
+        ctx.load_dialect(dialect)
+    cases = []
+    for path in sorted(NN_TESTS.glob("*.mlir")):
+        for index, text in enumerate(path.read_text().split("// -----")):
+            try:
+                Parser(ctx, text).parse_module()
+            except ParseError:
+                continue  # rejected by the parser: nothing to verify
+            cases.append((f"{path.stem}-{index}", text))
+    return cases
+
+
+CASES = parsed_cases()
+
+
+def outcome(check, module: ModuleOp) -> str | None:
+    try:
+        check(module)
+    except Exception as e:  # the type and message are compared
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def parse(text: str) -> ModuleOp:
+    ctx = Context()
+    for dialect in (Builtin, Func, NN):
+        ctx.load_dialect(dialect)
+    return Parser(ctx, text).parse_module()
+
+
+def test_cases_cover_valid_and_invalid_ops():
+    results = [outcome(ModuleOp.verify, parse(text)) for _, text in CASES]
+    assert sum(r is None for r in results) >= 5  # the ops*.mlir files
+    assert sum(r is not None for r in results) >= 40
+
+
+@pytest.mark.parametrize("text", [t for _, t in CASES], ids=[n for n, _ in CASES])
+def test_same_outcome_as_module_verify(text):
+    assert outcome(verify_module, parse(text)) == outcome(ModuleOp.verify, parse(text))
+
+
+TWO_LEAKY_RELUS = """
+func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = nn.leaky_relu %a {alpha = 1.000000e-01 : f32} : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = nn.leaky_relu %0 {alpha = 2.000000e-01 : f32} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %1 : tensor<2xf32>
+}
+"""
+
+
+def with_integer_alpha_in_second_op() -> ModuleOp:
+    module = parse(TWO_LEAKY_RELUS)
+    second = list(module.walk())[3]
+    second.properties["alpha"] = IntegerAttr(1, 64)
+    return module
+
+
+def test_op_of_a_verified_signature_but_another_property_class_is_rejected():
+    """The signature keeps a property's class, so the second op is checked."""
+    assert outcome(verify_module, parse(TWO_LEAKY_RELUS)) is None
+    expected = outcome(ModuleOp.verify, with_integer_alpha_in_second_op())
+    assert expected is not None and "should be of base attribute float" in expected
+    assert outcome(verify_module, with_integer_alpha_in_second_op()) == expected
