@@ -114,7 +114,7 @@ def interpreter_outputs(module, inputs: list[np.ndarray]) -> list[np.ndarray]:
 
 def op_count(module) -> int:
     from graph_opt.dialects.nn.constant import ConstantOp
-    from graph_opt.interpreter.runner import entry_function
+    from graph_opt.entry import entry_function
 
     skipped = ("tosa.const", "tosa.const_shape", "func.return")
     ops = entry_function(module).body.block.ops

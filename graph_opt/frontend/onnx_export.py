@@ -10,11 +10,11 @@ from onnx import AttributeProto
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.opaque import OpaqueOp
+from graph_opt.entry import entry_function
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import argument_names, op_result_names, result_names
 from graph_opt.frontend.onnx_attrs import onnx_attr
@@ -142,25 +142,6 @@ def export_opaque(e: ExportBuilder, op: OpaqueOp) -> None:
         for result, hint in zip(op.results, op_result_names(op))
     ]
     e.node(op.op_type.data, inputs, outputs, attrs, domain)
-
-
-def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
-    """The named function, or the module's only public function (as the interpreter
-    picks it; defined here so that exporting does not load the interpreter)."""
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    if name is not None:
-        for f in funcs:
-            if f.sym_name.data == name:
-                return f
-        raise InterpretationError(f"no function named @{name}")
-    public = [
-        f
-        for f in funcs
-        if f.sym_visibility is None or f.sym_visibility.data == "public"
-    ]
-    if len(public) != 1:
-        raise InterpretationError("the module has several public functions: name one")
-    return public[0]
 
 
 def export_op(builder: ExportBuilder, op: Operation) -> None:

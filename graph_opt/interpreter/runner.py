@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.entry import entry_function
 from graph_opt.interpreter.registry import control_flow_functions, nn_functions
 
 
@@ -28,24 +28,6 @@ def make_function_interpreter(module: ModuleOp) -> Interpreter:
     for functions in control_flow_functions():
         interpreter.register_implementations(functions)
     return interpreter
-
-
-def entry_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
-    """The named function, or the module's only public function."""
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    if name is not None:
-        for f in funcs:
-            if f.sym_name.data == name:
-                return f
-        raise InterpretationError(f"no function named @{name}")
-    public = [
-        f
-        for f in funcs
-        if f.sym_visibility is None or f.sym_visibility.data == "public"
-    ]
-    if len(public) != 1:
-        raise InterpretationError("the module has several public functions: name one")
-    return public[0]
 
 
 def run_function(

@@ -11,7 +11,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
-from graph_opt.interpreter.runner import entry_function
+from graph_opt.entry import entry_function
 from graph_opt.quantization.calibration import (
     RANGE_ATTR,
     calibrate_ranges,

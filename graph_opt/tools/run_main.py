@@ -51,9 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         from graph_opt import api
+        from graph_opt.entry import entry_function
         from graph_opt.frontend.names import result_names
         from graph_opt.interpreter import run_function
-        from graph_opt.interpreter.runner import entry_function
 
         module = api.load(args.model)
         outputs = run_function(module, read_inputs(args.inputs), args.function)

@@ -39,10 +39,10 @@ from graph_opt.dialects.nn.tensor_ops import (
     SplitOp,
     TransposeOp,
 )
+from graph_opt.entry import entry_function
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function
-from graph_opt.interpreter.runner import entry_function
 from graph_opt.passes.convert_layout import ConvertLayoutPass
 from graph_opt.passes.layout_patterns import has_other_layout
 from graph_opt.testing import model_zoo

@@ -27,9 +27,9 @@ from graph_opt.dialects.nn.qint import QuantizeOp, RescaleOp
 from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
 from graph_opt.dialects.nn.shape_ops import FlattenOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
+from graph_opt.entry import entry_function
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.interpreter import run_function
-from graph_opt.interpreter.runner import entry_function
 from graph_opt.passes.calibrate import CalibratePass
 from graph_opt.passes.convert_to_int import ConvertToIntPass
 from graph_opt.passes.fold_bn import FoldBatchNormPass

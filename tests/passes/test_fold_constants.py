@@ -7,10 +7,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 from graph_opt import api
 from graph_opt.dialects.nn.constant import ConstantOp
+from graph_opt.entry import entry_function
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.interpreter import run_function
-from graph_opt.interpreter.runner import entry_function
 from graph_opt.passes import get_all_passes
 
 GRAPH = """

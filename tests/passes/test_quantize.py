@@ -19,9 +19,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.api import parse
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.entry import entry_function
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.interpreter import run_function
-from graph_opt.interpreter.runner import entry_function
 from graph_opt.passes.calibrate import CalibratePass
 from graph_opt.passes.fold_bn import FoldBatchNormPass
 from graph_opt.passes.quantize import QuantizePass
