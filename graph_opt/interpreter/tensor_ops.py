@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import int_list, int_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+
+SATURATING_FLOAT8 = {
+    np.dtype(d)
+    for d in (
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e4m3fnuz,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e5m2fnuz,
+    )
+}
+"""Targets of ONNX's saturating Cast."""
+
+
+def saturated(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Finite values clamped to the type's range; infinities too for E4M3FN
+    (ONNX's Cast: infinities become the largest value only where the type has
+    neither infinities nor a single NaN encoding)."""
+    if x.dtype.kind != "f":
+        return x
+    largest = float(ml_dtypes.finfo(dtype).max)
+    clamped = np.clip(x, -largest, largest)
+    if dtype == np.dtype(ml_dtypes.float8_e4m3fn):
+        return clamped
+    return np.where(np.isfinite(x), clamped, x)
 
 
 def onnx_slice(x: np.ndarray, starts, ends, axes, steps) -> np.ndarray:
@@ -69,7 +94,11 @@ class TensorFunctions(InterpreterFunctions):
 
     @impl(t.CastOp)
     def run_cast(self, interpreter: Interpreter, op: t.CastOp, args):
-        return (args[0].astype(numpy_dtype(op.to)),)
+        dtype = numpy_dtype(op.to)
+        x = args[0]
+        if dtype in SATURATING_FLOAT8 and int_value(op.properties, "saturate", 1):
+            x = saturated(x, dtype)
+        return (x.astype(dtype),)
 
     @impl(t.DropoutOp)
     def run_dropout(self, interpreter: Interpreter, op: t.DropoutOp, args):

@@ -56,7 +56,7 @@ VALID = {
 }
 INVALID = {
     "float_group": (lambda: conv(group=1.0), "should be of base attribute integer"),
-    "narrow_cast": (lambda: cast_to(TensorProto.FLOAT8E4M3FN), "cannot cast"),
+    "narrow_cast": (lambda: cast_to(TensorProto.INT4), "cannot cast"),
 }
 
 

@@ -6,6 +6,10 @@ import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -21,6 +25,10 @@ _FLOATS: dict[type[Attribute], type] = {
     BFloat16Type: ml_dtypes.bfloat16,
     Float32Type: np.float32,
     Float64Type: np.float64,
+    Float8E4M3FNType: ml_dtypes.float8_e4m3fn,
+    Float8E4M3FNUZType: ml_dtypes.float8_e4m3fnuz,
+    Float8E5M2Type: ml_dtypes.float8_e5m2,
+    Float8E5M2FNUZType: ml_dtypes.float8_e5m2fnuz,
 }
 
 

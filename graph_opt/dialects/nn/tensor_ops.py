@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    check_flag,
     float_value,
     int_list,
     int_value,
@@ -297,12 +298,17 @@ class PadOp(NNOperation):
 
 @irdl_op_definition
 class CastOp(NNOperation):
-    """Convert elements to the element type `to`, e.g. `{to = f16}`."""
+    """Convert elements to the element type `to`, e.g. `{to = f16}`.
+
+    Out-of-range values cast to a float8 type saturate to its largest finite
+    value unless `saturate = 0` (ONNX's Cast).
+    """
 
     name = "nn.cast"
     input = operand_def()
     output = result_def()
     to = prop_def(TypeAttribute)
+    saturate = opt_prop_def(IntegerAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
 
@@ -313,6 +319,7 @@ class CastOp(NNOperation):
             raise VerifyException(
                 f"cannot cast to {self.to}: not an element type"
             ) from e
+        check_flag(self.properties, "saturate")
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:

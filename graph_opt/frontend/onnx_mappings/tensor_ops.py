@@ -190,12 +190,18 @@ def import_cast(b, node, inputs):
         to = onnx_element_type(attrs["to"])
     except FrontendError:
         return None
-    return b.create(t.CastOp, inputs, {"to": to})
+    props = {"to": to}
+    if attrs.get("saturate", 1) == 0:
+        props["saturate"] = i64_attr(0)
+    return b.create(t.CastOp, inputs, props)
 
 
 @exporter(t.CastOp)
 def export_cast(e, op: t.CastOp):
-    e.node("Cast", [op.input], [op.output], e.attrs(to=onnx_dtype_of(op.to)))
+    attrs = e.attrs(to=onnx_dtype_of(op.to))
+    if op.saturate is not None and op.saturate.value.data == 0:
+        attrs += e.attrs(saturate=0)
+    e.node("Cast", [op.input], [op.output], attrs)
 
 
 @importer("Dropout")

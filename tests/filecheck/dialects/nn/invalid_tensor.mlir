@@ -169,3 +169,11 @@ func.func @cast_to_a_non_element_type(%x: tensor<2xf32>) -> tensor<2xf32> {
   func.return %0 : tensor<2xf32>
 }
 // CHECK: cannot cast to tensor<2xf32>: not an element type
+
+// -----
+
+func.func @cast_saturate_not_a_flag(%x: tensor<2xf32>) -> tensor<2xf8E4M3FN> {
+  %0 = nn.cast %x {to = f8E4M3FN, saturate = 2 : i64} : (tensor<2xf32>) -> tensor<2xf8E4M3FN>
+  func.return %0 : tensor<2xf8E4M3FN>
+}
+// CHECK: saturate must be 0 or 1, got 2
