@@ -22,11 +22,11 @@ from graph_opt.frontend.onnx_import import (
     FUNCTIONS_ATTR,
     IR_VERSION_ATTR,
     OPSET_ATTR,
-    collector_paused,
 )
 from graph_opt.frontend.onnx_op_table import EXPORTERS, load_mappings
 from graph_opt.frontend.onnx_subgraphs import defined_names, outer_names, rename_outer
 from graph_opt.frontend.onnx_types import tensor_from_dense, value_info_for
+from graph_opt.gc_pause import collector_paused
 
 DEFAULT_OPSET = 18
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from contextlib import contextmanager
 
 import numpy as np
 import onnx
@@ -44,6 +42,7 @@ from graph_opt.frontend.onnx_types import (
     onnx_element_type,
     type_from_proto,
 )
+from graph_opt.gc_pause import collector_paused
 from graph_opt.verification import SignatureVerifier, signature_verifiable
 
 OPSET_ATTR = "nn.onnx_opset_import"
@@ -347,20 +346,6 @@ def import_model(
     cost on large graphs (see `_verify_ops`)."""
     with collector_paused():
         return _import_model(model, allow_opaque, verify)
-
-
-@contextmanager
-def collector_paused():
-    """Pause the cyclic garbage collector while converting a graph: its passes over the
-    hundreds of thousands of objects that live on find nothing and cost ~15% (import)
-    to ~30% (export) of the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _import_model(model: onnx.ModelProto, allow_opaque: bool, verify: bool) -> ModuleOp:

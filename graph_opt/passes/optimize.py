@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -14,6 +12,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import PassFailedException
 
+from graph_opt.gc_pause import collector_paused
 from graph_opt.passes.fold_bn import fold_batch_norms
 from graph_opt.passes.fold_constants import FoldConstantsPass, fold_constants
 from graph_opt.passes.fuse_ops import fuse_ops
@@ -51,19 +50,6 @@ PIPELINE: tuple[Callable[[ModuleOp], bool], ...] = (
 that says whether it changed the module."""
 
 
-@contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: each full collection walks the whole
-    IR, which the pipeline only rewrites (the garbage is collected afterwards)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 @dataclass(frozen=True)
 class OptimizePass(ModulePass):
     """Run prune, fold-constants, fold-bn, fuse-ops, cse and dce until the graph stops changing."""
@@ -77,7 +63,7 @@ class OptimizePass(ModulePass):
         change left: each pass runs its own rewrites to a fixed point, so running
         the pass that made that change again would change nothing either."""
         pending = len(PIPELINE)
-        with cyclic_gc_paused():
+        with collector_paused():
             for _ in range(self.max_iterations):
                 for run in PIPELINE:
                     pending = len(PIPELINE) - 1 if run(op) else pending - 1
