@@ -31,6 +31,7 @@ from graph_opt.dialects.nn.qint import (
     quantization_props,
     rescale_props,
 )
+from graph_opt.frontend.onnx_export import export_module
 from graph_opt.interpreter import run_function
 
 RNG = np.random.default_rng(7)
@@ -233,3 +234,37 @@ def test_rescale_rejects_i16_multiplier_with_scale32():
     op = RescaleOp.create_inferred(list(block.args), props, [TensorType(i16, [2])])
     with pytest.raises(VerifyException, match="array<i32> when scale32 = 1"):
         op.verify()
+
+
+@pytest.mark.parametrize(
+    "mlir_type, scale, zero_point, axis",
+    [
+        (i8, [0.05], [3], None),
+        (ui8, [0.1], [128], None),
+        (i8, [0.02, 0.05, 0.1], [0, -4, 7], 1),
+    ],
+)
+def test_quantize_dequantize_export_runs_in_onnxruntime(
+    mlir_type, scale, zero_point, axis
+):
+    x = (RNG.standard_normal((2, 3, 4)) * 4).astype(np.float32)
+    block = Block(arg_types=[TensorType(element_type(x.dtype), x.shape)])
+    props = quantization_props(scale, zero_point, axis)
+    quantize = QuantizeOp.create_inferred(
+        [block.args[0]], props, [TensorType(mlir_type, x.shape)]
+    )
+    dequantize = DequantizeOp.create_inferred([quantize.results[0]], props)
+    block.add_ops([quantize, dequantize, func.ReturnOp(dequantize.results[0])])
+    function = func.FuncOp(
+        "main", ([block.args[0].type], [dequantize.results[0].type]), Region(block)
+    )
+    module = ModuleOp([function])
+    module.verify()
+    exported = export_module(module)
+    assert [n.op_type for n in exported.graph.node] == [
+        "QuantizeLinear",
+        "DequantizeLinear",
+    ]
+    (ours,) = run_function(module, [x])
+    (theirs,) = run_ort(exported, {exported.graph.input[0].name: x})
+    np.testing.assert_array_equal(ours, theirs)

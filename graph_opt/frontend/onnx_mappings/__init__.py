@@ -9,6 +9,7 @@ from graph_opt.frontend.onnx_mappings import (  # noqa: F401
     linalg,
     norm,
     pool,
+    qint,
     quant,
     reduce,
     shape_ops,
