@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from graph_opt.dialects.nn.attr_builders import name_loc
+
 NAME_ATTR = "nn.name"
 
 
@@ -43,15 +45,11 @@ def name_attrs(names: list[str]) -> ArrayAttr:
 def name_location(names: list[str]):
     """The location recording an op's result names."""
     if len(names) == 1:
-        return _name_loc(names[0])
-    return FusedLoc([_name_loc(n) for n in names], _NO_CHILD)
+        return name_loc(names[0])
+    return FusedLoc([name_loc(n) for n in names], _NO_CHILD)
 
 
 _NO_CHILD = NoneAttr()
-
-
-def _name_loc(name: str) -> NameLoc:
-    return NameLoc(StringAttr(name), _NO_CHILD)
 
 
 def op_result_names(op: Operation) -> list[str | None]:

@@ -9,7 +9,6 @@ import onnx
 from onnx import TensorProto, TypeProto, numpy_helper
 from xdsl.dialects.builtin import (
     BFloat16Type,
-    BytesAttr,
     ComplexType,
     DenseIntOrFPElementsAttr,
     Float4E2M1FNType,
@@ -30,6 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.shapes import DYN, tensor_type
 from graph_opt.dialects.nn.types import OptionalType, SequenceType, StringType
 from graph_opt.frontend.errors import FrontendError
@@ -171,7 +171,7 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
             raise FrontendError(
                 f"tensor '{tensor.name}' has {len(raw)} bytes, expected {expected}"
             )
-        return DenseIntOrFPElementsAttr(dense_type, BytesAttr(raw))
+        return dense_elements(dense_type, raw)
     try:
         array = numpy_helper.to_array(tensor)
     except Exception as e:  # onnx raises several types for corrupt tensors
@@ -179,7 +179,7 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
     array = np.ascontiguousarray(array, dtype=dtype)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
-    return DenseIntOrFPElementsAttr(dense_type, BytesAttr(array.tobytes()))
+    return dense_elements(dense_type, array.tobytes())
 
 
 def array_of(attr: DenseIntOrFPElementsAttr) -> np.ndarray:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import (
@@ -17,10 +17,11 @@ from xdsl.pattern_rewriter import (
 from xdsl.traits import ConstantLike
 from xdsl.utils.exceptions import InterpretationError
 
+from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
-from graph_opt.dialects.nn.shapes import dims_compatible, ranked
+from graph_opt.dialects.nn.shapes import dims_compatible, ranked, tensor_type
 from graph_opt.frontend.names import name_location, op_result_names
 from graph_opt.passes.purity import is_pure
 from graph_opt.passes.value_forwarding import can_forward
@@ -51,9 +52,7 @@ def dense_attr(
     stored = np.ascontiguousarray(stored)
     if stored.dtype.byteorder == ">":
         stored = stored.astype(stored.dtype.newbyteorder("<"))
-    return DenseIntOrFPElementsAttr(
-        TensorType(element, array.shape), BytesAttr(stored.tobytes())
-    )
+    return dense_elements(tensor_type(element, array.shape), stored.tobytes())
 
 
 def constant_for(result: SSAValue, array: np.ndarray) -> ConstantOp | None:

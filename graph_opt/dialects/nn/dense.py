@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 
+from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.dtypes import element_type, numpy_dtype
+from graph_opt.dialects.nn.shapes import tensor_type
 
 
 def to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
@@ -24,5 +26,4 @@ def from_numpy(array: np.ndarray, dtype_type=None) -> DenseIntOrFPElementsAttr:
     el_type = dtype_type if dtype_type is not None else element_type(array.dtype)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
-    tensor_type = TensorType(el_type, array.shape)
-    return DenseIntOrFPElementsAttr(tensor_type, BytesAttr(array.tobytes()))
+    return dense_elements(tensor_type(el_type, array.shape), array.tobytes())

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 
 import numpy as np
 from xdsl.dialects.builtin import (
     AnyFloat,
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
+from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.frontend.names import name_location, op_result_names
 
 
@@ -37,12 +36,6 @@ def along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
     return vector.reshape(tuple(-1 if i == axis else 1 for i in range(rank)))
 
 
-@lru_cache(maxsize=256)
-def tensor_type(element: Attribute, shape: tuple[int, ...]) -> TensorType:
-    """The tensor type, built once per element type and shape (building one verifies it)."""
-    return TensorType(element, shape)
-
-
 def folded_constant(array: np.ndarray, like: SSAValue, suffix: str) -> ConstantOp:
     """A new constant holding `array` in `like`'s element type, named after it.
 
@@ -55,7 +48,7 @@ def folded_constant(array: np.ndarray, like: SSAValue, suffix: str) -> ConstantO
         value_type = like_type
     else:
         value_type = tensor_type(element, array.shape)
-    value = DenseIntOrFPElementsAttr(value_type, BytesAttr(array.tobytes()))
+    value = dense_elements(value_type, array.tobytes())
     constant = ConstantOp.create(properties={"value": value}, result_types=[value_type])
     name = op_result_names(like.owner)[0] if isinstance(like, OpResult) else None
     if name is not None:
