@@ -40,24 +40,32 @@ class SignatureVerifier:
     those whose constraint checks no more, e.g. a constant's value)."""
 
     verified: set[tuple] = field(default_factory=set[tuple])
+    by_identity: dict[tuple[int, ...], list] = field(default_factory=dict)
+    """Signatures seen, keyed by the ids of their parts (which the value keeps
+    alive): ops built with the same type objects skip hashing the types."""
 
     def verify_irdl(self, op: Operation) -> None:
         by_class = _class_checked_properties(type(op))
-        signature = (
-            type(op),
-            tuple(op.operand_types),
-            tuple(op.result_types),
-            tuple(
-                (name, type(value) if name in by_class else value)
-                for name, value in op.properties.items()
-            ),
-            tuple(op.attributes.items()),
-            len(op.regions),
-            len(op.successor_uses),
-        )
+        parts = [type(op), len(op.regions), len(op.successor_uses)]
+        parts += [value.type for value in op.operands]
+        parts.append(_RESULTS)
+        parts += [result.type for result in op.results]
+        for name, value in op.properties.items():
+            parts += (name, type(value) if name in by_class else value)
+        parts.append(_ATTRIBUTES)
+        for item in op.attributes.items():
+            parts += item
+        key = tuple(map(id, parts))
+        if key in self.by_identity:
+            return
+        signature = tuple(parts)
         if signature not in self.verified:
             op.get_irdl_definition().verify(op)  # type: ignore[attr-defined]
             self.verified.add(signature)
+        self.by_identity[key] = parts
+
+
+_RESULTS, _ATTRIBUTES = object(), object()
 
 
 def verify_module(module: Operation) -> None:

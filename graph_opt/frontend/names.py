@@ -74,9 +74,17 @@ _NUMBERED_SUFFIXES = re.compile(r"(_\d+)+$")
 
 def set_name_hint(value: SSAValue, name: str) -> None:
     """Show a framework name as the SSA name (`%conv1`), made a valid identifier."""
+    value.name_hint = _hint_for(name) or None
+
+
+def _hint_for(name: str) -> str:
     # xDSL's printer numbers repeated hints `x`, `x_1`, ...: a hint that still ends
     # in `_N` after xDSL strips one such suffix could take one of those names.
-    hint = _NUMBERED_SUFFIXES.sub("", _INVALID_NAME_CHARS.sub("_", name))
-    if hint and hint[0].isdigit():
-        hint = "v" + hint
-    value.name_hint = hint or None
+    if not (name.isascii() and name.isidentifier()):
+        hint = _NUMBERED_SUFFIXES.sub("", _INVALID_NAME_CHARS.sub("_", name))
+        return "v" + hint if hint and hint[0].isdigit() else hint
+    while True:  # the common case, as the regular expressions would do it
+        head, underscore, number = name.rpartition("_")
+        if not (underscore and number.isdigit()):
+            return name
+        name = head

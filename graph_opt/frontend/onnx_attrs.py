@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import onnx
 from onnx import AttributeProto
@@ -16,10 +14,10 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     f32,
-    i64,
 )
 from xdsl.ir import Attribute
 
+from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr
 from graph_opt.dialects.nn.dense import to_numpy
 from graph_opt.frontend.onnx_types import dense_from_tensor, tensor_from_dense
 
@@ -42,13 +40,13 @@ def mlir_attr(attr: AttributeProto) -> Attribute:
     """The MLIR form of a simple ONNX attribute (see SIMPLE_TYPES)."""
     kind = attr.type
     if kind == AttributeProto.INT:
-        return _i64_attr(attr.i)
+        return i64_attr(attr.i)
     if kind == AttributeProto.FLOAT:
-        return FloatAttr(attr.f, 32)
+        return f32_attr(attr.f)
     if kind == AttributeProto.STRING:
         return StringAttr(_decode(attr.s))
     if kind == AttributeProto.INTS:
-        return _i64_array(tuple(attr.ints))
+        return i64_array(attr.ints)
     if kind == AttributeProto.FLOATS:
         return DenseArrayBase(f32, _f32_bytes(attr.floats))
     if kind == AttributeProto.STRINGS:
@@ -56,18 +54,6 @@ def mlir_attr(attr: AttributeProto) -> Attribute:
     if kind == AttributeProto.TENSOR:
         return dense_from_tensor(attr.t)
     raise ValueError(f"attribute {attr.name} has no MLIR form")
-
-
-@lru_cache(maxsize=4096)
-def _i64_attr(value: int) -> IntegerAttr:
-    """Shared between nodes (attributes are immutable; axes, groups repeat)."""
-    return IntegerAttr(value, 64)
-
-
-@lru_cache(maxsize=4096)
-def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
-    """Shared between nodes (strides, pads and kernel shapes repeat)."""
-    return DenseArrayBase.from_list(i64, list(values))
 
 
 def _f32_bytes(values) -> BytesAttr:

@@ -63,7 +63,7 @@ class ExportBuilder:
                 self.names[result] = self.fresh(hint)
 
     def name(self, value: SSAValue | str) -> str:
-        return value if isinstance(value, str) else self.names[value]
+        return value if type(value) is str else self.names[value]
 
     def node(
         self,
@@ -73,7 +73,7 @@ class ExportBuilder:
         attrs: Sequence[AttributeProto] | Mapping[str, object] = (),
         domain: str = "",
     ) -> onnx.NodeProto:
-        if isinstance(attrs, Mapping):
+        if attrs and isinstance(attrs, Mapping):
             attrs = self.attrs(**attrs)
         out_names = [self.name(o) for o in outputs]
         node = onnx.NodeProto(
@@ -83,7 +83,8 @@ class ExportBuilder:
             name=out_names[0] if out_names else self.fresh(op_type),
             domain=domain,
         )
-        node.attribute.extend(attrs)
+        if attrs:
+            node.attribute.extend(attrs)
         self.nodes.append(node)
         return node
 
@@ -147,7 +148,7 @@ def export_opaque(e: ExportBuilder, op: OpaqueOp) -> None:
 def export_op(builder: ExportBuilder, op: Operation) -> None:
     """Emit one op (region ops export their regions through this too)."""
     builder.name_results(op)
-    if isinstance(op, ConstantOp):
+    if type(op) is ConstantOp:
         tensor_from_dense(
             builder.names[op.output], op.value, builder.initializers.add()
         )

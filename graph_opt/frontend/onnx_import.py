@@ -13,6 +13,7 @@ from onnx import AttributeProto
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
     ArrayAttr,
     BytesAttr,
     DictionaryAttr,
@@ -30,6 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import NNOperation, f32_attr, i64_array
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.opaque import OpaqueOp
+from graph_opt.dialects.nn.shapes import VALUE_CLASSES
 from graph_opt.dialects.nn.types import StringType
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
@@ -73,7 +75,7 @@ class ImportBuilder:
         props: Mapping[str, Attribute],
     ) -> Operation:
         """Insert an nn op, typed by its rule, else by ONNX shape inference."""
-        flat = [v if isinstance(v, SSAValue) else SSAValue.get(v) for v in operands]
+        flat = [v if type(v) in VALUE_CLASSES else SSAValue.get(v) for v in operands]
         try:
             types = op_class.infer_result_types(flat, props)
         except VerifyException as e:
@@ -222,9 +224,14 @@ def _copy_without_weights(model: onnx.ModelProto, light: onnx.ModelProto) -> Non
 
 def _node_uses(node: onnx.NodeProto) -> list[str]:
     """Names a node reads: its inputs, then the outer values its subgraphs use."""
-    if not any(a.type in _SUBGRAPH_TYPES for a in node.attribute):
+    if not _has_subgraphs(node):
         return [i for i in node.input if i]
     return [*(i for i in node.input if i), *outer_names(node.attribute)]
+
+
+def _has_subgraphs(node: onnx.NodeProto) -> bool:
+    attributes = node.attribute
+    return bool(attributes) and any(a.type in _SUBGRAPH_TYPES for a in attributes)
 
 
 _SUBGRAPH_TYPES = {AttributeProto.GRAPH, AttributeProto.GRAPHS}
@@ -304,9 +311,12 @@ def _string_tensor(attr: AttributeProto) -> bool:
 
 
 def _is_tensor(value_type: Attribute) -> bool:
-    return isinstance(value_type, TensorType | UnrankedTensorType) and not isinstance(
+    return type(value_type) in _TENSOR_CLASSES and not isinstance(
         value_type.element_type, StringType
     )
+
+
+_TENSOR_CLASSES = (TensorType, UnrankedTensorType)
 
 
 def _initializer_op(builder: ImportBuilder, tensor: onnx.TensorProto) -> Operation:
@@ -314,7 +324,7 @@ def _initializer_op(builder: ImportBuilder, tensor: onnx.TensorProto) -> Operati
     if tensor.data_type != onnx.TensorProto.STRING:
         value = dense_from_tensor(tensor)
         const = ConstantOp.create(
-            properties={"value": value}, result_types=[value.type]
+            properties={"value": value}, result_types=[value.type], location=UNKNOWN_LOC
         )
         builder.valid_by_construction.add(const)
         return builder.insert(const)
@@ -413,20 +423,17 @@ def _import_node(
     builder: ImportBuilder, node: onnx.NodeProto, values: dict[str, SSAValue]
 ) -> None:
     builder.node = node
-
-    def value(name: str) -> SSAValue:
-        if name not in values:
-            raise FrontendError(
-                f"node '{node.name or node.output[0]}' ({node.op_type}) uses undefined value '{name}'"
-            )
-        return values[name]
-
-    inputs = [value(name) if name else None for name in node.input]
-    outer = (
-        [value(name) for name in outer_names(node.attribute)]
-        if any(a.type in _SUBGRAPH_TYPES for a in node.attribute)
-        else []
-    )
+    try:
+        inputs = [values[name] if name else None for name in node.input]
+        outer = (
+            [values[name] for name in outer_names(node.attribute)]
+            if _has_subgraphs(node)
+            else []
+        )
+    except KeyError as e:
+        raise FrontendError(
+            f"node '{builder.node_label()}' ({node.op_type}) uses undefined value '{e.args[0]}'"
+        ) from None
     op = None
     import_node = IMPORTERS.get(node.op_type)
     if (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import numpy as np
 import onnx
@@ -92,16 +93,20 @@ def onnx_element_type(onnx_dtype: int) -> Attribute:
 
 
 def onnx_dtype_of(element: Attribute) -> int:
+    found = _ONNX_DTYPES.get(element)
+    if found is not None:
+        return found
     if (
         isinstance(element, IntegerType)
         and element.signedness.data == Signedness.SIGNED
     ):
-        element = IntegerType(element.width.data)
-    if element not in _ONNX_DTYPES:
+        found = _ONNX_DTYPES.get(IntegerType(element.width.data))
+    if found is None:
         raise FrontendError(f"element type {element} has no ONNX form")
-    return _ONNX_DTYPES[element]
+    return found
 
 
+@cache
 def _numpy_dtype(onnx_dtype: int) -> np.dtype:
     return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_dtype))
 
@@ -158,7 +163,8 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
         )
     element = onnx_element_type(tensor.data_type)
     dtype = _numpy_dtype(tensor.data_type)
-    dense_type = tensor_type(element, tuple(tensor.dims))
+    dims = tuple(tensor.dims)
+    dense_type = tensor_type(element, dims)
     if (
         tensor.HasField("raw_data")
         and tensor.data_location != TensorProto.EXTERNAL
@@ -166,7 +172,7 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
         and tensor.data_type not in _SUB_BYTE
     ):
         raw = tensor.raw_data  # each read copies the bytes out of the message
-        expected = math.prod(tensor.dims) * dtype.itemsize
+        expected = math.prod(dims) * dtype.itemsize
         if len(raw) != expected:
             raise FrontendError(
                 f"tensor '{tensor.name}' has {len(raw)} bytes, expected {expected}"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from abc import ABC
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -25,7 +27,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.shapes import types_compatible
+from graph_opt.dialects.nn.shapes import VALUE_CLASSES, types_compatible
 
 GENERIC_FORMAT = "operands attr-dict `:` functional-type(operands, results)"
 """The textual form of most nn ops: `nn.op %a, %b {attrs} : (types) -> types`."""
@@ -61,7 +63,9 @@ class NNOperation(IRDLOperation, ABC):
         result_types: Sequence[Attribute] | None = None,
     ):
         """Build the op from a flat operand list, typed by its rule unless types are given."""
-        props = {k: v for k, v in (properties or {}).items() if v is not None}
+        props = (
+            {k: v for k, v in properties.items() if v is not None} if properties else {}
+        )
         flat = [_value(v) for v in operands]
         if result_types is None:
             result_types = cls.infer_result_types(flat, props)
@@ -69,7 +73,10 @@ class NNOperation(IRDLOperation, ABC):
                 raise VerifyException(f"cannot infer the result types of {cls.name}")
         if _fits_flat(cls, len(flat), len(result_types)):
             return cls.create(
-                operands=flat, result_types=list(result_types), properties=props
+                operands=flat,
+                result_types=list(result_types),
+                properties=props,
+                location=UNKNOWN_LOC,  # saves `create` importing it
             )
         op_def = cls.get_irdl_definition()
         return cls.build(
@@ -128,15 +135,30 @@ def str_value(op_props: Mapping[str, Attribute], name: str, default: str) -> str
     return default if attr is None else attr.data  # type: ignore[union-attr]
 
 
+# Attributes are immutable, and building one verifies it (10-20 us): the builders
+# below share one instance per value (axes, strides, epsilons repeat across nodes).
+
+
 def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return _i64_array(tuple(values))
+
+
+@lru_cache(maxsize=4096)
+def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, list(values))
 
 
+@lru_cache(maxsize=4096)
 def i64_attr(value: int) -> IntegerAttr:
     return IntegerAttr(value, 64)
 
 
 def f32_attr(value: float) -> FloatAttr:
+    return _f32_attr(value, math.copysign(1.0, value))  # 0.0 == -0.0 as keys
+
+
+@lru_cache(maxsize=4096)
+def _f32_attr(value: float, sign: float) -> FloatAttr:
     return FloatAttr(value, 32)
 
 
@@ -153,7 +175,9 @@ def tensor_of(value: SSAValue) -> TensorType:
 
 def _value(operand: SSAValue | Operation) -> SSAValue:
     """`SSAValue.get`, without its costly generic type check where there is none to make."""
-    return operand if isinstance(operand, SSAValue) else SSAValue.get(operand)
+    if type(operand) in VALUE_CLASSES or isinstance(operand, SSAValue):
+        return operand
+    return SSAValue.get(operand)
 
 
 @cache
@@ -175,6 +199,7 @@ def _arity(op_class: type[Operation], kind: str) -> tuple[int, float] | None:
     return fixed, float("inf") if variadic else fixed
 
 
+@cache
 def _fits_flat(op_class: type[Operation], operands: int, results: int) -> bool:
     """Whether `Operation.create` can build the op from flat lists, which is several
     times faster than IRDL's `build` (that matters on graphs of 10,000s of nodes)."""

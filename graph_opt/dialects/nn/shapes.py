@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 DYN = DYNAMIC_INDEX
@@ -24,8 +24,14 @@ def _interned_tensor_type(element: Attribute, shape: tuple[int, ...]) -> TensorT
 
 def ranked(value: SSAValue | Attribute) -> TensorType | None:
     """The ranked tensor type of a value (or type), or None when unranked."""
-    value_type = value.type if isinstance(value, SSAValue) else value
-    return value_type if isinstance(value_type, TensorType) else None
+    # exact-class tests first: isinstance against xDSL's abstract classes is slow
+    if type(value) in VALUE_CLASSES or isinstance(value, SSAValue):
+        value = value.type
+    return value if type(value) is TensorType or isinstance(value, TensorType) else None
+
+
+VALUE_CLASSES = (OpResult, BlockArgument)
+"""The concrete SSAValue classes."""
 
 
 def broadcast_shapes(lhs: Sequence[int], rhs: Sequence[int]) -> tuple[int, ...]:
