@@ -7,6 +7,7 @@ import re
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BytesAttr,
     DictionaryAttr,
     FusedLoc,
     NameLoc,
@@ -26,6 +27,8 @@ def _names_of(attrs: object, count: int, prefix: str) -> list[str]:
     for i in range(count):
         entry = entries[i].data if i < len(entries) else {}
         name = entry.get(NAME_ATTR)
+        if isinstance(name, BytesAttr):  # how MLIR text gives back non-ASCII strings
+            name = StringAttr(name.data.decode("utf-8", errors="surrogateescape"))
         names.append(name.data if isinstance(name, StringAttr) else f"{prefix}{i}")
     return names
 
@@ -68,13 +71,16 @@ def op_result_names(op: Operation) -> list[str | None]:
     return (found + [None] * len(op.results))[: len(op.results)]
 
 
-_INVALID_NAME_CHARS = re.compile(r"[^\w$.-]")
+_INVALID_NAME_CHARS = re.compile(r"[^\w$.-]", re.ASCII)
 _NUMBERED_SUFFIXES = re.compile(r"(_\d+)+$")
 
 
-def set_name_hint(value: SSAValue, name: str) -> None:
-    """Show a framework name as the SSA name (`%conv1`), made a valid identifier."""
-    value.name_hint = _hint_for(name) or None
+def set_name_hint(value: SSAValue, name: str) -> bool:
+    """Show a framework name as the SSA name (`%conv1`), made a valid identifier;
+    whether the hint is the name itself."""
+    hint = _hint_for(name)
+    value.name_hint = hint or None
+    return hint == name
 
 
 def _hint_for(name: str) -> str:

@@ -446,14 +446,16 @@ def _import_node(
     if op is None:
         op = opaque_op(builder, node, inputs, outer)
     names = list(node.output)
-    required = len(names)
-    while required and not names[required - 1]:
-        required -= 1  # trailing optional outputs left empty
-    if not required <= len(op.results) <= len(names):
-        raise FrontendError(
-            f"node '{builder.node_label()}' ({node.op_type}) has an unexpected number of outputs"
-        )
-    _bind(op, names[: len(op.results)], values)
+    if len(names) != len(op.results):
+        required = len(names)
+        while required and not names[required - 1]:
+            required -= 1  # trailing optional outputs left empty
+        if not required <= len(op.results) <= len(names):
+            raise FrontendError(
+                f"node '{builder.node_label()}' ({node.op_type}) has an unexpected number of outputs"
+            )
+        names = names[: len(op.results)]
+    _bind(op, names, values)
 
 
 def _bind(op: Operation, names: list[str], values: dict[str, SSAValue]) -> None:
@@ -463,8 +465,9 @@ def _bind(op: Operation, names: list[str], values: dict[str, SSAValue]) -> None:
     for name, result in zip(names, op.results):
         if name:
             values[name] = result
-            set_name_hint(result, name)
-        hints_hold_names = hints_hold_names and result.name_hint == name
+            hints_hold_names = set_name_hint(result, name) and hints_hold_names
+        else:
+            hints_hold_names = False
     if not hints_hold_names:
         op.location = name_location(names)
 

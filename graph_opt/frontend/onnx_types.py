@@ -79,6 +79,8 @@ _SUB_BYTE = {
     TensorProto.FLOAT6E3M2,
 }
 """Types that ONNX packs several to a byte (a dense attribute holds one per byte)."""
+_NOT_RAW_AS_IS = _SUB_BYTE | {TensorProto.BOOL}
+"""Types whose raw ONNX bytes are not a dense attribute's bytes."""
 
 
 def onnx_element_type(onnx_dtype: int) -> Attribute:
@@ -157,19 +159,19 @@ def value_info_for(name: str, value_type: Attribute) -> onnx.ValueInfoProto:
 
 def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
     """An initializer's data as a dense attribute, reusing raw bytes where possible."""
-    if tensor.data_type == TensorProto.STRING:
+    data_type = tensor.data_type
+    if data_type == TensorProto.STRING:
         raise FrontendError(
             f"string tensor '{tensor.name}' is not supported as a constant"
         )
-    element = onnx_element_type(tensor.data_type)
-    dtype = _numpy_dtype(tensor.data_type)
+    element = onnx_element_type(data_type)
+    dtype = _numpy_dtype(data_type)
     dims = tuple(tensor.dims)
     dense_type = tensor_type(element, dims)
     if (
-        tensor.HasField("raw_data")
+        data_type not in _NOT_RAW_AS_IS
+        and tensor.HasField("raw_data")
         and tensor.data_location != TensorProto.EXTERNAL
-        and dtype != np.bool_
-        and tensor.data_type not in _SUB_BYTE
     ):
         raw = tensor.raw_data  # each read copies the bytes out of the message
         expected = math.prod(dims) * dtype.itemsize

@@ -2,6 +2,8 @@
 they use, non-tensor types, string and narrow-type constants, optional inputs and
 outputs, local functions, the IR version and opsets."""
 
+import io
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -409,3 +411,45 @@ def test_numbered_value_names_print_as_distinct_ssa_names():
     module = import_model(make_model(graph, opset_imports=OPSET_18))
     reparsed = parse(to_mlir(module))
     assert len([op for op in reparsed.walk() if op.name == "nn.relu"]) == len(names)
+
+
+def _relu_chain(names: list[str]) -> onnx.ModelProto:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    nodes = [
+        helper.make_node("Relu", [src], [dst], name=dst)
+        for src, dst in zip(["x", *names], names)
+    ]
+    out = helper.make_tensor_value_info(names[-1], TensorProto.FLOAT, [2])
+    graph = helper.make_graph(nodes, "g", [x], [out])
+    return make_model(graph, opset_imports=OPSET_18)
+
+
+def _exported_names(module: ModuleOp) -> list[str]:
+    exported = export_module(module)
+    assert exported.graph.output[0].name == exported.graph.node[-1].output[0]
+    return [n.output[0] for n in exported.graph.node]
+
+
+ODD_NAMES = ["conv/1:0", "1abc", "a__1", "_2", "x.y-z", "Relu_07", "7"]
+
+
+@pytest.mark.parametrize("extra", [[], ["é1", "ü"]])
+def test_any_value_name_survives_import_and_export(extra):
+    """Names that are not MLIR identifiers (punctuation, leading digits, numbered,
+    non-ASCII) come back exactly."""
+    names = ODD_NAMES + extra
+    assert _exported_names(import_model(_relu_chain(names))) == names
+
+
+def test_value_names_survive_mlir_text_with_locations():
+    """Through MLIR text, names are kept when locations are printed (as with
+    `--print-debuginfo`), and the SSA names parse back."""
+    from xdsl.printer import Printer
+
+    from graph_opt.api import parse, to_mlir
+
+    module = import_model(_relu_chain(ODD_NAMES))
+    text = io.StringIO()
+    Printer(stream=text, print_debuginfo=True).print_op(module)
+    assert _exported_names(parse(text.getvalue())) == ODD_NAMES
+    parse(to_mlir(module))

@@ -34,7 +34,7 @@ def fold_qdq_pairs(block: Block) -> None:
     """Replace each DequantizeLinear of a matching QuantizeLinear by nn.fake_quant
     (run on the imported block, return included, so every use is known)."""
     for op in list(block.ops):
-        if not _is_onnx(op, "DequantizeLinear"):
+        if type(op) is not OpaqueOp or not _is_onnx(op, "DequantizeLinear"):
             continue
         fake_quant = _fake_quant_of_pair(op)
         if fake_quant is None:
