@@ -61,7 +61,27 @@ def _f32_bytes(values) -> BytesAttr:
 
 
 def onnx_attr(name: str, value: Attribute) -> AttributeProto:
-    """The ONNX attribute for an MLIR attribute made by `mlir_attr` (or written by hand)."""
+    """The ONNX attribute for an MLIR attribute made by `mlir_attr` (or written by hand).
+
+    Shared between calls with the same attribute object (nodes repeat them; adding
+    one to a node copies it): copy it before changing it."""
+    key = (name, id(value))
+    cached = _made.get(key)
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    proto = _make_onnx_attr(name, value)
+    if len(_made) >= _MAX_REMEMBERED:
+        _made.clear()
+    _made[key] = (value, proto)
+    return proto
+
+
+_made: dict[tuple[str, int], tuple[Attribute, AttributeProto]] = {}
+"""ONNX attributes made, by name and MLIR attribute id (the value keeps the attribute alive)."""
+_MAX_REMEMBERED = 1 << 12
+
+
+def _make_onnx_attr(name: str, value: Attribute) -> AttributeProto:
     if isinstance(value, IntegerAttr):
         return onnx.helper.make_attribute(name, int(value.value.data))
     if isinstance(value, FloatAttr):

@@ -209,13 +209,15 @@ def tensor_from_dense(
     written into `into` if given (saves copying large weights)."""
     tensor = into if into is not None else TensorProto()
     dtype = onnx_dtype_of(attr.get_element_type())
-    array = array_of(attr)
-    splat = array.ndim > 0 and array.strides == (0,) * array.ndim
-    if array.dtype == np.bool_ or splat or dtype in _SUB_BYTE:
-        tensor.CopyFrom(numpy_helper.from_array(np.array(array, order="C"), name))
+    shape = attr.get_shape()
+    data = attr.data.data
+    splat = len(data) == _numpy_dtype(dtype).itemsize and math.prod(shape) != 1
+    if splat or dtype in _NOT_RAW_AS_IS:
+        array = np.array(array_of(attr), order="C")
+        tensor.CopyFrom(numpy_helper.from_array(array, name))
         return tensor
     tensor.name = name
     tensor.data_type = dtype
-    tensor.dims.extend(array.shape)
-    tensor.raw_data = attr.data.data
+    tensor.dims.extend(shape)
+    tensor.raw_data = data
     return tensor

@@ -19,14 +19,19 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 
-_dense_types_checked: set[TensorType] = set()
+_dense_types_checked: dict[int, TensorType] = {}
+"""The type objects checked so far, by id (hashing a type costs more than checking it)."""
+_MAX_TYPES_REMEMBERED = 1 << 16
 
 
 def dense_elements(value_type: TensorType, data: bytes) -> DenseIntOrFPElementsAttr:
-    """`DenseIntOrFPElementsAttr(value_type, BytesAttr(data))`, IRDL-checked once per type."""
-    if value_type not in _dense_types_checked:
+    """`DenseIntOrFPElementsAttr(value_type, BytesAttr(data))`, IRDL-checked once per
+    type object (graph-opt's types are interned: see `shapes.tensor_type`)."""
+    if _dense_types_checked.get(id(value_type)) is not value_type:
         attr = DenseIntOrFPElementsAttr(value_type, BytesAttr(data))
-        _dense_types_checked.add(value_type)
+        if len(_dense_types_checked) >= _MAX_TYPES_REMEMBERED:
+            _dense_types_checked.clear()
+        _dense_types_checked[id(value_type)] = value_type
         return attr
     attr = object.__new__(DenseIntOrFPElementsAttr)
     object.__setattr__(attr, "type", value_type)

@@ -66,13 +66,14 @@ class BatchNormOp(NNOperation):
             p = ranked(param)
             if p is None:
                 continue
+            p_shape = p.get_shape()
             if (
-                len(p.get_shape()) != 1
-                or DYN not in (channels, p.get_shape()[0])
-                and p.get_shape()[0] != channels
+                len(p_shape) != 1
+                or DYN not in (channels, p_shape[0])
+                and p_shape[0] != channels
             ):
                 raise VerifyException(
-                    f"{name} must have shape [{channels}], got {list(p.get_shape())}"
+                    f"{name} must have shape [{channels}], got {list(p_shape)}"
                 )
         return [x]
 
