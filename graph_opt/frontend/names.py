@@ -59,7 +59,7 @@ def op_result_names(op: Operation) -> list[str | None]:
     """The result names recorded in an op's location, else its results' SSA name
     hints (None where there is neither)."""
     loc = op.location
-    if isinstance(loc, NameLoc):
+    if type(loc) is NameLoc:
         found = [loc.desc.data]
     elif isinstance(loc, FusedLoc):
         found = [
@@ -68,7 +68,8 @@ def op_result_names(op: Operation) -> list[str | None]:
         ]
     else:
         return [result.name_hint for result in op.results]
-    return (found + [None] * len(op.results))[: len(op.results)]
+    count = len(op.results)
+    return found if len(found) == count else (found + [None] * count)[:count]
 
 
 _INVALID_NAME_CHARS = re.compile(r"[^\w$.-]", re.ASCII)

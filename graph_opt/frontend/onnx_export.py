@@ -58,9 +58,10 @@ class ExportBuilder:
 
     def name_results(self, op: Operation) -> None:
         """Name each result after its recorded name (unless it is a graph output, named already)."""
+        names = self.names
         for result, hint in zip(op.results, op_result_names(op)):
-            if result not in self.names:
-                self.names[result] = self.fresh(hint)
+            if result not in names:
+                names[result] = self.fresh(hint)
 
     def name(self, value: SSAValue | str) -> str:
         return value if type(value) is str else self.names[value]
@@ -75,14 +76,16 @@ class ExportBuilder:
     ) -> onnx.NodeProto:
         if attrs and isinstance(attrs, Mapping):
             attrs = self.attrs(**attrs)
-        out_names = [self.name(o) for o in outputs]
+        names = self.names
+        out_names = [o if type(o) is str else names[o] for o in outputs]
         node = onnx.NodeProto(
             op_type=op_type,
-            input=[self.name(i) for i in inputs],
+            input=[i if type(i) is str else names[i] for i in inputs],
             output=out_names,
             name=out_names[0] if out_names else self.fresh(op_type),
-            domain=domain,
         )
+        if domain:
+            node.domain = domain
         if attrs:
             node.attribute.extend(attrs)
         self.nodes.append(node)
@@ -152,7 +155,7 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
         tensor_from_dense(
             builder.names[op.output], op.value, builder.initializers.add()
         )
-    elif isinstance(op, OpaqueOp):
+    elif type(op) is OpaqueOp:
         export_opaque(builder, op)
     elif type(op) in EXPORTERS:
         EXPORTERS[type(op)](builder, op)
@@ -182,7 +185,7 @@ def _export_module(module: ModuleOp, function: str | None) -> onnx.ModelProto:
     out_names = result_names(target)
     _reserve_names(builder, block, returned, out_names)
     for op in block.ops:
-        if not isinstance(op, func.ReturnOp):
+        if type(op) is not func.ReturnOp:
             export_op(builder, op)
     outputs = []
     for value, name in zip(returned, out_names):
@@ -222,7 +225,7 @@ def _reserve_names(
 ) -> None:
     """Give returned values their output names, and keep names that subgraphs define."""
     for op in block.ops:
-        if isinstance(op, OpaqueOp) and op.serialized_attrs is not None:
+        if type(op) is OpaqueOp and op.serialized_attrs is not None:
             holder = onnx.NodeProto()
             holder.ParseFromString(op.serialized_attrs.data)
             builder.taken |= defined_names(holder.attribute)

@@ -242,8 +242,11 @@ def topological_order(graph: onnx.GraphProto) -> list[onnx.NodeProto]:
     nodes = list(graph.node)
     available = {i.name for i in graph.input} | {t.name for t in graph.initializer}
     available.update(t.values.name for t in graph.sparse_initializer)
+    available.add("")  # an absent optional input
     for n in nodes:
-        if not available.issuperset(_node_uses(n)):
+        if not available.issuperset(n.input) or (
+            _has_subgraphs(n) and not available.issuperset(_node_uses(n))
+        ):
             break
         available.update(n.output)
     else:
@@ -308,6 +311,13 @@ def _string_tensor(attr: AttributeProto) -> bool:
         attr.type == AttributeProto.TENSOR
         and attr.t.data_type == onnx.TensorProto.STRING
     )
+
+
+def _all_tensors(values: list[SSAValue | None]) -> bool:
+    for value in values:
+        if value is not None and not _is_tensor(value.type):
+            return False
+    return True
 
 
 def _is_tensor(value_type: Attribute) -> bool:
@@ -392,7 +402,8 @@ def _import_model(model: onnx.ModelProto, allow_opaque: bool, verify: bool) -> M
             raise FrontendError(f"graph output '{o.name}' is not computed by the graph")
         outputs.append(values[o.name])
     block.add_op(func.ReturnOp(*outputs))
-    fold_qdq_pairs(block)
+    if any(n.op_type == "DequantizeLinear" for n in nodes):
+        fold_qdq_pairs(block)
     if not allow_opaque:
         _reject_opaque(block)
     function = func.FuncOp(
@@ -404,7 +415,6 @@ def _import_model(model: onnx.ModelProto, allow_opaque: bool, verify: bool) -> M
     )
     if verify:
         _verify_ops(block, builder)
-        function.verify(verify_nested_ops=False)
     module = ModuleOp([function])
     module.attributes[OPSET_ATTR] = DictionaryAttr(
         {d: IntegerAttr(v, 64) for d, v in opsets.items()}
@@ -440,7 +450,7 @@ def _import_node(
         import_node is not None
         and not outer
         and node.domain in ("", "ai.onnx")
-        and all(v is None or _is_tensor(v.type) for v in inputs)
+        and _all_tensors(inputs)
     ):
         op = import_node(builder, node, inputs)
     if op is None:
@@ -475,9 +485,12 @@ def _bind(op: Operation, names: list[str], values: dict[str, SSAValue]) -> None:
 def _verify_ops(block: Block, builder: ImportBuilder) -> None:
     """Verify every op as `module.verify()` would, so that the module need not be
     verified again, at a fraction of the cost on large graphs: initializers are
-    valid by construction; an op that its type rule typed, from the operands it
-    still has, is checked but for that rule; and IRDL's checks, functions of the
-    op's types and attributes, run once per distinct signature."""
+    valid by construction, and so is the function (its type is its block's
+    argument types and returned values' types, and every op reads values of its
+    block: its isolation check walks every operand); an op that its type rule
+    typed, from the operands it still has, is checked but for that rule; and
+    IRDL's checks, functions of the op's types and attributes, run once per
+    distinct signature."""
     verifier = SignatureVerifier()
     for op in block.ops:
         if op in builder.valid_by_construction:

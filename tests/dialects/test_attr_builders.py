@@ -48,3 +48,15 @@ def test_name_loc_equals_checked_construction():
     loc = name_loc("conv_1")
     assert loc == NameLoc(StringAttr("conv_1"), NoneAttr())
     assert str(loc) == 'loc("conv_1")'
+
+
+def test_name_loc_rejects_what_is_not_a_str():
+    with pytest.raises(TypeError, match="must be a str"):
+        name_loc(b"conv")  # type: ignore[arg-type]
+
+
+def test_dense_elements_rejects_data_that_is_not_bytes():
+    value_type = tensor_type(f32, (1,))
+    dense_elements(value_type, np.float32(1).tobytes())
+    with pytest.raises(TypeError, match="must be bytes"):
+        dense_elements(value_type, bytearray(4))  # type: ignore[arg-type]

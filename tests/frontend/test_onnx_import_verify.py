@@ -46,6 +46,27 @@ def qdq_pair():
     return _model([*nodes], [("x", [2, 3])], (TensorProto.FLOAT, [2, 3]), [scale, zero])
 
 
+def if_with_outer_values():
+    """An If whose branches read the outer `x` and `w` (nn.opaque with implicit inputs)."""
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 3])
+    then_branch = helper.make_graph(
+        [helper.make_node("Mul", ["x", "w"], ["out"])], "then", [], [out]
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["out"])], "else", [], [out]
+    )
+    w = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
+    zero = numpy_helper.from_array(np.float32(0), "zero")
+    nodes = [
+        helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0),
+        helper.make_node("Greater", ["m", "zero"], ["c"]),
+        helper.make_node(
+            "If", ["c"], ["y"], then_branch=then_branch, else_branch=else_branch
+        ),
+    ]
+    return _model(nodes, [("x", [2, 3])], (TensorProto.FLOAT, [2, 3]), [w, zero])
+
+
 VALID = {
     "resnet": lambda: resnet(blocks=(1, 1), width=8, size=32, classes=10),
     "mobilenet": lambda: mobilenet_v2(width=8, size=32, classes=10, expansions=2),
@@ -53,6 +74,7 @@ VALID = {
     "conv_chain": lambda: conv_chain(40),
     "qdq_pair": qdq_pair,
     "cast": lambda: cast_to(TensorProto.INT32),
+    "if_with_outer_values": if_with_outer_values,
 }
 INVALID = {
     "float_group": (lambda: conv(group=1.0), "should be of base attribute integer"),

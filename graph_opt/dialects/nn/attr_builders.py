@@ -33,10 +33,19 @@ def dense_elements(value_type: TensorType, data: bytes) -> DenseIntOrFPElementsA
             _dense_types_checked.clear()
         _dense_types_checked[id(value_type)] = value_type
         return attr
+    if type(data) is not bytes:
+        raise TypeError(f"dense data must be bytes, got {type(data).__name__}")
     attr = object.__new__(DenseIntOrFPElementsAttr)
     object.__setattr__(attr, "type", value_type)
-    object.__setattr__(attr, "data", BytesAttr(data))
+    object.__setattr__(attr, "data", _unchecked(BytesAttr, data))
     attr.verify()
+    return attr
+
+
+def _unchecked(data_class: type, data: object):
+    """A Data attribute whose check (of its class only) holds by construction."""
+    attr = object.__new__(data_class)
+    object.__setattr__(attr, "data", data)
     return attr
 
 
@@ -44,9 +53,11 @@ _NO_CHILD = NoneAttr()
 
 
 def name_loc(name: str) -> NameLoc:
-    """`NameLoc(StringAttr(name))`: its parameters have the classes that its
-    constraints require by construction."""
+    """`NameLoc(StringAttr(name))`: a StringAttr checks nothing but its class, and
+    the location's parameters have the classes its constraints require."""
+    if type(name) is not str:
+        raise TypeError(f"a location name must be a str, got {type(name).__name__}")
     loc = object.__new__(NameLoc)
-    object.__setattr__(loc, "desc", StringAttr(name))
+    object.__setattr__(loc, "desc", _unchecked(StringAttr, name))
     object.__setattr__(loc, "location", _NO_CHILD)
     return loc
