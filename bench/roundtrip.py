@@ -3,7 +3,9 @@
 For each model: `onnx.load` + `onnx.save` (the floor) and graph-opt's load + import +
 export + save, both in-process; then the same as whole processes: a fresh
 `python3` that loads and saves the model (the process floor) and
-`graph-opt in.onnx -t onnx -o out.onnx`. Each ratio is to the floor of its kind.
+`graph-opt in.onnx -t onnx -o out.onnx`, both started directly (this interpreter
+and the `graph-opt` script installed beside it, not through shell shims such as
+pyenv's). Each ratio is to the floor of its kind.
 Models: a ResNet-50-sized network (seeded random weights, ~25M parameters) and
 synthetic chains of 1,000 / 20,000 / 50,000 nodes.
 
@@ -15,9 +17,12 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import os
 import pstats
+import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -135,11 +140,16 @@ FLOOR_SCRIPT = "import onnx, sys; onnx.save(onnx.load(sys.argv[1]), sys.argv[2])
 
 
 def process_floor(src: Path, dst: Path) -> None:
-    subprocess.run(["python3", "-c", FLOOR_SCRIPT, src, dst], check=True)
+    subprocess.run([sys.executable, "-c", FLOOR_SCRIPT, src, dst], check=True)
 
 
 def whole_process(src: Path, dst: Path) -> None:
-    subprocess.run(["graph-opt", str(src), "-t", "onnx", "-o", str(dst)], check=True)
+    subprocess.run([GRAPH_OPT, str(src), "-t", "onnx", "-o", str(dst)], check=True)
+
+
+GRAPH_OPT = (
+    shutil.which("graph-opt", path=os.path.dirname(sys.executable)) or "graph-opt"
+)
 
 
 def table(models: dict[str, Callable[[], onnx.ModelProto]], runs: int, work: Path):

@@ -321,8 +321,9 @@ def _all_tensors(values: list[SSAValue | None]) -> bool:
 
 
 def _is_tensor(value_type: Attribute) -> bool:
-    return type(value_type) in _TENSOR_CLASSES and not isinstance(
-        value_type.element_type, StringType
+    return (
+        type(value_type) in _TENSOR_CLASSES
+        and type(value_type.element_type) is not StringType
     )
 
 

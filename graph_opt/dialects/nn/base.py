@@ -108,6 +108,9 @@ def int_list(op_props: Mapping[str, Attribute], name: str) -> tuple[int, ...] | 
     attr = op_props.get(name)
     if attr is None:
         return None
+    known = _i64_array_values.get(id(attr))
+    if known is not None and known[0] is attr:
+        return known[1]
     assert isinstance(attr, DenseArrayBase)
     return tuple(attr.get_values())
 
@@ -145,7 +148,15 @@ def i64_array(values: Sequence[int]) -> DenseArrayBase:
 
 @lru_cache(maxsize=4096)
 def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, list(values))
+    attr = DenseArrayBase.from_list(i64, list(values))
+    if len(_i64_array_values) >= 2 * _i64_array.cache_info().maxsize:
+        _i64_array_values.clear()
+    _i64_array_values[id(attr)] = (attr, values)  # unpacking one costs ~5 us
+    return attr
+
+
+_i64_array_values: dict[int, tuple[DenseArrayBase, tuple[int, ...]]] = {}
+"""The values of the arrays `i64_array` made, by id (the entry keeps the array alive)."""
 
 
 @lru_cache(maxsize=4096)
