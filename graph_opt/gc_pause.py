@@ -17,5 +17,10 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        # The objects made inside are mostly a live graph: age them to the oldest
+        # generation (which full collections still scan) rather than have the
+        # next young collection walk them all.
+        gc.freeze()
+        gc.unfreeze()
         if enabled:
             gc.enable()
