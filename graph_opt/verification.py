@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
+from sys import intern
 
 from xdsl.ir import Block, ErasedSSAValue, Operation
 from xdsl.irdl import AnyAttr, BaseAttr
@@ -50,11 +51,11 @@ class SignatureVerifier:
         parts += [value.type for value in op.operands]
         parts.append(_RESULTS)
         parts += [result.type for result in op.results]
-        for name, value in op.properties.items():
-            parts += (name, type(value) if name in by_class else value)
+        for name, value in op.properties.items():  # names interned: ids compare them
+            parts += (intern(name), type(value) if name in by_class else value)
         parts.append(_ATTRIBUTES)
-        for item in op.attributes.items():
-            parts += item
+        for name, value in op.attributes.items():
+            parts += (intern(name), value)
         key = tuple(map(id, parts))
         if key in self.by_identity:
             return
