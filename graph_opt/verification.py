@@ -112,5 +112,5 @@ def _plain_nn_op(op: Operation) -> bool:
         and not op.regions
         and not op.successors
         and op.next_op is not None
-        and not any(isinstance(v, ErasedSSAValue) for v in op.operands)
+        and not any(type(v) is ErasedSSAValue for v in op.operands)
     )

@@ -39,7 +39,7 @@ class ConstantOp(NNOperation):
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute]:
-        return [props["value"].get_type()]  # type: ignore[union-attr]
+        return [props["value"].type]  # type: ignore[union-attr]
 
     def fold(self) -> Sequence[SSAValue | Attribute]:
         return (self.value,)

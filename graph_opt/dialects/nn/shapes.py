@@ -69,6 +69,8 @@ def dims_compatible(declared: Sequence[int], inferred: Sequence[int]) -> bool:
 
 def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
     """Whether a declared result type agrees with the type rule's result."""
+    if declared is inferred:  # the common case: both made by `tensor_type`
+        return True
     declared_t, inferred_t = ranked(declared), ranked(inferred)
     if declared_t is None or inferred_t is None:
         # Unranked on either side: only the element types can be compared.
