@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.interpreter import Interpreter
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
 )
 from xdsl.traits import ConstantLike
 from xdsl.utils.exceptions import InterpretationError
@@ -23,6 +21,7 @@ from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.shapes import dims_compatible, ranked, tensor_type
 from graph_opt.frontend.names import name_location, op_result_names
+from graph_opt.passes.op_dispatch import ClassFilteredPattern, walk_ops
 from graph_opt.passes.purity import is_pure
 from graph_opt.passes.value_forwarding import can_forward
 
@@ -97,7 +96,7 @@ EVALUATION_ERRORS = (
 
 
 @dataclass
-class FoldConstantOps(RewritePattern):
+class FoldConstantOps(ClassFilteredPattern):
     """Evaluate a side-effect-free op whose operands are all constants.
 
     The fold is declined when the new constants would store more than
@@ -108,14 +107,17 @@ class FoldConstantOps(RewritePattern):
     interpreter: Interpreter
     max_size: int
     declined: set[Operation] = field(default_factory=set[Operation])
+    evaluated_classes: dict[type[Operation], bool] = field(
+        default_factory=dict[type[Operation], bool]
+    )
+    """Whether ops of a class may be evaluated (traits and class flags, looked up once)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not isinstance(op, NNOperation) or op.has_trait(ConstantLike):
+        for operand in op.operands:
+            if type(operand.owner) is not ConstantOp:
+                return  # checked first: most ops read a computed value
+        if not self.accepts_class(type(op)):
             return
-        if op.KEEP_ON_CONSTANTS:
-            return
-        if not all(isinstance(v.owner, ConstantOp) for v in op.operands):
-            return  # checked first: most ops read a computed value
         if op in self.declined or not is_pure(op):
             return
         inputs = [constant_value(v) for v in op.operands]
@@ -132,26 +134,34 @@ class FoldConstantOps(RewritePattern):
             return  # the model would grow by more than max_size elements
         replace_by_arrays(rewriter, op, outputs)
 
-
-class EraseUnusedConstants(RewritePattern):
-    """Erase an nn.constant nothing uses (left over after folding its users)."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: ConstantOp, rewriter: PatternRewriter):
-        if not op.output.uses:
-            rewriter.erase(op)
+    def accepts_class(self, op_class: type[Operation]) -> bool:
+        """nn ops other than constants and those kept on constants."""
+        found = self.evaluated_classes.get(op_class)
+        if found is None:
+            found = (
+                issubclass(op_class, NNOperation)
+                and not op_class.has_trait(ConstantLike)
+                and not op_class.KEEP_ON_CONSTANTS
+            )
+            self.evaluated_classes[op_class] = found
+        return found
 
 
 def deduplicate_constants(root: Operation) -> bool:
     """Make equal constants of a block (same type and bytes) one, in one walk; whether any were."""
-    first: dict[tuple[Block | None, Attribute, bytes], ConstantOp] = {}
+    by_bytes: dict[bytes, list[ConstantOp]] = {}
     duplicates: list[tuple[ConstantOp, ConstantOp]] = []
-    for op in root.walk():
+    ops = (op for region in root.regions for op in walk_ops(region, False, False))
+    for op in ops:
         if isinstance(op, ConstantOp):
-            key = (op.parent_block(), op.value.type, op.value.data.data)
-            kept = first.setdefault(key, op)
-            if kept is not op:
-                duplicates.append((op, kept))
+            value = op.value
+            same_bytes = by_bytes.setdefault(value.data.data, [])
+            for kept in same_bytes:  # types are compared only for equal bytes
+                if kept.parent is op.parent and kept.value.type == value.type:
+                    duplicates.append((op, kept))
+                    break
+            else:
+                same_bytes.append(op)
     for duplicate, kept in duplicates:
         duplicate.output.replace_all_uses_with(kept.output)
         duplicate.parent_block().erase_op(duplicate)  # type: ignore[union-attr]

@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.fold_bn_patterns import explain_fold_bn, fold_bn_patterns
-from graph_opt.passes.op_dispatch import dispatching_applier
+from graph_opt.passes.op_dispatch import dispatching_walker
 
 __all__ = ["FoldBatchNormPass", "explain_fold_bn", "fold_batch_norms"]
 
@@ -53,8 +52,7 @@ class FoldBatchNormPass(ModulePass):
 
 def fold_batch_norms(module: ModuleOp) -> bool:
     """Run `fold-bn` (without `explain`) on `module`; whether it changed anything."""
-    walker = PatternRewriteWalker(dispatching_applier(fold_bn_patterns()))
-    return walker.rewrite_module(module)
+    return dispatching_walker(fold_bn_patterns()).rewrite_module(module)
 
 
 def _label(op: BatchNormOp) -> str:

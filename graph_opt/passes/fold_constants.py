@@ -7,15 +7,14 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker
+from xdsl.pattern_rewriter import RewritePattern
 
 from graph_opt.interpreter.runner import make_interpreter
 from graph_opt.passes.constant_patterns import (
-    EraseUnusedConstants,
     FoldConstantOps,
     deduplicate_constants,
 )
-from graph_opt.passes.op_dispatch import dispatching_applier
+from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.passes.shape_patterns import MaterializeShapeQueries
 from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
 
@@ -44,14 +43,18 @@ class FoldConstantsPass(ModulePass):
         fold_constants(op, self.max_size)
 
 
-def fold_constants(module: ModuleOp, max_size: int) -> bool:
-    """Run `fold-constants` on `module`; whether it changed anything."""
+def fold_constants_patterns(module: ModuleOp, max_size: int) -> list[RewritePattern]:
+    """The patterns of `fold-constants` (which then merges equal constants) on `module`."""
     interpreter = make_interpreter(module)
-    patterns = [
-        EraseUnusedConstants(),
+    return [
         MaterializeShapeQueries(interpreter),
         *(pattern() for pattern in SIMPLIFY_PATTERNS),
         FoldConstantOps(interpreter, max_size),
     ]
-    folded = PatternRewriteWalker(dispatching_applier(patterns)).rewrite_module(module)
+
+
+def fold_constants(module: ModuleOp, max_size: int) -> bool:
+    """Run `fold-constants` on `module`; whether it changed anything."""
+    patterns = fold_constants_patterns(module, max_size)
+    folded = dispatching_walker(patterns).rewrite_module(module)
     return deduplicate_constants(module) or folded

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker
+from xdsl.pattern_rewriter import RewritePattern
 
 from graph_opt.passes.fusion_patterns import FUSION_PATTERNS
-from graph_opt.passes.op_dispatch import dispatching_applier
+from graph_opt.passes.op_dispatch import dispatching_walker
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,10 @@ class FuseOpsPass(ModulePass):
         fuse_ops(op)
 
 
+def fuse_patterns() -> list[RewritePattern]:
+    return [pattern() for pattern in FUSION_PATTERNS]
+
+
 def fuse_ops(module: ModuleOp) -> bool:
     """Run `fuse-ops` on `module`; whether it changed anything."""
-    patterns = [pattern() for pattern in FUSION_PATTERNS]
-    return PatternRewriteWalker(dispatching_applier(patterns)).rewrite_module(module)
+    return dispatching_walker(fuse_patterns()).rewrite_module(module)

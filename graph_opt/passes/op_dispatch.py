@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Union, get_args, get_origin
 
-from xdsl.ir import Operation
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    RewritePattern,
-)
+from xdsl.ir import Block, Operation, Region
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 
 def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
@@ -31,12 +29,43 @@ def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | N
     return (expected,)
 
 
+def has_unused_results(op: Operation) -> bool:
+    """Whether no result of `op` is used (true without results): a cheap first
+    test before `is_trivially_dead`."""
+    for result in op.results:
+        if result.first_use is not None:
+            return False
+    return True
+
+
+class ClassFilteredPattern(RewritePattern, ABC):
+    """A pattern without an op-type annotation that can still tell, from an op's
+    class alone, that it would decline every op of it."""
+
+    @abstractmethod
+    def accepts_class(self, op_class: type[Operation]) -> bool: ...
+
+
+def accepts(
+    pattern: RewritePattern,
+    types: tuple[type[Operation], ...] | None,
+    op_class: type[Operation],
+) -> bool:
+    if types is not None and not issubclass(op_class, types):
+        return False
+    return not isinstance(pattern, ClassFilteredPattern) or pattern.accepts_class(
+        op_class
+    )
+
+
 @dataclass(eq=False, repr=False)
 class OpTypeDispatch(RewritePattern):
-    """Try, in order, the patterns whose op types include the op's class, until one rewrites.
+    """Erase a trivially dead op; else try, in order, the patterns whose op types
+    include the op's class, until one rewrites.
 
-    Same result as trying every pattern in order (the others decline at their
-    type check), with one dict lookup per op instead of a check per pattern.
+    Same result as xDSL's GreedyRewritePatternApplier over the patterns (the
+    others decline at their type check), with one dict lookup per op instead of
+    a check per pattern.
     """
 
     patterns: Sequence[RewritePattern]
@@ -56,18 +85,65 @@ class OpTypeDispatch(RewritePattern):
             found = tuple(
                 pattern
                 for pattern, types in self.accepted
-                if types is None or issubclass(op_class, types)
+                if accepts(pattern, types, op_class)
             )
             self.by_class[op_class] = found
         return found
 
+    def may_rewrite(self, op: Operation) -> bool:
+        """Whether visiting `op` may change it: a pattern takes its class, or it may be dead."""
+        return bool(self.patterns_for(type(op))) or has_unused_results(op)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if has_unused_results(op) and is_trivially_dead(op):
+            rewriter.erase(op)
+            return
         for pattern in self.patterns_for(type(op)):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 return
 
 
-def dispatching_applier(patterns: Sequence[RewritePattern]) -> RewritePattern:
-    """A greedy applier (trivially dead ops erased first) over `patterns`, dispatched by op type."""
-    return GreedyRewritePatternApplier([OpTypeDispatch(patterns)])
+@dataclass(eq=False, repr=False)
+class DispatchingWalker(PatternRewriteWalker):
+    """A PatternRewriteWalker over an OpTypeDispatch whose sweeps queue only the
+    ops it may rewrite (most constants it skips).
+
+    Same fixed point: an op left out of a sweep would be visited for nothing,
+    and the last sweep starts from the IR that it leaves unchanged.
+    """
+
+    pattern: OpTypeDispatch
+
+    def _populate_worklist(self, op: Operation | Region | Block) -> None:
+        if not isinstance(op, Region):
+            super()._populate_worklist(op)
+            return
+        may_rewrite, push = self.pattern.may_rewrite, self._worklist.push
+        # pushed in reverse, as the worklist is a stack
+        for sub_op in walk_ops(op, not self.walk_reverse, not self.walk_regions_first):
+            if may_rewrite(sub_op):
+                push(sub_op)
+
+
+def walk_ops(region: Region, reverse: bool, region_first: bool) -> Iterator[Operation]:
+    """The ops nested in `region` in the order of `region.walk(reverse=...,
+    region_first=...)`, without a generator per op that has no regions."""
+    for block in reversed(region.blocks) if reverse else region.blocks:
+        for op in reversed(block.ops) if reverse else block.ops:
+            if not op.regions:
+                yield op
+                continue
+            if not region_first:
+                yield op
+            for nested in reversed(op.regions) if reverse else op.regions:
+                yield from walk_ops(nested, reverse, region_first)
+            if region_first:
+                yield op
+
+
+def dispatching_walker(
+    patterns: Sequence[RewritePattern], *, walk_reverse: bool = False
+) -> DispatchingWalker:
+    """A greedy walker (trivially dead ops erased first) over `patterns`, dispatched by op type."""
+    return DispatchingWalker(OpTypeDispatch(patterns), walk_reverse=walk_reverse)

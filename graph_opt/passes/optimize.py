@@ -1,4 +1,12 @@
-"""The default optimization pipeline, run to a fixed point."""
+"""The default optimization pipeline, run to a fixed point.
+
+`PIPELINE` runs the passes one after the other, each with its own walks over
+the whole graph. `OptimizePass` reaches the same fixed point with fewer walks:
+one walker applies the patterns of prune, fold-constants and fold-bn together,
+then one applies those and fuse-ops', followed by merging equal constants (the
+rest of fold-constants); cse and dce run after, each only when a cheap walk
+finds something it could change.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +15,62 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
-from xdsl.transforms.dead_code_elimination import region_dce
+from xdsl.transforms.dead_code_elimination import is_trivially_dead, region_dce
 from xdsl.utils.exceptions import PassFailedException
 
+from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.gc_pause import collector_paused
+from graph_opt.passes.constant_patterns import deduplicate_constants
 from graph_opt.passes.fold_bn import fold_batch_norms
-from graph_opt.passes.fold_constants import FoldConstantsPass, fold_constants
-from graph_opt.passes.fuse_ops import fuse_ops
-from graph_opt.passes.prune import prune
+from graph_opt.passes.fold_bn_patterns import fold_bn_patterns
+from graph_opt.passes.fold_constants import (
+    FoldConstantsPass,
+    fold_constants,
+    fold_constants_patterns,
+)
+from graph_opt.passes.fuse_ops import fuse_ops, fuse_patterns
+from graph_opt.passes.op_dispatch import (
+    dispatching_walker,
+    has_unused_results,
+    walk_ops,
+)
+from graph_opt.passes.prune import prune, prune_patterns
 
 
 def op_count(module: ModuleOp) -> int:
     return sum(1 for _ in module.walk())
 
 
+def may_have_common_subexpressions(module: ModuleOp) -> bool:
+    """Whether `cse` could change `module`, checked in one cheap walk.
+
+    cse erases trivially dead ops and replaces an op by an earlier one with the
+    same name, operands, properties, attributes and result types; two such ops
+    have the same name and operands (and nn.constants the same value bytes).
+    """
+    seen: set[tuple[object, ...]] = set()
+    for op in walk_ops(module.body, reverse=False, region_first=False):
+        if has_unused_results(op) and is_trivially_dead(op):
+            return True
+        if op.operands:
+            key = (op.name, op.operands)
+        elif isinstance(op, ConstantOp):
+            key = (op.name, op.value.data.data)
+        else:
+            key = (op.name,)
+        if key in seen:
+            return True
+        seen.add(key)
+    return False
+
+
 def eliminate_common_subexpressions(module: ModuleOp) -> bool:
     """Run `cse`; whether it changed anything (it only ever erases ops)."""
+    if not may_have_common_subexpressions(module):
+        return False
     before = op_count(module)
     cse(module)
     return op_count(module) != before
@@ -34,8 +80,24 @@ def fold_constants_by_default(module: ModuleOp) -> bool:
     return fold_constants(module, FoldConstantsPass().max_size)
 
 
+def may_have_dead_code(module: ModuleOp) -> bool:
+    """Whether `dce` could change `module`, checked in one cheap walk.
+
+    In a func.func body a value is defined before its uses, so ops that dce
+    would erase include a trivially dead one: the last of them. Ops elsewhere
+    (nested regions, module-level ops with operands) are left to dce.
+    """
+    for op in walk_ops(module.body, reverse=False, region_first=False):
+        parent = op.parent_op()
+        if not isinstance(parent, FuncOp) and (parent is not module or op.operands):
+            return True
+        if has_unused_results(op) and is_trivially_dead(op):
+            return True
+    return False
+
+
 def eliminate_dead_code(module: ModuleOp) -> bool:
-    return region_dce(module.body)
+    return may_have_dead_code(module) and region_dce(module.body)
 
 
 PIPELINE: tuple[Callable[[ModuleOp], bool], ...] = (
@@ -50,6 +112,37 @@ PIPELINE: tuple[Callable[[ModuleOp], bool], ...] = (
 that says whether it changed the module."""
 
 
+def simplify(module: ModuleOp, *, fuse: bool) -> bool:
+    """Apply the patterns of prune, fold-constants and fold-bn (and fuse-ops with
+    `fuse`) until none applies; whether anything changed.
+
+    On each op they are tried in pipeline order. Fusion waits for a first run
+    without it: a conv or matmul it fuses could no longer take a batch norm.
+    """
+    patterns = [
+        *prune_patterns(),
+        *fold_constants_patterns(module, FoldConstantsPass().max_size),
+        *fold_bn_patterns(),
+        *(fuse_patterns() if fuse else ()),
+    ]
+    return dispatching_walker(patterns).rewrite_module(module)
+
+
+def simplify_and_fuse(module: ModuleOp) -> bool:
+    """`simplify` with fusion, then merging equal constants (the rest of fold-constants)."""
+    changed = simplify(module, fuse=True)
+    return deduplicate_constants(module) or changed
+
+
+FIXED_POINT_STEPS: tuple[Callable[[ModuleOp], bool], ...] = (
+    simplify_and_fuse,
+    eliminate_common_subexpressions,
+    eliminate_dead_code,
+)
+"""Steps whose common fixed point is that of `PIPELINE`: the first applies
+every pattern of the pattern passes, so no pass of it changes anything there."""
+
+
 @dataclass(frozen=True)
 class OptimizePass(ModulePass):
     """Run prune, fold-constants, fold-bn, fuse-ops, cse and dce until the graph stops changing."""
@@ -59,14 +152,15 @@ class OptimizePass(ModulePass):
     max_iterations: int = 8
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        """Stop once every pass has run, without a change, on the module the last
-        change left: each pass runs its own rewrites to a fixed point, so running
-        the pass that made that change again would change nothing either."""
-        pending = len(PIPELINE)
+        """Stop once every step has run, without a change, on the module the last
+        change left: each step runs its own rewrites to a fixed point, so running
+        the step that made that change again would change nothing either."""
         with collector_paused():
+            simplify(op, fuse=False)
+            pending = len(FIXED_POINT_STEPS)
             for _ in range(self.max_iterations):
-                for run in PIPELINE:
-                    pending = len(PIPELINE) - 1 if run(op) else pending - 1
+                for run in FIXED_POINT_STEPS:
+                    pending = len(FIXED_POINT_STEPS) - 1 if run(op) else pending - 1
                     if pending == 0:
                         return
         raise PassFailedException(

@@ -9,15 +9,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
-from graph_opt.passes.op_dispatch import dispatching_applier
-from graph_opt.passes.purity import RemoveUnusedPureOps
+from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.passes.purity import RemoveUnusedPureOpaqueOps
 from graph_opt.passes.value_forwarding import forward_operand
 
 
@@ -31,12 +30,14 @@ class RemoveInferenceIdentities(RewritePattern):
         forward_operand(rewriter, op, op.input)
 
 
+def prune_patterns() -> list[RewritePattern]:
+    return [RemoveInferenceIdentities(), RemoveUnusedPureOpaqueOps()]
+
+
 def prune(module: ModuleOp) -> bool:
     """Run `prune` on `module`; whether it changed anything."""
-    return PatternRewriteWalker(
-        dispatching_applier([RemoveInferenceIdentities(), RemoveUnusedPureOps()]),
-        walk_reverse=True,
-    ).rewrite_module(module)
+    walker = dispatching_walker(prune_patterns(), walk_reverse=True)
+    return walker.rewrite_module(module)
 
 
 @dataclass(frozen=True)

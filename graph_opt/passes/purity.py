@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from xdsl.ir import Operation
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.traits import Pure
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from graph_opt.dialects.nn.opaque import OpaqueOp
 
@@ -34,11 +37,16 @@ def is_pure(op: Operation) -> bool:
     return op.has_trait(Pure) or is_pure_opaque(op)
 
 
-class RemoveUnusedPureOps(RewritePattern):
-    """Erase an op whose results are unused and that has no side effects."""
+class RemoveUnusedPureOpaqueOps(RewritePattern):
+    """Erase an unused nn.opaque of a known-pure ONNX operator.
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+    Other unused side-effect-free ops are trivially dead: OpTypeDispatch
+    (graph_opt.passes.op_dispatch) erases them before trying any pattern.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: OpaqueOp, rewriter: PatternRewriter):
         if op.parent is None or any(result.uses for result in op.results):
             return
-        if is_trivially_dead(op) or is_pure_opaque(op):
+        if is_pure_opaque(op):
             rewriter.erase(op)

@@ -3,6 +3,8 @@ graphs and deep Conv+BN+Relu chains, at any size, without downloads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -261,3 +263,15 @@ def conv_chain(
             x = b.op("Identity", [x])
     b.nodes.append(helper.make_node("Identity", [x], ["output"], name="output"))
     return b.finish([_image_input(channels, size)], [_output()], "conv_chain")
+
+
+def small_models(chain_nodes: int) -> dict[str, Callable[[], onnx.ModelProto]]:
+    """Reduced ResNet, MobileNetV2 and BERT encoder and a `chain_nodes` conv chain, for tests."""
+    return {
+        "resnet": lambda: resnet(blocks=(1, 1), width=8, size=32, classes=10),
+        "mobilenet_v2": lambda: mobilenet_v2(
+            width=8, size=32, classes=10, expansions=4
+        ),
+        "bert": lambda: bert_encoder(layers=1),
+        "conv_chain": lambda: conv_chain(chain_nodes),
+    }

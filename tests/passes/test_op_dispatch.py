@@ -1,9 +1,9 @@
 """OpTypeDispatch: each op goes to the patterns its type can match, in their order."""
 
+import pytest
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -12,9 +12,11 @@ from graph_opt import api
 from graph_opt.dialects.nn.elementwise import IdentityOp, ReluOp, TanhOp
 from graph_opt.entry import entry_function
 from graph_opt.passes.op_dispatch import (
+    ClassFilteredPattern,
     OpTypeDispatch,
-    dispatching_applier,
+    dispatching_walker,
     matched_op_types,
+    walk_ops,
 )
 
 GRAPH = """
@@ -64,9 +66,63 @@ def test_dispatching_walker_rewrites_until_no_pattern_applies():
     recorder = RecordEveryOp()
     patterns = [ReluToTanh(), recorder, DropIdentityOrTanh()]
     module = api.parse(GRAPH)
-    PatternRewriteWalker(dispatching_applier(patterns)).rewrite_module(module)
+    dispatching_walker(patterns).rewrite_module(module)
     # relu became tanh, then both tanh and the identity were dropped
     assert [op.name for op in entry_function(module).body.ops] == ["func.return"]
     # a pattern that declines lets the next one try; relu never reached it
     assert "nn.relu" not in recorder.seen
     assert {"nn.tanh", "nn.identity", "func.return"} <= set(recorder.seen)
+
+
+class RecordTanhOnly(ClassFilteredPattern):
+    """Untyped, but declares from the class that it only looks at nn.tanh."""
+
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def accepts_class(self, op_class: type[Operation]) -> bool:
+        return op_class is TanhOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        self.seen.append(op.name)
+
+
+def test_class_filtered_pattern_only_gets_the_classes_it_accepts():
+    recorder = RecordTanhOnly()
+    dispatch = OpTypeDispatch([recorder])
+    assert dispatch.patterns_for(TanhOp) == (recorder,)
+    assert dispatch.patterns_for(ReluOp) == ()
+
+
+UNUSED_VALUES = """
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %c = nn.constant dense<1.0> : tensor<3xf32>
+  %unused = nn.constant dense<2.0> : tensor<3xf32>
+  %dead = nn.relu %x : (tensor<3xf32>) -> tensor<3xf32>
+  %0 = nn.add %x, %c : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = nn.tanh %0 : (tensor<3xf32>) -> tensor<3xf32>
+  func.return %1 : tensor<3xf32>
+}
+"""
+
+
+def test_dispatching_walker_skips_ops_no_pattern_takes_but_erases_dead_ones():
+    recorder = RecordTanhOnly()
+    module = api.parse(UNUSED_VALUES)
+    assert dispatching_walker([recorder]).rewrite_module(module)
+    # the unused constant and relu were erased although no pattern takes them
+    names = [op.name for op in entry_function(module).body.ops]
+    assert names == ["nn.constant", "nn.add", "nn.tanh", "func.return"]
+    # the pattern saw only tanh: once per sweep (the erasures made a second one)
+    assert recorder.seen == ["nn.tanh", "nn.tanh"]
+
+
+TWO_FUNCTIONS = GRAPH + GRAPH.replace("@main", "@other")
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("region_first", [False, True])
+def test_walk_ops_visits_in_the_order_of_xdsl_walk(reverse, region_first):
+    region = api.parse(TWO_FUNCTIONS).body
+    expected = list(region.walk(reverse=reverse, region_first=region_first))
+    assert list(walk_ops(region, reverse, region_first)) == expected

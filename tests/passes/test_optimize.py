@@ -10,14 +10,7 @@ from graph_opt import api
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.testing import model_zoo
 
-MODELS = {
-    "resnet": lambda: model_zoo.resnet(blocks=(1, 1), width=8, size=32, classes=10),
-    "mobilenet_v2": lambda: model_zoo.mobilenet_v2(
-        width=8, size=32, classes=10, expansions=4
-    ),
-    "bert": lambda: model_zoo.bert_encoder(layers=1),
-    "conv_chain": lambda: model_zoo.conv_chain(60),
-}
+MODELS = model_zoo.small_models(chain_nodes=60)
 
 
 def run_ort(model, x):

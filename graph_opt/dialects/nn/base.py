@@ -151,7 +151,10 @@ def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
     attr = DenseArrayBase.from_list(i64, list(values))
     if len(_i64_array_values) >= 2 * _i64_array.cache_info().maxsize:
         _i64_array_values.clear()
-    _i64_array_values[id(attr)] = (attr, tuple(attr.get_values()))  # unpacking costs ~5 us
+    _i64_array_values[id(attr)] = (
+        attr,
+        tuple(attr.get_values()),
+    )  # unpacking costs ~5 us
     return attr
 
 

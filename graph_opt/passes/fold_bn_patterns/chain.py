@@ -39,6 +39,7 @@ from graph_opt.passes.fold_bn_patterns.linear import (
     output_channel_fold,
 )
 from graph_opt.passes.fold_bn_patterns.weights import (
+    FreedConstants,
     erase_unused,
     float_constant,
     operand_constants,
@@ -50,6 +51,8 @@ SCALE_OPS = (MulOp, DivOp)
 AFFINE_OPS = SHIFT_OPS + SCALE_OPS
 KEPT_OPS = (*TRANSPARENT_OPS, ReshapeOp)
 """Chain ops that stay after a fold (they commute with the per-channel map)."""
+CHAIN_OPS = (*KEPT_OPS, BatchNormOp)
+"""Chain ops (or anchors) whose first operand is the value they transform."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ def affine_operands(op: Operation) -> tuple[SSAValue, np.ndarray] | None:
 
 def chain_input(op: Operation) -> SSAValue | None:
     """The value a chain op (or anchor) transforms, or None for ops outside chains."""
-    if isinstance(op, (*KEPT_OPS, BatchNormOp)):
+    if isinstance(op, CHAIN_OPS):
         return op.operands[0]
     operands = affine_operands(op)
     return None if operands is None else operands[0]
@@ -109,38 +112,45 @@ def continues_chain(op: Operation) -> bool:
 
 def plan_chain_fold(anchor: Operation) -> ChainFold | str:
     """The fold of `anchor` and its chain into the linear op before it, or why not."""
-    chain = [anchor]
-    value = chain_input(anchor)
+    chain, inputs = [anchor], [chain_input(anchor)]
     while True:
+        value = inputs[-1]
         producer = value.owner if value is not None else None
         if not isinstance(producer, Operation):
             return "its input is a function argument"
-        if value.has_more_than_one_use():
+        if value.has_more_than_one_use():  # type: ignore[union-attr]
             return f"the {producer.name} result it reads has other users"
-        if isinstance(producer, BatchNormOp) or chain_input(producer) is None:
+        if isinstance(producer, BatchNormOp):
+            break
+        producer_input = chain_input(producer)
+        if producer_input is None:
             break
         chain.append(producer)
-        value = chain_input(producer)
+        inputs.append(producer_input)
     chain.reverse()
+    inputs.reverse()
     fold = output_channel_fold(producer)
     if isinstance(fold, str):
         return fold
-    axis, affine = fold.axis, ChannelAffine.identity(fold.channels)
-    for op in chain:
-        step = _channel_step(op, axis, fold.channels)
+    axis, affine = fold.axis, None
+    for op, op_input in zip(chain, inputs):
+        step = _channel_step(op, op_input, axis, fold.channels)  # type: ignore[arg-type]
         if isinstance(step, str):
             return step
         axis, op_affine = step
         if op_affine is not None:
-            affine = affine.then(op_affine)
+            affine = op_affine if affine is None else affine.then(op_affine)
+    if affine is None:
+        affine = ChannelAffine.identity(fold.channels)
     return ChainFold(producer, fold, affine, chain)
 
 
 def _channel_step(
-    op: Operation, axis: int, channels: int
+    op: Operation, op_input: SSAValue, axis: int, channels: int
 ) -> tuple[int, ChannelAffine | None] | str:
-    """Where the channels are after `op` and the map it applies to them, or why it does not fold."""
-    shape = ranked(chain_input(op))  # type: ignore[arg-type]
+    """Where the channels are after `op` (reading `op_input`) and the map it
+    applies to them, or why it does not fold."""
+    shape = ranked(op_input)
     if shape is None:
         return f"the {op.name} input is unranked"
     in_shape = shape.get_shape()
@@ -197,7 +207,8 @@ def erase_chain_fold(plan: ChainFold, rewriter: PatternRewriter) -> None:
     """Replace the linear op by its folded form and drop the folded ops after it."""
     doomed = [op for op in plan.chain if not isinstance(op, KEPT_OPS)]
     constants = operand_constants([plan.linear, *doomed])
-    plan.fold.rewrite(plan.affine, rewriter)
+    # a reused freed constant keeps its type: chain_input still finds the data operand
+    plan.fold.rewrite(plan.affine, rewriter, FreedConstants.read_only_by(doomed))
     for op in reversed(doomed):
         rewriter.replace_all_uses_with(op.results[0], chain_input(op))
         rewriter.erase(op)

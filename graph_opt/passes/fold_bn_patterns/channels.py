@@ -37,11 +37,13 @@ def batch_norm_affine(
     epsilon: float,
 ) -> ChannelAffine | str:
     """Inference batch norm as x * s + t, or why it has no finite form."""
-    denominator = variance.astype(np.float64) + epsilon
-    if not np.all(denominator > 0):
+    params = np.array((gamma, beta, mean, variance), dtype=np.float64)
+    gamma, beta, mean, variance = params  # one conversion: tiny arrays cost per call
+    denominator = variance + epsilon
+    if not (denominator > 0).all():
         return "variance + epsilon is not positive"
-    scale = gamma.astype(np.float64) / np.sqrt(denominator)
-    return ChannelAffine(scale, beta.astype(np.float64) - mean * scale)
+    scale = gamma / np.sqrt(denominator)
+    return ChannelAffine(scale, beta - mean * scale)
 
 
 def channel_vector(

@@ -24,9 +24,10 @@ from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.passes.fold_bn_patterns.chain import batch_norm_step
 from graph_opt.passes.fold_bn_patterns.channels import ChannelAffine
 from graph_opt.passes.fold_bn_patterns.weights import (
+    FreedConstants,
     erase_unused,
     float_constant,
-    folded_constant,
+    folded_weight,
     operand_constants,
 )
 
@@ -100,22 +101,27 @@ def erase_input_fold(plan: InputChannelFold, rewriter: PatternRewriter) -> None:
         axis=tuple(range(1, oihw.ndim))
     )
     old_bias = np.zeros(out_channels) if plan.bias is None else plan.bias
-    new_filter = folded_constant(
+    new_bias = (
+        folded_weight(  # first: it may be named after the filter, renamed in place
+            old_bias + shift,
+            conv.filter if conv.bias is None else conv.bias,
+            "bn_bias",
+            conv,
+            rewriter,
+            replaces=conv.bias is not None,
+            freed=FreedConstants.read_only_by([plan.batch_norm]),
+        )
+    )
+    new_filter = folded_weight(
         scaled if layout == CHANNELS_FIRST else _oihw_to_hwio(scaled),
         conv.filter,
         "bn_folded",
+        conv,
+        rewriter,
     )
-    new_bias = folded_constant(
-        old_bias + shift, conv.filter if conv.bias is None else conv.bias, "bn_bias"
-    )
-    new_conv = ConvOp.create_inferred(
-        [plan.batch_norm.input, new_filter, new_bias],
-        conv.properties,
-        [conv.output.type],
-    )
-    new_conv.location = conv.location
-    constants = operand_constants([conv, plan.batch_norm])
-    rewriter.replace(conv, [new_filter, new_bias, new_conv])
+    constants = operand_constants([plan.batch_norm])
+    conv.operands = [plan.batch_norm.input, new_filter, new_bias]
+    rewriter.notify_op_modified(conv)
     rewriter.erase(plan.batch_norm)
     erase_unused(constants, rewriter)
 

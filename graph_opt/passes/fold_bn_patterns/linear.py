@@ -6,9 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.base import f32_attr, float_value, int_value
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
@@ -18,13 +17,16 @@ from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.passes.fold_bn_patterns.channels import ChannelAffine
 from graph_opt.passes.fold_bn_patterns.weights import (
+    FreedConstants,
     along,
     float_constant,
     folded_constant,
+    folded_weight,
 )
 
-Rewrite = Callable[[ChannelAffine, PatternRewriter], None]
-"""Folds an affine map into the linear op: its result then carries the mapped values."""
+Rewrite = Callable[[ChannelAffine, PatternRewriter, FreedConstants], None]
+"""Folds an affine map into the linear op: its result then carries the mapped
+values. The constants it adds may take freed ones."""
 
 
 @dataclass(frozen=True)
@@ -48,18 +50,21 @@ def output_channel_fold(op: Operation) -> OutputChannelFold | str:
 
 
 def _filter_and_bias(
-    op: ConvOp | ConvTransposeOp, out_shape: tuple[int, ...]
-) -> tuple[np.ndarray, np.ndarray | None, int] | str:
-    """(filter, bias or None, output channel axis) of a conv-like op with constant weights."""
-    weights = float_constant(op.filter, f"the {op.name} filter")
+    op: ConvOp | ConvTransposeOp,
+) -> tuple[SSAValue, np.ndarray, SSAValue | None, np.ndarray | None] | str:
+    """(filter, its array, bias or None, its array) of a conv-like op with constant weights."""
+    operands = op.operands  # [input, filter, bias?]: cheaper than the accessors
+    filter_value = operands[1]
+    bias_value = operands[2] if len(operands) == 3 else None
+    weights = float_constant(filter_value, f"the {op.name} filter")
     if isinstance(weights, str):
         return weights
     bias = None
-    if op.bias is not None:
-        bias = float_constant(op.bias, f"the {op.name} bias")
+    if bias_value is not None:
+        bias = float_constant(bias_value, f"the {op.name} bias")
         if isinstance(bias, str):
             return bias
-    return weights, bias, channel_axis(op.layout, len(out_shape))
+    return filter_value, weights, bias_value, bias
 
 
 def _conv_like(
@@ -69,27 +74,42 @@ def _conv_like(
 ) -> OutputChannelFold | str:
     """Fold into a conv-like op; `factor(filter, vector)` spreads a per-output-channel
     vector over the filter's entries."""
-    found = _filter_and_bias(op, out_shape)
+    found = _filter_and_bias(op)
     if isinstance(found, str):
         return found
-    weights, bias, axis = found
+    filter_value, weights, bias_value, bias = found
+    axis = channel_axis(op.layout, len(out_shape))
     channels = out_shape[axis]
     if channels == DYN:
         return f"the {op.name} output channel count is unknown"
 
-    def rewrite(affine: ChannelAffine, rewriter: PatternRewriter) -> None:
-        """New filter and bias constants; the op itself is only given them (cheaper than a copy)."""
-        new_filter = folded_constant(
-            weights * factor(weights, affine.scale), op.filter, "bn_folded"
-        )
-        old_bias = np.zeros(channels) if bias is None else bias.astype(np.float64)
-        new_bias = folded_constant(
-            old_bias * affine.scale + affine.shift,
-            op.filter if op.bias is None else op.bias,
+    def rewrite(
+        affine: ChannelAffine, rewriter: PatternRewriter, freed: FreedConstants
+    ) -> None:
+        """New filter and bias values; the op itself is only given them (cheaper than a copy).
+        The bias comes first: it may be named after the filter, renamed in place."""
+        if bias is None:
+            bias_array = affine.shift
+        else:
+            bias_array = bias.astype(np.float64) * affine.scale + affine.shift
+        new_bias = folded_weight(
+            bias_array,
+            filter_value if bias_value is None else bias_value,
             "bn_bias",
+            op,
+            rewriter,
+            replaces=bias_value is not None,
+            freed=freed,
         )
-        rewriter.insert([new_filter, new_bias], InsertPoint.before(op))
-        op.operands = [op.input, new_filter.output, new_bias.output]
+        new_filter = folded_weight(
+            weights * factor(weights, affine.scale),
+            filter_value,
+            "bn_folded",
+            op,
+            rewriter,
+        )
+        if new_filter is not filter_value or new_bias is not bias_value:
+            op.operands = [op.operands[0], new_filter, new_bias]
         rewriter.notify_op_modified(op)
 
     return OutputChannelFold(axis, channels, rewrite)
@@ -132,18 +152,24 @@ def _matmul(op: MatMulOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str
         return "the matmul rhs is a vector"
     channels = weights.shape[-1]
 
-    def rewrite(affine: ChannelAffine, rewriter: PatternRewriter) -> None:
-        new_rhs = folded_constant(weights * affine.scale, op.rhs, "bn_folded")
+    def rewrite(
+        affine: ChannelAffine, rewriter: PatternRewriter, freed: FreedConstants
+    ) -> None:
+        shift = None  # named after the rhs before it may be renamed in place
+        if np.any(affine.shift):
+            shift = folded_constant(affine.shift, op.rhs, "bn_bias")
+        new_rhs = folded_weight(
+            weights * affine.scale, op.rhs, "bn_folded", op, rewriter
+        )
         matmul = MatMulOp.create_inferred(
             [op.lhs, new_rhs], op.properties, [op.output.type]
         )
         matmul.location = op.location
-        if not np.any(affine.shift):
-            rewriter.replace(op, [new_rhs, matmul], [matmul.output])
+        if shift is None:
+            rewriter.replace(op, [matmul], [matmul.output])
             return
-        shift = folded_constant(affine.shift, op.rhs, "bn_bias")
         add = AddOp.create_inferred([matmul, shift], {}, [op.output.type])
-        rewriter.replace(op, [new_rhs, shift, matmul, add], [add.output])
+        rewriter.replace(op, [shift, matmul, add], [add.output])
 
     return OutputChannelFold(len(out_shape) - 1, channels, rewrite)
 
@@ -159,22 +185,28 @@ def _gemm(op: GemmOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
     b_axis = 0 if int_value(op.properties, "trans_b", 0) else 1
     beta = float_value(op.properties, "beta", 1.0)
 
-    def rewrite(affine: ChannelAffine, rewriter: PatternRewriter) -> None:
-        new_b = folded_constant(
-            weights * along(affine.scale, b_axis, 2), op.b, "bn_folded"
-        )
+    def rewrite(
+        affine: ChannelAffine, rewriter: PatternRewriter, freed: FreedConstants
+    ) -> None:
         old_c = np.zeros(()) if c is None else beta * c.astype(np.float64)
-        new_c = folded_constant(
+        new_c = folded_weight(  # first: it may be named after b, renamed in place
             old_c * affine.scale + affine.shift,
             op.b if op.c is None else op.c,
             "bn_bias",
+            op,
+            rewriter,
+            replaces=op.c is not None,
+            freed=freed,
+        )
+        new_b = folded_weight(
+            weights * along(affine.scale, b_axis, 2), op.b, "bn_folded", op, rewriter
         )
         properties = {**op.properties, "beta": f32_attr(1.0)}
         gemm = GemmOp.create_inferred(
             [op.a, new_b, new_c], properties, [op.output.type]
         )
         gemm.location = op.location
-        rewriter.replace(op, [new_b, new_c, gemm], [gemm.output])
+        rewriter.replace(op, [gemm], [gemm.output])
 
     return OutputChannelFold(1, weights.shape[b_axis], rewrite)
 

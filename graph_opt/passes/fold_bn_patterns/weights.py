@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
     AnyFloat,
+    DenseIntOrFPElementsAttr,
     TensorType,
 )
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.attr_builders import dense_elements
-from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.frontend.names import name_location, op_result_names
@@ -21,14 +25,14 @@ from graph_opt.frontend.names import name_location, op_result_names
 
 def float_constant(value: SSAValue, role: str) -> np.ndarray | str:
     """The array of a floating-point nn.constant, or why `value` is not one."""
-    array = constant_value(value)
-    if array is None:
+    owner = value.owner
+    if not isinstance(owner, ConstantOp):
         return f"{role} is not a constant"
     if not isinstance(value.type, TensorType) or not isinstance(
         value.type.element_type, AnyFloat
     ):
         return f"{role} is not floating point"
-    return array
+    return owner.to_array()
 
 
 def along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
@@ -37,25 +41,103 @@ def along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
 
 
 def folded_constant(array: np.ndarray, like: SSAValue, suffix: str) -> ConstantOp:
-    """A new constant holding `array` in `like`'s element type, named after it.
-
-    Folded weights always get a new constant: the original may have other users.
-    """
+    """A new constant holding `array` in `like`'s element type, named after it."""
     like_type: TensorType = like.type  # type: ignore[assignment]
+    value = _dense_like(array, like_type)
+    constant = ConstantOp.create(properties={"value": value}, result_types=[value.type])
+    _name_after(constant, like, suffix)
+    return constant
+
+
+@dataclass
+class FreedConstants:
+    """Constants that only ops a fold erases read. A constant the fold adds takes
+    one of the same type (moved before its user and refilled): cheaper than
+    creating one and erasing the other."""
+
+    constants: list[ConstantOp]
+
+    @staticmethod
+    def read_only_by(ops: Iterable[Operation]) -> FreedConstants:
+        """The constants that one of `ops` reads once and nothing else reads."""
+        return FreedConstants(
+            [
+                value.owner
+                for op in ops
+                for value in op.operands
+                if isinstance(value.owner, ConstantOp) and value.has_one_use()
+            ]
+        )
+
+    def take(self, value_type: TensorType) -> ConstantOp | None:
+        for index, constant in enumerate(self.constants):
+            if constant.output.type == value_type:
+                return self.constants.pop(index)
+        return None
+
+
+def folded_weight(
+    array: np.ndarray,
+    like: SSAValue,
+    suffix: str,
+    user: Operation,
+    rewriter: PatternRewriter,
+    replaces: bool = True,
+    freed: FreedConstants | None = None,
+) -> SSAValue:
+    """A value holding `array` in `like`'s element type, named after it, for `user`.
+
+    When it `replaces` `like`, a constant that only `user` reads (once) and that
+    has `array`'s shape is updated in place; otherwise a constant from `freed`,
+    or a new one, is inserted before `user`, as the original may have other users.
+    """
+    constant = like.owner
+    like_type: TensorType = like.type  # type: ignore[assignment]
+    if (
+        replaces
+        and isinstance(constant, ConstantOp)
+        and like.get_user_of_unique_use() is user
+        and like_type.get_shape() == array.shape
+    ):
+        data = _element_bytes(array, like_type.element_type)
+        constant.properties["value"] = dense_elements(like_type, data)
+        _name_after(constant, like, suffix)
+        rewriter.notify_op_modified(constant)
+        return like
+    value = _dense_like(array, like_type)
+    new = freed.take(value.type) if freed is not None else None
+    if new is None:
+        new = ConstantOp.create(properties={"value": value}, result_types=[value.type])
+    else:
+        new.detach()
+        new.properties["value"] = value
+    _name_after(new, like, suffix)
+    rewriter.insert(new, InsertPoint.before(user))
+    return new.output
+
+
+def _dense_like(array: np.ndarray, like_type: TensorType) -> DenseIntOrFPElementsAttr:
+    """`array` as a dense attribute of `like_type`'s element type (and type, when the shapes agree)."""
     element = like_type.element_type
-    array = np.ascontiguousarray(array.astype(numpy_dtype(element)))
     if like_type.get_shape() == array.shape:
         value_type = like_type
     else:
         value_type = tensor_type(element, array.shape)
-    value = dense_elements(value_type, array.tobytes())
-    constant = ConstantOp.create(properties={"value": value}, result_types=[value_type])
+    return dense_elements(value_type, _element_bytes(array, element))
+
+
+def _element_bytes(array: np.ndarray, element: Attribute) -> bytes:
+    return np.ascontiguousarray(array, dtype=numpy_dtype(element)).tobytes()
+
+
+def _name_after(constant: ConstantOp, like: SSAValue, suffix: str) -> None:
+    """Name `constant` after `like` (or leave it unnamed when `like` has no name)."""
     name = op_result_names(like.owner)[0] if isinstance(like, OpResult) else None
-    if name is not None:
-        constant.location = name_location([f"{name}_{suffix}"])
-    if like.name_hint is not None:
-        constant.output.name_hint = f"{like.name_hint}_{suffix}"
-    return constant
+    constant.location = (
+        UNKNOWN_LOC if name is None else name_location([f"{name}_{suffix}"])
+    )
+    hint = like.name_hint
+    constant.output.name_hint = None if hint is None else f"{hint}_{suffix}"
 
 
 def operand_constants(ops: Iterable[Operation]) -> set[ConstantOp]:
