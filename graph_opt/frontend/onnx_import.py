@@ -117,7 +117,16 @@ class ImportBuilder:
 
     @staticmethod
     def attrs(node: onnx.NodeProto) -> dict[str, object]:
-        return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        values: dict[str, object] = {}
+        for a in node.attribute:  # ints and floats directly: the common, cheap case
+            kind = a.type
+            if kind == AttributeProto.INT:
+                values[a.name] = a.i
+            elif kind == AttributeProto.FLOAT:
+                values[a.name] = a.f
+            else:
+                values[a.name] = onnx.helper.get_attribute_value(a)
+        return values
 
     @staticmethod
     def props_from(

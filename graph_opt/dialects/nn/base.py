@@ -63,9 +63,12 @@ class NNOperation(IRDLOperation, ABC):
         result_types: Sequence[Attribute] | None = None,
     ):
         """Build the op from a flat operand list, typed by its rule unless types are given."""
-        props = (
-            {k: v for k, v in properties.items() if v is not None} if properties else {}
-        )
+        if not properties:
+            props = {}
+        elif None in properties.values():
+            props = {k: v for k, v in properties.items() if v is not None}
+        else:
+            props = properties  # (`create` copies it)
         flat = [_value(v) for v in operands]
         if result_types is None:
             result_types = cls.infer_result_types(flat, props)
