@@ -212,11 +212,17 @@ def max_relative_error(got: list[np.ndarray], want: list[np.ndarray]) -> float:
     return worst
 
 
-def latency_ms(path: Path, inputs, iterations: int = 30) -> float:
+def latency_ms(
+    path: Path, inputs, min_runs: int = 30, min_seconds: float = 1.0, warmup: int = 10
+) -> float:
+    """Median milliseconds of one inference, over at least `min_runs` runs and
+    `min_seconds` (a model of 0.1 ms needs thousands of runs for a stable median)."""
     run = session(path, optimized=True)
-    run.run(None, inputs)
+    for _ in range(warmup):
+        run.run(None, inputs)
     times = []
-    for _ in range(iterations):
+    deadline = time.perf_counter() + min_seconds
+    while len(times) < min_runs or time.perf_counter() < deadline:
         start = time.perf_counter()
         run.run(None, inputs)
         times.append(time.perf_counter() - start)
