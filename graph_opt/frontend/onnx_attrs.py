@@ -20,6 +20,7 @@ from xdsl.ir import Attribute
 from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr
 from graph_opt.dialects.nn.dense import to_numpy
 from graph_opt.frontend.onnx_types import dense_from_tensor, tensor_from_dense
+from graph_opt.identity_memo import IdentityMemo
 
 SIMPLE_TYPES = {
     AttributeProto.INT,
@@ -65,20 +66,14 @@ def onnx_attr(name: str, value: Attribute) -> AttributeProto:
 
     Shared between calls with the same attribute object (nodes repeat them; adding
     one to a node copies it): copy it before changing it."""
-    key = (name, id(value))
-    cached = _made.get(key)
-    if cached is not None and cached[0] is value:
-        return cached[1]
-    proto = _make_onnx_attr(name, value)
-    if len(_made) >= _MAX_REMEMBERED:
-        _made.clear()
-    _made[key] = (value, proto)
-    return proto
+    made = _made.get(value, name)
+    if made is None:
+        made = _made.put(value, _make_onnx_attr(name, value), name)
+    return made
 
 
-_made: dict[tuple[str, int], tuple[Attribute, AttributeProto]] = {}
-"""ONNX attributes made, by name and MLIR attribute id (the value keeps the attribute alive)."""
-_MAX_REMEMBERED = 1 << 12
+_made: IdentityMemo[AttributeProto] = IdentityMemo(limit=1 << 12)
+"""ONNX attributes made, per MLIR attribute object and name."""
 
 
 def _make_onnx_attr(name: str, value: Attribute) -> AttributeProto:

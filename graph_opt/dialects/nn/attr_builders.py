@@ -19,19 +19,18 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 
-_dense_types_checked: dict[int, TensorType] = {}
-"""The type objects checked so far, by id (hashing a type costs more than checking it)."""
-_MAX_TYPES_REMEMBERED = 1 << 16
+from graph_opt.identity_memo import IdentityMemo
+
+_dense_types_checked: IdentityMemo[bool] = IdentityMemo(limit=1 << 16)
+"""The type objects checked so far (hashing a type costs more than checking it)."""
 
 
 def dense_elements(value_type: TensorType, data: bytes) -> DenseIntOrFPElementsAttr:
     """`DenseIntOrFPElementsAttr(value_type, BytesAttr(data))`, IRDL-checked once per
     type object (graph-opt's types are interned: see `shapes.tensor_type`)."""
-    if _dense_types_checked.get(id(value_type)) is not value_type:
+    if not _dense_types_checked.get(value_type):
         attr = DenseIntOrFPElementsAttr(value_type, BytesAttr(data))
-        if len(_dense_types_checked) >= _MAX_TYPES_REMEMBERED:
-            _dense_types_checked.clear()
-        _dense_types_checked[id(value_type)] = value_type
+        _dense_types_checked.put(value_type, True)
         return attr
     if type(data) is not bytes:
         raise TypeError(f"dense data must be bytes, got {type(data).__name__}")

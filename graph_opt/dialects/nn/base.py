@@ -28,6 +28,7 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.shapes import VALUE_CLASSES, types_compatible
+from graph_opt.identity_memo import IdentityMemo
 
 GENERIC_FORMAT = "operands attr-dict `:` functional-type(operands, results)"
 """The textual form of most nn ops: `nn.op %a, %b {attrs} : (types) -> types`."""
@@ -111,9 +112,9 @@ def int_list(op_props: Mapping[str, Attribute], name: str) -> tuple[int, ...] | 
     attr = op_props.get(name)
     if attr is None:
         return None
-    known = _i64_array_values.get(id(attr))
-    if known is not None and known[0] is attr:
-        return known[1]
+    known = _i64_array_values.get(attr)
+    if known is not None:
+        return known
     assert isinstance(attr, DenseArrayBase)
     return tuple(attr.get_values())
 
@@ -152,17 +153,12 @@ def i64_array(values: Sequence[int]) -> DenseArrayBase:
 @lru_cache(maxsize=4096)
 def _i64_array(values: tuple[int, ...]) -> DenseArrayBase:
     attr = DenseArrayBase.from_list(i64, list(values))
-    if len(_i64_array_values) >= 2 * _i64_array.cache_info().maxsize:
-        _i64_array_values.clear()
-    _i64_array_values[id(attr)] = (
-        attr,
-        tuple(attr.get_values()),
-    )  # unpacking costs ~5 us
+    _i64_array_values.put(attr, tuple(attr.get_values()))  # unpacking costs ~5 us
     return attr
 
 
-_i64_array_values: dict[int, tuple[DenseArrayBase, tuple[int, ...]]] = {}
-"""The values of the arrays `i64_array` made, by id (the entry keeps the array alive)."""
+_i64_array_values: IdentityMemo[tuple[int, ...]] = IdentityMemo(limit=1 << 13)
+"""The values of the arrays `i64_array` made (as Python ints)."""
 
 
 @lru_cache(maxsize=4096)

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -117,6 +117,19 @@ def quantization_props(
     return props
 
 
+def check_same_shape(input_value: SSAValue, output: SSAValue) -> None:
+    """A result of the input's shape (dims unknown on either side agree)."""
+    x, y = ranked(input_value), ranked(output)
+    if (
+        x is not None
+        and y is not None
+        and not dims_compatible(y.get_shape(), x.get_shape())
+    ):
+        raise VerifyException(
+            f"result shape {list(y.get_shape())} differs from input shape {list(x.get_shape())}"
+        )
+
+
 class QuantizationOp(NNOperation):
     """Shared by nn.quantize and nn.dequantize: `scale` and `zero_point` hold one
     value (per tensor) or one per index of `axis` (default 1, as in ONNX)."""
@@ -169,17 +182,6 @@ class QuantizationOp(NNOperation):
                 f"{len(scales)} scales do not match axis {axis} of size {size}"
             )
 
-    def check_same_shape(self) -> None:
-        x, y = ranked(self.input), ranked(self.output)
-        if (
-            x is not None
-            and y is not None
-            and not dims_compatible(y.get_shape(), x.get_shape())
-        ):
-            raise VerifyException(
-                f"result shape {list(y.get_shape())} differs from input shape {list(x.get_shape())}"
-            )
-
 
 @irdl_op_definition
 class QuantizeOp(QuantizationOp):
@@ -196,7 +198,7 @@ class QuantizeOp(QuantizationOp):
             )
         out = _element(self.output, "quantize result", (8, 16, 32))
         self.verify_quantization(out)
-        self.check_same_shape()
+        check_same_shape(self.input, self.output)
 
 
 @irdl_op_definition
@@ -383,15 +385,7 @@ class RescaleOp(NNOperation):
             if in_el.width.data == 32 and out_unsigned:
                 raise VerifyException("an i32 input needs a signed result")
         self._verify_channels()
-        x, y = ranked(self.input), ranked(self.output)
-        if (
-            x is not None
-            and y is not None
-            and not dims_compatible(y.get_shape(), x.get_shape())
-        ):
-            raise VerifyException(
-                f"result shape {list(y.get_shape())} differs from input shape {list(x.get_shape())}"
-            )
+        check_same_shape(self.input, self.output)
 
     def _verify_scale(self) -> None:
         scale32 = self.is_scale32
