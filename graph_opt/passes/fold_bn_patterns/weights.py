@@ -16,10 +16,9 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.constant import ConstantOp
+from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.dtypes import numpy_dtype
-from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.frontend.names import name_location, op_result_names
 
 
@@ -43,7 +42,7 @@ def along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
 def folded_constant(array: np.ndarray, like: SSAValue, suffix: str) -> ConstantOp:
     """A new constant holding `array` in `like`'s element type, named after it."""
     like_type: TensorType = like.type  # type: ignore[assignment]
-    value = _dense_like(array, like_type)
+    value = _dense_like(array, like_type.element_type)
     constant = ConstantOp.create(properties={"value": value}, result_types=[value.type])
     _name_after(constant, like, suffix)
     return constant
@@ -99,12 +98,11 @@ def folded_weight(
         and like.get_user_of_unique_use() is user
         and like_type.get_shape() == array.shape
     ):
-        data = _element_bytes(array, like_type.element_type)
-        constant.properties["value"] = dense_elements(like_type, data)
+        constant.properties["value"] = _dense_like(array, like_type.element_type)
         _name_after(constant, like, suffix)
         rewriter.notify_op_modified(constant)
         return like
-    value = _dense_like(array, like_type)
+    value = _dense_like(array, like_type.element_type)
     new = freed.take(value.type) if freed is not None else None
     if new is None:
         new = ConstantOp.create(properties={"value": value}, result_types=[value.type])
@@ -116,18 +114,9 @@ def folded_weight(
     return new.output
 
 
-def _dense_like(array: np.ndarray, like_type: TensorType) -> DenseIntOrFPElementsAttr:
-    """`array` as a dense attribute of `like_type`'s element type (and type, when the shapes agree)."""
-    element = like_type.element_type
-    if like_type.get_shape() == array.shape:
-        value_type = like_type
-    else:
-        value_type = tensor_type(element, array.shape)
-    return dense_elements(value_type, _element_bytes(array, element))
-
-
-def _element_bytes(array: np.ndarray, element: Attribute) -> bytes:
-    return np.ascontiguousarray(array, dtype=numpy_dtype(element)).tobytes()
+def _dense_like(array: np.ndarray, element: Attribute) -> DenseIntOrFPElementsAttr:
+    """`array` as a dense attribute of `element`s."""
+    return from_numpy(np.asarray(array, dtype=numpy_dtype(element)), element)
 
 
 def _name_after(constant: ConstantOp, like: SSAValue, suffix: str) -> None:
