@@ -136,6 +136,10 @@ def in_process(src: Path, dst: Path) -> None:
     onnx.save(export_module(import_model(load_model(str(src)))), dst)
 
 
+GRAPH_OPT = (
+    shutil.which("graph-opt", path=os.path.dirname(sys.executable)) or "graph-opt"
+)
+"""The graph-opt installed with this interpreter, started directly (not through shims)."""
 FLOOR_SCRIPT = "import onnx, sys; onnx.save(onnx.load(sys.argv[1]), sys.argv[2])"
 
 
@@ -145,11 +149,6 @@ def process_floor(src: Path, dst: Path) -> None:
 
 def whole_process(src: Path, dst: Path) -> None:
     subprocess.run([GRAPH_OPT, str(src), "-t", "onnx", "-o", str(dst)], check=True)
-
-
-GRAPH_OPT = (
-    shutil.which("graph-opt", path=os.path.dirname(sys.executable)) or "graph-opt"
-)
 
 
 def table(models: dict[str, Callable[[], onnx.ModelProto]], runs: int, work: Path):
