@@ -80,7 +80,7 @@ def set_name_hint(value: SSAValue, name: str) -> bool:
     """Show a framework name as the SSA name (`%conv1`), made a valid identifier;
     whether the hint is the name itself."""
     hint = _hint_for(name)
-    value.name_hint = hint or None
+    value._name = hint or None  # valid as is: skips the setter's regular expressions
     return hint == name
 
 

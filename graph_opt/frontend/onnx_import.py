@@ -13,7 +13,6 @@ from onnx import AttributeProto
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    UNKNOWN_LOC,
     ArrayAttr,
     BytesAttr,
     DictionaryAttr,
@@ -343,9 +342,7 @@ def _initializer_op(builder: ImportBuilder, tensor: onnx.TensorProto) -> Operati
     """An nn.constant, or an opaque ONNX Constant for data MLIR cannot hold (strings)."""
     if tensor.data_type != onnx.TensorProto.STRING:
         value = dense_from_tensor(tensor)
-        const = ConstantOp.create(
-            properties={"value": value}, result_types=[value.type], location=UNKNOWN_LOC
-        )
+        const = ConstantOp.holding(value)
         builder.valid_by_construction.add(const)
         return builder.insert(const)
     value = onnx.helper.make_attribute("value", tensor)

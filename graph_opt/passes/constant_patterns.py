@@ -66,7 +66,7 @@ def constant_for(result: SSAValue, array: np.ndarray) -> ConstantOp | None:
     value = dense_attr(array, element)
     if value is None:
         return None
-    constant = ConstantOp(value)
+    constant = ConstantOp.holding(value)
     if not can_forward(result, constant.output):
         return None
     name = op_result_names(result.owner)[result.index]  # type: ignore[arg-type]

@@ -27,6 +27,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from graph_opt.dialects.nn.new_op import new_op
 from graph_opt.dialects.nn.shapes import VALUE_CLASSES, types_compatible
 from graph_opt.identity_memo import IdentityMemo
 
@@ -69,19 +70,14 @@ class NNOperation(IRDLOperation, ABC):
         elif None in properties.values():
             props = {k: v for k, v in properties.items() if v is not None}
         else:
-            props = properties  # (`create` copies it)
+            props = properties  # (`new_op` copies it)
         flat = [_value(v) for v in operands]
         if result_types is None:
             result_types = cls.infer_result_types(flat, props)
             if result_types is None:
                 raise VerifyException(f"cannot infer the result types of {cls.name}")
         if _fits_flat(cls, len(flat), len(result_types)):
-            return cls.create(
-                operands=flat,
-                result_types=list(result_types),
-                properties=props,
-                location=UNKNOWN_LOC,  # saves `create` importing it
-            )
+            return new_op(cls, flat, result_types, props, UNKNOWN_LOC)
         op_def = cls.get_irdl_definition()
         return cls.build(
             operands=_group(flat, [d for _, d in op_def.operands]),

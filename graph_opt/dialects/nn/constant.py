@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import UNKNOWN_LOC, DenseIntOrFPElementsAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def, result_def, traits_def
 from xdsl.parser import Parser
@@ -14,6 +14,7 @@ from xdsl.traits import ConstantLike, Pure
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.dense import from_numpy, to_numpy
+from graph_opt.dialects.nn.new_op import new_op
 
 
 @irdl_op_definition
@@ -27,6 +28,11 @@ class ConstantOp(NNOperation):
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
         super().__init__(properties={"value": value}, result_types=[value.get_type()])
+
+    @classmethod
+    def holding(cls, value: DenseIntOrFPElementsAttr) -> ConstantOp:
+        """`ConstantOp(value)` at a fraction of its cost, for large graphs."""
+        return new_op(cls, (), (value.type,), {"value": value}, UNKNOWN_LOC)
 
     @staticmethod
     def from_array(

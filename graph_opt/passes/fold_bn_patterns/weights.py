@@ -43,7 +43,7 @@ def folded_constant(array: np.ndarray, like: SSAValue, suffix: str) -> ConstantO
     """A new constant holding `array` in `like`'s element type, named after it."""
     like_type: TensorType = like.type  # type: ignore[assignment]
     value = _dense_like(array, like_type.element_type)
-    constant = ConstantOp.create(properties={"value": value}, result_types=[value.type])
+    constant = ConstantOp.holding(value)
     _name_after(constant, like, suffix)
     return constant
 
@@ -105,7 +105,7 @@ def folded_weight(
     value = _dense_like(array, like_type.element_type)
     new = freed.take(value.type) if freed is not None else None
     if new is None:
-        new = ConstantOp.create(properties={"value": value}, result_types=[value.type])
+        new = ConstantOp.holding(value)
     else:
         new.detach()
         new.properties["value"] = value
