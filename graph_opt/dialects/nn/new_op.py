@@ -31,20 +31,27 @@ def new_op(
     """`cls.create(operands=..., result_types=..., properties=..., location=...)`
     for operands that are SSA values and an op without regions or successors."""
     op = cls.__new__(cls)
-    count = len(operands)
-    uses = tuple(map(Use, repeat(op, count), range(count)))
-    for value, use in zip(operands, uses):
-        value.add_use(use)
+    uses = tuple(map(Use, repeat(op), range(len(operands))))
+    for value, use in zip(operands, uses):  # value.add_use(use), inlined
+        first = value.first_use
+        if first is not None:
+            use._next_use = first
+            first._prev_use = use
+        value.first_use = use
     op._operands = SSAValues(operands)
     op._operand_uses = uses
-    op.results = SSAValues(
-        map(OpResult, result_types, repeat(op), range(len(result_types)))
-    )
+    op.results = SSAValues(map(OpResult, result_types, repeat(op), _INDICES))
     prop_defaults, attr_defaults = _defaults(cls)
-    op.properties = {**prop_defaults, **properties}
-    op.attributes = dict(attr_defaults)
+    op.properties = (
+        {**prop_defaults, **properties} if prop_defaults else dict(properties)
+    )
+    op.attributes = dict(attr_defaults) if attr_defaults else {}
     op.location = location
     return op
+
+
+_INDICES = range(1 << 30)
+"""Result indices (`map` stops at the shortest of its iterables)."""
 
 
 @cache
