@@ -41,6 +41,7 @@ from graph_opt.dialects.nn.linalg import MatMulOp, broadcasts_to
 from graph_opt.dialects.nn.norm import LayerNormOp
 from graph_opt.dialects.nn.reduce import ReduceMeanOp, reduced_axes
 from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.passes.erasure import erase_op, replace_op
 
 FUSED_FORM: dict[type[Operation], type[Operation]] = {
     ConvOp: FusedConvOp,
@@ -131,8 +132,8 @@ class FuseActivation(RewritePattern):
             producer, FUSED_FORM[type(producer)], producer.operands, **props
         )
         fused.location = op.location
-        rewriter.replace(op, fused)
-        rewriter.erase(producer)
+        replace_op(rewriter, op, fused)
+        erase_op(rewriter, producer)
 
 
 def channel_bias(
@@ -191,8 +192,8 @@ class FoldBiasAdd(RewritePattern):
         )
         fused.location = op.location
         rewriter.insert(constant, InsertPoint.before(op))
-        rewriter.replace(op, fused)
-        rewriter.erase(producer)
+        replace_op(rewriter, op, fused)
+        erase_op(rewriter, producer)
 
 
 def scalar(value: SSAValue) -> float | None:
@@ -266,7 +267,7 @@ class FuseGelu(RewritePattern):
             return
         gelu = GeluOp.create_inferred([x], {}, [op.output.type])
         gelu.location = op.location
-        rewriter.replace(op, gelu)
+        replace_op(rewriter, op, gelu)
 
 
 def trailing_mean(value: SSAValue, of: SSAValue | None = None) -> ReduceMeanOp | None:
@@ -384,9 +385,9 @@ class FuseLayerNorm(RewritePattern):
         props = {"axis": i64_attr(axis), "epsilon": f32_attr(eps)}
         norm = LayerNormOp.create_inferred(operands, props, [x_type])
         norm.location = root.location
-        rewriter.replace(root, norm)
+        replace_op(rewriter, root, norm)
         for dead in reversed(chain[:-1]):
-            rewriter.erase(dead)
+            erase_op(rewriter, dead)
 
 
 FUSION_PATTERNS: tuple[type[RewritePattern], ...] = (

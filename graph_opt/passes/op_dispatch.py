@@ -13,6 +13,8 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
+from graph_opt.passes.erasure import erase_op, has_unused_results
+
 
 def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
     """The op classes an `@op_type_rewrite_pattern` method accepts, or None for any op.
@@ -27,15 +29,6 @@ def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | N
     if get_origin(expected) in (Union, UnionType):
         return get_args(expected)
     return (expected,)
-
-
-def has_unused_results(op: Operation) -> bool:
-    """Whether no result of `op` is used (true without results): a cheap first
-    test before `is_trivially_dead`."""
-    for result in op.results:
-        if result.first_use is not None:
-            return False
-    return True
 
 
 class ClassFilteredPattern(RewritePattern, ABC):
@@ -96,7 +89,7 @@ class OpTypeDispatch(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if has_unused_results(op) and is_trivially_dead(op):
-            rewriter.erase(op)
+            erase_op(rewriter, op)
             return
         for pattern in self.patterns_for(type(op)):
             pattern.match_and_rewrite(op, rewriter)

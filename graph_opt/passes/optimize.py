@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.gc_pause import collector_paused
 from graph_opt.passes.constant_patterns import deduplicate_constants
+from graph_opt.passes.erasure import has_unused_results
 from graph_opt.passes.fold_bn import fold_batch_norms
 from graph_opt.passes.fold_bn_patterns import fold_bn_patterns
 from graph_opt.passes.fold_constants import (
@@ -32,11 +33,7 @@ from graph_opt.passes.fold_constants import (
     fold_constants_patterns,
 )
 from graph_opt.passes.fuse_ops import fuse_ops, fuse_patterns
-from graph_opt.passes.op_dispatch import (
-    dispatching_walker,
-    has_unused_results,
-    walk_ops,
-)
+from graph_opt.passes.op_dispatch import dispatching_walker, walk_ops
 from graph_opt.passes.prune import prune, prune_patterns
 
 

@@ -6,6 +6,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from graph_opt.dialects.nn.base import NNOperation
+from graph_opt.passes.erasure import replace_by_values
 
 
 def can_forward(result: SSAValue, value: SSAValue) -> bool:
@@ -22,4 +23,4 @@ def can_forward(result: SSAValue, value: SSAValue) -> bool:
 def forward_operand(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:
     """Replace the single-result `op` by `value`, unless the types forbid it."""
     if can_forward(op.results[0], value):
-        rewriter.replace(op, [], [value])
+        replace_by_values(rewriter, op, [value])

@@ -46,6 +46,11 @@ class NNOperation(IRDLOperation, ABC):
 
     irdl_options = (ParsePropInAttrDict(),)
 
+    # Identity, as IRDLOperation's, but in C: ops are hashed in every worklist,
+    # set and dict that passes and the importer keep.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
     KEEP_ON_CONSTANTS: ClassVar[bool] = False
     """Whether constant folding must keep the op: its properties carry information
     that later passes read and a folded constant would lose."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 
@@ -12,10 +14,10 @@ from graph_opt.dialects.nn.shapes import tensor_type
 
 def to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     """A read-only numpy view of a dense attribute's bytes, in its shape."""
-    dtype = numpy_dtype(attr.get_element_type())
-    flat = np.frombuffer(attr.data.data, dtype=dtype)
-    shape = attr.get_shape()
-    if flat.size == 1 and int(np.prod(shape)) != 1:
+    value_type = attr.type
+    flat = np.frombuffer(attr.data.data, dtype=numpy_dtype(value_type.element_type))
+    shape = value_type.get_shape()
+    if flat.size == 1 and math.prod(shape) != 1:
         return np.broadcast_to(flat.reshape(()), shape)
     return flat.reshape(shape)
 

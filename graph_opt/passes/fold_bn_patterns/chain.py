@@ -28,6 +28,7 @@ from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
+from graph_opt.passes.erasure import erase_op
 from graph_opt.passes.fold_bn_patterns.channels import (
     ChannelAffine,
     batch_norm_affine,
@@ -211,5 +212,5 @@ def erase_chain_fold(plan: ChainFold, rewriter: PatternRewriter) -> None:
     plan.fold.rewrite(plan.affine, rewriter, FreedConstants.read_only_by(doomed))
     for op in reversed(doomed):
         rewriter.replace_all_uses_with(op.results[0], chain_input(op))
-        rewriter.erase(op)
+        erase_op(rewriter, op)
     erase_unused(constants, rewriter)

@@ -21,6 +21,7 @@ from graph_opt.dialects.nn.layout import (
 )
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.passes.erasure import erase_op
 from graph_opt.passes.fold_bn_patterns.chain import batch_norm_step
 from graph_opt.passes.fold_bn_patterns.channels import ChannelAffine
 from graph_opt.passes.fold_bn_patterns.weights import (
@@ -122,7 +123,7 @@ def erase_input_fold(plan: InputChannelFold, rewriter: PatternRewriter) -> None:
     constants = operand_constants([plan.batch_norm])
     conv.operands = [plan.batch_norm.input, new_filter, new_bias]
     rewriter.notify_op_modified(conv)
-    rewriter.erase(plan.batch_norm)
+    erase_op(rewriter, plan.batch_norm)
     erase_unused(constants, rewriter)
 
 

@@ -20,6 +20,7 @@ from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.frontend.names import name_location, op_result_names
+from graph_opt.passes.erasure import erase_op
 
 
 def float_constant(value: SSAValue, role: str) -> np.ndarray | str:
@@ -125,8 +126,8 @@ def _name_after(constant: ConstantOp, like: SSAValue, suffix: str) -> None:
     constant.location = (
         UNKNOWN_LOC if name is None else name_location([f"{name}_{suffix}"])
     )
-    hint = like.name_hint
-    constant.output.name_hint = None if hint is None else f"{hint}_{suffix}"
+    hint = like.name_hint  # valid, and so with a suffix not ending in digits:
+    constant.output._name = None if hint is None else f"{hint}_{suffix}"
 
 
 def operand_constants(ops: Iterable[Operation]) -> set[ConstantOp]:
@@ -140,4 +141,4 @@ def erase_unused(constants: Iterable[ConstantOp], rewriter: PatternRewriter) -> 
     """Erase the constants that no op reads any more."""
     for constant in constants:
         if constant.parent is not None and constant.output.first_use is None:
-            rewriter.erase(constant)
+            erase_op(rewriter, constant)
