@@ -76,7 +76,7 @@ class ImportBuilder:
         """Insert an nn op, typed by its rule, else by ONNX shape inference."""
         flat = [v if type(v) in VALUE_CLASSES else SSAValue.get(v) for v in operands]
         try:
-            types = op_class.infer_result_types(flat, props)
+            types = op_class.rule_result_types(flat, props)
         except VerifyException as e:
             raise FrontendError(
                 f"node '{self.node_label()}' ({self.node.op_type}): {e}"

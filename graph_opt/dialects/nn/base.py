@@ -55,12 +55,41 @@ class NNOperation(IRDLOperation, ABC):
     """Whether constant folding must keep the op: its properties carry information
     that later passes read and a folded constant would lose."""
 
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = False
+    """Whether `infer_result_types` reads only the operands' types and the
+    properties, not operand values: `rule_result_types` then remembers its results."""
+
     @classmethod
     def infer_result_types(
         cls, operands: Sequence[SSAValue], props: Mapping[str, Attribute]
     ) -> list[Attribute] | None:
         """Result types given operands and properties; None when no rule applies."""
         return None
+
+    @classmethod
+    def rule_result_types(
+        cls, operands: Sequence[SSAValue], props: Mapping[str, Attribute]
+    ) -> list[Attribute] | None:
+        """`infer_result_types`, remembered per signature (operand type and property
+        objects, which graphs share: types are interned) where the class allows it."""
+        if not cls.RESULT_TYPES_FROM_SIGNATURE:
+            return cls.infer_result_types(operands, props)
+        key = (
+            cls,
+            *[id(v.type) for v in operands],
+            *[(n, id(a)) for n, a in props.items()],
+        )
+        known = _signature_results.get(key)
+        if known is not None:
+            return list(known[1])
+        types = cls.infer_result_types(operands, props)
+        if types is not None:
+            if len(_signature_results) >= _SIGNATURE_RESULTS_LIMIT:
+                _signature_results.clear()
+            # the entry holds the objects whose ids make its key: no id is reused
+            parts = ([v.type for v in operands], list(props.values()))
+            _signature_results[key] = (parts, tuple(types))
+        return types
 
     @classmethod
     def create_inferred(
@@ -78,7 +107,7 @@ class NNOperation(IRDLOperation, ABC):
             props = properties  # (`new_op` copies it)
         flat = [_value(v) for v in operands]
         if result_types is None:
-            result_types = cls.infer_result_types(flat, props)
+            result_types = cls.rule_result_types(flat, props)
             if result_types is None:
                 raise VerifyException(f"cannot infer the result types of {cls.name}")
         if _fits_flat(cls, len(flat), len(result_types)):
@@ -92,7 +121,7 @@ class NNOperation(IRDLOperation, ABC):
 
     def verify_(self) -> None:
         self.verify_properties()
-        inferred = self.infer_result_types(list(self.operands), self.properties)
+        inferred = self.rule_result_types(list(self.operands), self.properties)
         if inferred is None:
             return
         if len(inferred) != len(self.results):
@@ -107,6 +136,10 @@ class NNOperation(IRDLOperation, ABC):
 
     def verify_properties(self) -> None:
         """Checks of property values beyond their types; overridden per op."""
+
+
+_signature_results: dict[tuple, tuple[tuple[list, list], tuple[Attribute, ...]]] = {}
+_SIGNATURE_RESULTS_LIMIT = 1 << 14
 
 
 def int_list(op_props: Mapping[str, Attribute], name: str) -> tuple[int, ...] | None:

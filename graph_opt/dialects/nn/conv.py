@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC
+from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr
 from xdsl.ir import Attribute
@@ -134,6 +135,8 @@ def check_bias(operands, out_channels: int) -> None:
 
 class ConvolutionBase(NNOperation, WindowAttributes, ABC):
     """Operands and window properties shared by nn.conv, nn.conv_transpose and nn.fused_conv."""
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     input = operand_def()
     filter = operand_def()

@@ -24,6 +24,8 @@ from graph_opt.dialects.nn.shapes import broadcast_shapes, ranked, tensor_type
 class ElementwiseBinaryOp(NNOperation, ABC):
     """`lhs op rhs` with numpy broadcasting; the result has lhs's element type."""
 
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
+
     lhs = operand_def()
     rhs = operand_def()
     output = result_def()
@@ -88,6 +90,8 @@ class MinOp(ElementwiseBinaryOp):
 
 class ElementwiseUnaryOp(NNOperation, ABC):
     """A pointwise op: the result has the input's type."""
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     input = operand_def()
     output = result_def()

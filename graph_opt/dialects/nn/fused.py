@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     StringAttr,
@@ -96,6 +98,8 @@ class FusedMatMulOp(FusedActivation, NNOperation):
     Like TensorFlow's _FusedMatMul (MatMul + BiasAdd + activation); the type
     rule is nn.matmul's, and `bias` is 1-D with the result's last dim.
     """
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     name = "nn.fused_matmul"
     lhs = operand_def()

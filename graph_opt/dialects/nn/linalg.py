@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -68,6 +70,8 @@ class MatMulOp(NNOperation):
     """numpy.matmul: batch dims broadcast; a 1-D lhs (rhs) is a row (column) vector
     whose dim is removed from the result."""
 
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
+
     name = "nn.matmul"
     lhs = operand_def()
     rhs = operand_def()
@@ -89,6 +93,8 @@ class MatMulOp(NNOperation):
 class GemmOp(NNOperation):
     """alpha * op(a) @ op(b) + beta * c, where op transposes with `trans_a` /
     `trans_b`; a and b are 2-D, the optional c broadcasts to the [M, N] result."""
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     name = "nn.gemm"
     a = operand_def()

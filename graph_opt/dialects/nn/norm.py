@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -34,6 +36,8 @@ class BatchNormOp(NNOperation):
     The parameters are 1-D over the channel axis of `data_layout` (axis 1 for
     NCHW, the last axis for NHWC).
     """
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     name = "nn.batch_norm"
     input = operand_def()
@@ -84,6 +88,8 @@ class LayerNormOp(NNOperation):
     the dims from `axis` (default -1) to the last; scale and the optional bias
     broadcast to those dims."""
 
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
+
     name = "nn.layer_norm"
     input = operand_def()
     scale = operand_def()
@@ -122,6 +128,8 @@ class LayerNormOp(NNOperation):
 @irdl_op_definition
 class SoftmaxOp(NNOperation):
     """exp(x) / sum(exp(x)) along `axis` (default -1)."""
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     name = "nn.softmax"
     input = operand_def()

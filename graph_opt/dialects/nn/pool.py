@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC
+from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Attribute
@@ -53,6 +54,8 @@ class PoolOp(NNOperation, WindowAttributes, ABC):
     Pads are [begin..., end...] per spatial dim, or derived from `auto_pad`;
     `ceil_mode` rounds the output size up (a window may run into the end padding).
     """
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     input = operand_def()
     output = result_def()
@@ -135,6 +138,8 @@ class AvgPoolOp(PoolOp):
 @irdl_op_definition
 class GlobalAvgPoolOp(NNOperation):
     """Mean over all spatial dims, which stay as size 1."""
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     name = "nn.global_avg_pool"
     input = operand_def()
