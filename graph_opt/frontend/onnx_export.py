@@ -23,7 +23,7 @@ from graph_opt.frontend.onnx_import import (
     IR_VERSION_ATTR,
     OPSET_ATTR,
 )
-from graph_opt.frontend.onnx_op_table import EXPORTERS, load_mappings
+from graph_opt.frontend.onnx_op_table import exporter_of, load_mappings
 from graph_opt.frontend.onnx_subgraphs import defined_names, outer_names, rename_outer
 from graph_opt.frontend.onnx_types import tensor_from_dense, value_info_for
 from graph_opt.gc_pause import collector_paused
@@ -157,8 +157,8 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
         )
     elif type(op) is OpaqueOp:
         export_opaque(builder, op)
-    elif type(op) in EXPORTERS:
-        EXPORTERS[type(op)](builder, op)
+    elif (export := exporter_of(type(op))) is not None:
+        export(builder, op)
     else:
         raise FrontendError(f"cannot export {op.name} to ONNX: no ONNX form")
 

@@ -8,6 +8,7 @@ is computed at run time). An exporter turns one nn op into ONNX nodes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from xdsl.ir import Attribute, Operation
@@ -76,5 +77,25 @@ def register_simple(
 
 
 def load_mappings() -> None:
-    """Import every mapping module once, which fills the tables."""
+    """Import the mapping modules once, which fills the tables (but for
+    `LATER_MAPPINGS`)."""
     import graph_opt.frontend.onnx_mappings  # noqa: F401
+
+
+LATER_MAPPINGS = {
+    "scf": "graph_opt.frontend.onnx_mappings.control_flow",
+    "tensor": "graph_opt.frontend.onnx_mappings.control_flow",
+}
+"""Exporters of upstream dialects' ops, imported with the first such op: only
+modules that the TensorFlow frontend or MLIR text built hold them, and importing
+those dialects costs ~15 ms of every start."""
+
+
+def exporter_of(op_class: type[Operation]) -> Exporter | None:
+    found = EXPORTERS.get(op_class)
+    if found is None:
+        module = LATER_MAPPINGS.get(op_class.name.partition(".")[0])
+        if module is not None:
+            import_module(module)
+            found = EXPORTERS.get(op_class)
+    return found

@@ -1,8 +1,8 @@
-"""ONNX <-> nn mappings, one module per op family."""
+"""ONNX <-> nn mappings, one module per op family (control_flow is imported
+when first needed: see `onnx_op_table.LATER_MAPPINGS`)."""
 
 from graph_opt.frontend.onnx_mappings import (  # noqa: F401
     constant,
-    control_flow,
     conv,
     elementwise,
     fused,
