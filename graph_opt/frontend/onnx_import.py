@@ -141,10 +141,16 @@ class ImportBuilder:
 def load_model(path: str) -> onnx.ModelProto:
     """Read an .onnx file (external data included), or raise a one-line FrontendError."""
     try:
-        model = onnx.load(path, load_external_data=False)
-        onnx.external_data_helper.load_external_data_for_model(
-            model, os.path.dirname(os.path.abspath(path))
-        )
+        with open(path, "rb") as f:
+            data = f.read()
+        model = onnx.load_model_from_string(data)
+        # onnx's loader looks for external data in every tensor of the graph (it
+        # costs 5x the parse); tensors stored outside name their file under the
+        # key "location", which then appears in the bytes.
+        if _EXTERNAL_DATA_KEY in data:
+            onnx.external_data_helper.load_external_data_for_model(
+                model, os.path.dirname(os.path.abspath(path))
+            )
     except DecodeError as e:
         raise FrontendError(f"{path}: not a valid ONNX model ({e})") from e
     except (OSError, ValueError) as e:
@@ -152,6 +158,9 @@ def load_model(path: str) -> onnx.ModelProto:
     if not model.HasField("graph"):
         raise FrontendError(f"{path}: not a valid ONNX model (no graph)")
     return model
+
+
+_EXTERNAL_DATA_KEY = b"location"
 
 
 def model_from_bytes(data: bytes, name: str = "<input>") -> onnx.ModelProto:
