@@ -59,13 +59,12 @@ def make_model(name: str) -> onnx.ModelProto:
 def run_graph_opt(src: str, dst: str) -> None:
     from xdsl.context import Context
 
-    from graph_opt.frontend.onnx_export import export_module
-    from graph_opt.frontend.onnx_import import import_model, load_model
+    from graph_opt import api
     from graph_opt.passes.optimize import OptimizePass
 
-    module = import_model(load_model(src))
+    module = api.load(src)
     OptimizePass().apply(Context(), module)
-    onnx.save(export_module(module), dst)
+    api.save(module, dst)
 
 
 def run_onnxoptimizer(src: str, dst: str) -> None:

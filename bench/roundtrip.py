@@ -1,7 +1,7 @@
 """Cost of graph-opt's ONNX round trip against the floor of reading and writing the model.
 
-For each model: `onnx.load` + `onnx.save` (the floor) and graph-opt's load + import +
-export + save, both in-process; then the same as whole processes: a fresh
+For each model: `onnx.load` + `onnx.save` (the floor) and graph-opt's `api.load` + `api.save` (load, import,
+export, save), both in-process; then the same as whole processes: a fresh
 `python3` that loads and saves the model (the process floor) and
 `graph-opt in.onnx -t onnx -o out.onnx`, both started directly (this interpreter
 and the `graph-opt` script installed beside it, not through shell shims such as
@@ -33,8 +33,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import import_model, load_model
+from graph_opt import api
 
 RESNET50_STAGES = [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]
 
@@ -133,7 +132,7 @@ def floor(src: Path, dst: Path) -> None:
 
 
 def in_process(src: Path, dst: Path) -> None:
-    onnx.save(export_module(import_model(load_model(str(src)))), dst)
+    api.save(api.load(src), dst)
 
 
 GRAPH_OPT = (

@@ -6,6 +6,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from graph_opt.frontend import onnx_import
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import import_model, load_model
 
@@ -40,8 +41,15 @@ def add_model(weight: np.ndarray, constant: np.ndarray) -> onnx.ModelProto:
     return model
 
 
+@pytest.fixture(params=["search", "visit"])
+def external_data_test(request, monkeypatch):
+    """Both ways of finding external data: searching the bytes or visiting the tensors."""
+    limit = 1 << 40 if request.param == "search" else -1
+    monkeypatch.setattr(onnx_import, "BYTES_SEARCHED_PER_ITEM", limit)
+
+
 @pytest.mark.parametrize("external", [True, False])
-def test_tensors_in_a_separate_file(tmp_path, external):
+def test_tensors_in_a_separate_file(tmp_path, external, external_data_test):
     weight = RNG.standard_normal(64).astype(np.float32)
     constant = RNG.standard_normal(64).astype(np.float32)
     model = add_model(weight, constant)
@@ -62,7 +70,7 @@ def test_tensors_in_a_separate_file(tmp_path, external):
     np.testing.assert_allclose(y, x + weight + constant, rtol=1e-6)
 
 
-def test_weights_whose_bytes_spell_location(tmp_path):
+def test_weights_whose_bytes_spell_location(tmp_path, external_data_test):
     """The quick test for external data may say yes when there is none."""
     text = np.frombuffer(b"location" * 32, dtype=np.float32).copy()
     model = add_model(text, np.zeros(64, np.float32))
