@@ -126,3 +126,48 @@ def test_walk_ops_visits_in_the_order_of_xdsl_walk(reverse, region_first):
     region = api.parse(TWO_FUNCTIONS).body
     expected = list(region.walk(reverse=reverse, region_first=region_first))
     assert list(walk_ops(region, reverse, region_first)) == expected
+
+
+class DoubleEveryRelu(RewritePattern):
+    """relu -> relu(relu): inserts at the rewriter's default point (before the op),
+    named by the rewriter's name hint, which a previous op's match must not leave set."""
+
+    def __init__(self):
+        self.done: set[Operation] = set()
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReluOp, rewriter: PatternRewriter):
+        if op in self.done:
+            return
+        rewriter.name_hint = "inner"
+        inner = rewriter.insert(ReluOp.create_inferred([op.input], {}))
+        self.done |= {op, inner}
+        rewriter.replace_uses_with_if(
+            op.input, inner.results[0], lambda u: u.operation is op
+        )
+
+
+class NameNothing(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TanhOp, rewriter: PatternRewriter):
+        assert rewriter.name_hint is None
+        assert rewriter.insertion_point.insert_before is op
+
+
+def test_rewriter_inserts_before_the_op_and_resets_per_op():
+    module = api.parse(GRAPH)
+    assert dispatching_walker([DoubleEveryRelu(), NameNothing()]).rewrite_module(module)
+    ops = [op.name for op in entry_function(module).body.ops]
+    assert ops == ["nn.relu", "nn.relu", "nn.tanh", "nn.identity", "func.return"]
+    assert "%inner = nn.relu %x" in api.to_mlir(module)
+
+
+class Fails(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TanhOp, rewriter: PatternRewriter):
+        raise ValueError("no luck")
+
+
+def test_pattern_errors_are_reported_on_the_op_as_xdsl_does():
+    with pytest.raises(Exception, match="Error while applying pattern: no luck"):
+        dispatching_walker([Fails()]).rewrite_module(api.parse(GRAPH))
