@@ -209,6 +209,7 @@ def _f32_attr(value: float, sign: float) -> FloatAttr:
     return FloatAttr(value, 32)
 
 
+@lru_cache(maxsize=4096)
 def str_attr(value: str) -> StringAttr:
     return StringAttr(value)
 
