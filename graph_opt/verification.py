@@ -46,16 +46,19 @@ class SignatureVerifier:
     alive): ops built with the same type objects skip hashing the types."""
 
     def verify_irdl(self, op: Operation) -> None:
-        by_class = _class_checked_properties(type(op))
-        parts = [type(op), len(op.regions), len(op.successor_uses)]
-        parts += [value.type for value in op.operands]
+        op_class = type(op)
+        parts = [op_class, len(op.regions), len(op._successors)]
+        parts += [value.type for value in op._operands]
         parts.append(_RESULTS)
         parts += [result.type for result in op.results]
-        for name, value in op.properties.items():  # names interned: ids compare them
-            parts += (intern(name), type(value) if name in by_class else value)
+        if properties := op.properties:
+            by_class = _class_checked_properties(op_class)
+            for name, value in properties.items():  # names interned: ids compare them
+                parts += (intern(name), type(value) if name in by_class else value)
         parts.append(_ATTRIBUTES)
-        for name, value in op.attributes.items():
-            parts += (intern(name), value)
+        if attributes := op.attributes:
+            for name, value in attributes.items():
+                parts += (intern(name), value)
         key = tuple(map(id, parts))
         if key in self.by_identity:
             return

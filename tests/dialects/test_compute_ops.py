@@ -68,6 +68,16 @@ CONV_TRANSPOSE = {
         {"w": rand(2, 3, 4)},
         dict(strides=[2], output_shape=[10]),
     ),
+    "output_shape_beyond_full": (  # full output 9 x 7: zeros added at the end
+        {"x": rand(1, 1, 3, 3)},
+        {"w": rand(1, 2, 3, 3)},
+        dict(strides=[3, 2], output_shape=[10, 8]),
+    ),
+    "output_shape_beyond_full_bias_dilations": (
+        {"x": rand(1, 2, 4, 3)},
+        {"w": rand(2, 3, 2, 3), "b": rand(3)},
+        dict(strides=[2, 1], dilations=[1, 2], output_shape=[9, 7]),
+    ),
     "valid_1d": ({"x": X3}, {"w": rand(3, 2, 3)}, dict(auto_pad="VALID")),
 }
 

@@ -18,10 +18,7 @@ _NARROW_DTYPES = (
     "dtypes.numpy_dtype has no float4/int4/int2/e8m0 (dialects/nn/dtypes.py)"
 )
 
-KNOWN_FAILURES = {
-    "test_convtranspose_output_shape": "ConvTranspose type rule rejects output_shape "
-    "larger than the full output (dialects/nn/conv.py)",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 """Round-trip failures, by case name pattern (fnmatch), with the reason."""
 
 _FLOAT8_SATURATION = (

@@ -210,8 +210,9 @@ def transposed_pads_and_sizes(
     unknown) and spatial output sizes.
 
     The full output is stride * (in - 1) + output_padding + dilation * (k - 1) + 1;
-    pads crop it. `output_shape` or SAME_* auto_pad (output = in * stride) fix the
-    output instead, and the crop is split (more at the end for SAME_UPPER).
+    pads crop it (negative ones extend it with zeros). `output_shape` or SAME_*
+    auto_pad (output = in * stride) fix the output instead, and the crop is split
+    (more at the end for SAME_UPPER).
     """
     n = len(sizes)
     full = [
@@ -234,14 +235,19 @@ def transposed_pads_and_sizes(
     if DYN in full:
         return None, out
     totals = [f - o for f, o in zip(full, out)]
-    if any(t < 0 for t in totals):
+    if any(-t >= s for t, s in zip(totals, strides)):
         raise VerifyException(
-            f"output_shape {out} exceeds the full transposed output {full}"
+            f"output_shape {out} exceeds the full transposed output {full} by a stride or more"
         )
     large = [t - t // 2 for t in totals]
     small = [t // 2 for t in totals]
     if auto_pad == "SAME_UPPER":
         return small + large, out
+    if auto_pad == "NOTSET":
+        # an output_shape beyond the full output adds zeros at the end, as
+        # output_padding does (onnx's reference and onnxruntime agree)
+        large = [0 if t < 0 else p for t, p in zip(totals, large)]
+        small = [t if t < 0 else p for t, p in zip(totals, small)]
     return large + small, out
 
 
