@@ -4,7 +4,8 @@
 region adding, default filling through the IRDL definition): about 7 us per op,
 a fifth of an ONNX import. Importers and rewrites build ops whose parts are
 already in final form, so `new_op` sets the same fields directly. It relies on
-the layout of xDSL 0.74's `Operation` (tests/test_new_op.py compares the two).
+the layout of xDSL 0.74's `Operation` (tests/dialects/test_new_op.py compares
+the two).
 """
 
 from __future__ import annotations
