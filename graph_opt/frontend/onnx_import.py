@@ -143,17 +143,13 @@ def load_model(path: str) -> onnx.ModelProto:
     try:
         with open(path, "rb") as f:
             data = f.read()
-        model = onnx.load_model_from_string(data)
+        model = model_from_bytes(data, path)
         if _may_use_external_data(model, data):
             onnx.external_data_helper.load_external_data_for_model(
                 model, os.path.dirname(os.path.abspath(path))
             )
-    except DecodeError as e:
-        raise FrontendError(f"{path}: not a valid ONNX model ({e})") from e
     except (OSError, ValueError) as e:
         raise FrontendError(f"{path}: cannot read the model ({e})") from e
-    if not model.HasField("graph"):
-        raise FrontendError(f"{path}: not a valid ONNX model (no graph)")
     return model
 
 

@@ -9,9 +9,7 @@ import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-)
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.traits import ConstantLike
 from xdsl.utils.exceptions import InterpretationError
 

@@ -3,13 +3,11 @@
 from pathlib import Path
 
 import pytest
-from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, IntegerAttr, ModuleOp
-from xdsl.dialects.func import Func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
-from graph_opt.dialects.nn import NN
+from graph_opt import api
 from graph_opt.verification import verify_module
 
 NN_TESTS = Path(__file__).parents[1] / "filecheck" / "dialects" / "nn"
@@ -17,9 +15,7 @@ NN_TESTS = Path(__file__).parents[1] / "filecheck" / "dialects" / "nn"
 
 def parsed_cases() -> list[tuple[str, str]]:
     """Every `// -----` case of the nn dialect's filecheck tests that parses."""
-    ctx = Context()
-    for dialect in (Builtin, Func, NN):
-        ctx.load_dialect(dialect)
+    ctx = api.context()
     cases = []
     for path in sorted(NN_TESTS.glob("*.mlir")):
         for index, text in enumerate(path.read_text().split("// -----")):
@@ -43,10 +39,8 @@ def outcome(check, module: ModuleOp) -> str | None:
 
 
 def parse(text: str) -> ModuleOp:
-    ctx = Context()
-    for dialect in (Builtin, Func, NN):
-        ctx.load_dialect(dialect)
-    return Parser(ctx, text).parse_module()
+    """The module, not verified (`api.parse` verifies)."""
+    return Parser(api.context(), text).parse_module()
 
 
 def test_cases_cover_valid_and_invalid_ops():
