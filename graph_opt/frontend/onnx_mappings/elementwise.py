@@ -17,6 +17,55 @@ for _op_type, _op_class in [
 ]:  # fmt: skip
     register_simple(_op_type, _op_class)
 
+for _op_type, _op_class in [
+    ("Sin", ew.SinOp), ("Cos", ew.CosOp), ("Tan", ew.TanOp), ("Asin", ew.AsinOp),
+    ("Acos", ew.AcosOp), ("Atan", ew.AtanOp), ("Sinh", ew.SinhOp),
+    ("Cosh", ew.CoshOp), ("Asinh", ew.AsinhOp), ("Acosh", ew.AcoshOp),
+    ("Atanh", ew.AtanhOp), ("Floor", ew.FloorOp), ("Ceil", ew.CeilOp),
+    ("Round", ew.RoundOp), ("Sign", ew.SignOp), ("Softplus", ew.SoftplusOp),
+    ("Softsign", ew.SoftsignOp), ("Elu", ew.EluOp), ("Selu", ew.SeluOp),
+    ("HardSigmoid", ew.HardSigmoidOp), ("IsNaN", ew.IsNanOp), ("IsInf", ew.IsInfOp),
+    ("HardSwish", ew.HardSwishOp),
+]:  # fmt: skip
+    register_simple(_op_type, _op_class)
+
+HARD_SWISH_OPSET = 14
+
+
+@exporter(ew.HardSwishOp)
+def export_hard_swish(e, op):
+    """HardSwish from opset 14; before, x * HardSigmoid(x, 1/6, 1/2)."""
+    if e.opset >= HARD_SWISH_OPSET:
+        e.node("HardSwish", [op.input], [op.output])
+        return
+    gate = e.fresh(f"{e.name(op.input)}_hard_sigmoid")
+    e.node("HardSigmoid", [op.input], [gate], e.attrs(alpha=1 / 6, beta=0.5))
+    e.node("Mul", [op.input, gate], [op.output])
+
+
+@exporter(ew.Log1pOp, ew.Expm1Op)
+def export_log1p_expm1(e, op):
+    """Log(1 + x) and Exp(x) - 1: ONNX has neither op."""
+    one = e.initializer(np.array(1, e.numpy_dtype(op.input)), "one")
+    inner = e.fresh(f"{e.name(op.input)}_inner")
+    if isinstance(op, ew.Log1pOp):
+        e.node("Add", [op.input, one], [inner])
+        e.node("Log", [inner], [op.output])
+    else:
+        e.node("Exp", [op.input], [inner])
+        e.node("Sub", [inner, one], [op.output])
+
+
+@exporter(ew.IsFiniteOp)
+def export_is_finite(e, op):
+    """Not(Or(IsNaN(x), IsInf(x))): ONNX has no IsFinite."""
+    x = e.name(op.input)
+    nan, inf, either = (e.fresh(f"{x}_{s}") for s in ("nan", "inf", "nonfinite"))
+    e.node("IsNaN", [x], [nan])
+    e.node("IsInf", [x], [inf])
+    e.node("Or", [nan, inf], [either])
+    e.node("Not", [either], [op.output])
+
 
 @importer("Max", "Min")
 def import_max_min(b, node, inputs):

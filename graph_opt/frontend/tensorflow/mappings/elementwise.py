@@ -1,15 +1,15 @@
-"""Elementwise ops and activations (Elu as a composite, Softmax over the last axis)."""
+"""Elementwise ops, unary math and activations (Softmax over the last axis)."""
 
 from __future__ import annotations
 
-import numpy as np
+from xdsl.dialects.builtin import i1
 
 from graph_opt.dialects.nn import elementwise as ew
 from graph_opt.dialects.nn.base import f32_attr, i64_attr
-from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.norm import SoftmaxOp
 from graph_opt.dialects.nn.shapes import ranked
+from graph_opt.frontend.tensorflow.mappings.compare import create_typed
 from graph_opt.frontend.tensorflow.mappings.layouts import data_layout, reshaped
 from graph_opt.frontend.tensorflow.op_table import importer, register_simple
 
@@ -21,6 +21,24 @@ for _op_type, _op_class in [
     ("Abs", ew.AbsOp), ("Reciprocal", ew.ReciprocalOp), ("Pow", ew.PowOp),
 ]:  # fmt: skip
     register_simple(_op_type, _op_class)
+
+for _op_type, _op_class in [
+    ("Sin", ew.SinOp), ("Cos", ew.CosOp), ("Tan", ew.TanOp), ("Asin", ew.AsinOp),
+    ("Acos", ew.AcosOp), ("Atan", ew.AtanOp), ("Sinh", ew.SinhOp),
+    ("Cosh", ew.CoshOp), ("Asinh", ew.AsinhOp), ("Acosh", ew.AcoshOp),
+    ("Atanh", ew.AtanhOp), ("Floor", ew.FloorOp), ("Ceil", ew.CeilOp),
+    ("Round", ew.RoundOp), ("Sign", ew.SignOp), ("Log1p", ew.Log1pOp),
+    ("Expm1", ew.Expm1Op), ("Softplus", ew.SoftplusOp), ("Softsign", ew.SoftsignOp),
+    ("Erf", ew.ErfOp), ("Elu", ew.EluOp), ("Selu", ew.SeluOp),
+]:  # fmt: skip
+    register_simple(_op_type, _op_class)
+
+
+@importer("IsNan", "IsInf", "IsFinite")
+def import_float_test(b, node, inputs):
+    op_class = {"IsNan": ew.IsNanOp, "IsInf": ew.IsInfOp, "IsFinite": ew.IsFiniteOp}
+    return create_typed(b, op_class[node.op], inputs, {}, i1)
+
 
 register_simple(
     "Relu6", ew.ClipOp, lambda b: {"min": f32_attr(0.0), "max": f32_attr(6.0)}
@@ -58,20 +76,6 @@ def import_bias_add(b, node, inputs):
             b.decline("an NCHW BiasAdd needs a ranked input")
         bias = reshaped(b, bias, [-1] + [1] * (len(x_type.get_shape()) - 2))
     return b.create(ew.AddOp, [x, bias])
-
-
-@importer("Elu")
-def import_elu(b, node, inputs):
-    """elu(x) = max(x, 0) + exp(min(x, 0)) - 1: x where positive (exp(0) - 1 is
-    exactly 0), exp(x) - 1 elsewhere; nn has no elu op."""
-    (x,) = inputs
-    dtype = numpy_dtype(x.type.element_type)
-    zero, one = b.constant(np.zeros((), dtype)), b.constant(np.ones((), dtype))
-    positive = b.create(ew.MaxOp, [x, zero]).results[0]
-    negative = b.create(ew.MinOp, [x, zero]).results[0]
-    exp = b.create(ew.ExpOp, [negative]).results[0]
-    expm1 = b.create(ew.SubOp, [exp, one]).results[0]
-    return b.create(ew.AddOp, [positive, expm1])
 
 
 register_simple("Softmax", SoftmaxOp, lambda b: {"axis": i64_attr(-1)})
