@@ -13,6 +13,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects import tosa_ext
+from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
 from graph_opt.lowering.tosa_conv import LowerConv, LowerGlobalAvgPool, LowerPool
 from graph_opt.lowering.tosa_elementwise import LowerElementwise
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
@@ -33,6 +34,8 @@ PATTERNS = (
     LowerMatMul,
     LowerGemm,
     LowerElementwise,
+    LowerComparisons,
+    LowerArgReductions,
     LowerTensorOps,
     LowerSlicing,
     LowerCast,
