@@ -1,4 +1,4 @@
-"""Reference implementations of comparisons, logical ops and select."""
+"""Reference implementations of comparisons, logical ops, select and nonzero."""
 
 from __future__ import annotations
 
@@ -32,3 +32,8 @@ class CompareFunctions(InterpreterFunctions):
     def run_select(self, interpreter: Interpreter, op: c.SelectOp, args):
         condition, on_true, on_false = args
         return (np.where(condition, on_true, on_false).astype(on_true.dtype),)
+
+    @impl(c.NonZeroOp)
+    def run_nonzero(self, interpreter: Interpreter, op: c.NonZeroOp, args):
+        (x,) = args
+        return (np.array(np.nonzero(x), dtype=np.int64).reshape(x.ndim, -1),)

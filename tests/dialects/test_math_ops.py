@@ -102,6 +102,14 @@ def test_where_is_select(feeds):
     check_against_ort(*model_of("Where", feeds), "nn.select")
 
 
+@pytest.mark.parametrize(
+    "x", [P, 3 * A, INTS, np.zeros((2, 2), np.float32)],
+    ids=["bool", "float", "int", "none"],
+)  # fmt: skip
+def test_nonzero(x):
+    check_against_ort(*model_of("NonZero", {"x": x}), "nn.nonzero")
+
+
 UNARY = {
     "Sin": ("nn.sin", A), "Cos": ("nn.cos", A), "Tan": ("nn.tan", A),
     "Asin": ("nn.asin", np.tanh(A)), "Acos": ("nn.acos", np.tanh(A)),

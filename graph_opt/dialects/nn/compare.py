@@ -1,11 +1,12 @@
-"""Comparisons and logical ops (i1 results), and select: numpy broadcasting."""
+"""Comparisons and logical ops (i1 results) and select, with numpy broadcasting;
+the indices of true elements (nonzero)."""
 
 from __future__ import annotations
 
 from abc import ABC
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerType, i1
+from xdsl.dialects.builtin import IntegerType, i1, i64
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -18,7 +19,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation
 from graph_opt.dialects.nn.elementwise import ElementwiseBinaryOp, ElementwiseUnaryOp
-from graph_opt.dialects.nn.shapes import broadcast_shapes, ranked, tensor_type
+from graph_opt.dialects.nn.shapes import DYN, broadcast_shapes, ranked, tensor_type
 
 
 def is_bool(element: Attribute) -> bool:
@@ -120,7 +121,30 @@ class SelectOp(NNOperation):
         return [tensor_type(on_true.element_type, shape)]
 
 
+@irdl_op_definition
+class NonZeroOp(NNOperation):
+    """The indices of the non-zero (true) elements, in row-major order, as ONNX
+    NonZero: i64 of shape [rank, count], count known only at run time."""
+
+    name = "nn.nonzero"
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
+
+    input = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        if not x.get_num_dims():
+            raise VerifyException("expected an input of rank 1 or more")
+        return [tensor_type(i64, (x.get_num_dims(), DYN))]
+
+
 COMPARE_OPS = [
     EqualOp, NotEqualOp, GreaterOp, GreaterEqualOp, LessOp, LessEqualOp,
-    LogicalAndOp, LogicalOrOp, LogicalXorOp, LogicalNotOp, SelectOp,
+    LogicalAndOp, LogicalOrOp, LogicalXorOp, LogicalNotOp, SelectOp, NonZeroOp,
 ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""ONNX mappings of comparisons, logical ops and Where (nn.select)."""
+"""ONNX mappings of comparisons, logical ops, Where (nn.select) and NonZero."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
 for _op_type, _op_class in [
     ("Not", c.LogicalNotOp), ("And", c.LogicalAndOp), ("Or", c.LogicalOrOp),
     ("Xor", c.LogicalXorOp), ("Where", c.SelectOp), ("Equal", c.EqualOp),
-    ("Greater", c.GreaterOp), ("Less", c.LessOp),
+    ("Greater", c.GreaterOp), ("Less", c.LessOp), ("NonZero", c.NonZeroOp),
 ]:  # fmt: skip
     register_simple(_op_type, _op_class)
 

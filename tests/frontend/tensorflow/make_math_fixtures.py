@@ -19,7 +19,7 @@ raw = tf.raw_ops
 
 def compare(rng):
     """Every comparison and logical op, SelectV2 (tf.where) and Select (v1) with
-    a same-shape and a vector condition."""
+    a same-shape and a vector condition; Where (the indices of true elements)."""
     a = v1.placeholder(tf.float32, [2, 3, 4], name="a")
     b = v1.placeholder(tf.float32, [3, 1], name="b")
     rounded = tf.round(a)
@@ -34,6 +34,7 @@ def compare(rng):
         raw.Select(condition=positive, x=a, y=-a),
         raw.Select(condition=vector > 0, x=a, y=a * 3.0),
         tf.cast(positive, tf.float32) * a,
+        tf.where(a > 0.5),
     ]  # fmt: skip
 
 

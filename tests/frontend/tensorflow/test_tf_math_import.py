@@ -127,3 +127,15 @@ def test_empty_reduction_indices_reduce_nothing(op):
     x = rand(2, 3)
     [out] = run_function(module, {"x": x})
     np.testing.assert_array_equal(out, x > 0 if op == "Any" else x)
+
+
+def test_where_gives_the_indices_of_true_elements_of_dynamic_count():
+    g = GraphBuilder()
+    g.placeholder("x", [2, 3, 2])
+    g.node("out", "Where", ["x"], T=Type(FLOAT))
+    module = import_graph_def(g.graph)
+    (result,) = [op for op in module.walk() if op.name == "func.return"][0].operands
+    assert str(result.type) == "tensor<?x3xi64>"
+    x = rand(2, 3, 2) * (rand(2, 3, 2) > 0)
+    [out] = run_function(module, {"x": x})
+    np.testing.assert_array_equal(out, np.argwhere(x))

@@ -1,4 +1,5 @@
-"""Comparisons, logical ops and Select/SelectV2 (i1 results and conditions)."""
+"""Comparisons, logical ops, Select/SelectV2 (i1 results and conditions) and
+the 1-input Where (indices of true elements)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from xdsl.dialects.builtin import UnrankedTensorType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from graph_opt.dialects.nn import compare as c
+from graph_opt.dialects.nn.base import i64_array
 from graph_opt.dialects.nn.shapes import dims_compatible, ranked
+from graph_opt.dialects.nn.tensor_ops import TransposeOp
 from graph_opt.frontend.tensorflow.mappings.layouts import reshaped
 from graph_opt.frontend.tensorflow.op_table import importer
 
@@ -61,3 +64,12 @@ def import_select(b, node, inputs):
             f"branches of shape {list(true_type.get_shape())}"
         )
     return b.create(c.SelectOp, [condition, on_true, on_false])
+
+
+@importer("Where")
+def import_where(b, node, inputs):
+    """[count, rank] indices of the non-zero elements: nonzero's transpose."""
+    if len(inputs) != 1:
+        b.decline("Where with other than one input")
+    indices = b.create(c.NonZeroOp, inputs).results[0]
+    return b.create(TransposeOp, [indices], {"perm": i64_array([1, 0])})

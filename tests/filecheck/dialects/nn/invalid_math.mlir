@@ -111,3 +111,11 @@ func.func @argmax_result_type(%x: tensor<2x3xf32>) -> tensor<1x3xi32> {
   func.return %0 : tensor<1x3xi32>
 }
 // CHECK: result #0 has type tensor<1x3xi32>, but the operands imply tensor<1x3xi64>
+
+// -----
+
+func.func @nonzero_of_scalar(%x: tensor<f32>) -> tensor<0x?xi64> {
+  %0 = nn.nonzero %x : (tensor<f32>) -> tensor<0x?xi64>
+  func.return %0 : tensor<0x?xi64>
+}
+// CHECK: expected an input of rank 1 or more

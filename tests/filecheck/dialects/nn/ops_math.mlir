@@ -119,3 +119,10 @@ func.func @arg_reductions(%x: tensor<2x3x4xf32>) -> (tensor<1x3x4xi64>, tensor<2
   %1 = nn.argmin %x {axis = -1 : i64, keepdims = 0 : i64, select_last_index = 1 : i64, output_type = i32} : (tensor<2x3x4xf32>) -> tensor<2x3xi32>
   func.return %0, %1 : tensor<1x3x4xi64>, tensor<2x3xi32>
 }
+
+// CHECK-LABEL: func.func @nonzero
+func.func @nonzero(%p: tensor<2x3xi1>) -> tensor<2x?xi64> {
+  // CHECK: nn.nonzero %{{.*}} : (tensor<2x3xi1>) -> tensor<2x?xi64>
+  %0 = nn.nonzero %p : (tensor<2x3xi1>) -> tensor<2x?xi64>
+  func.return %0 : tensor<2x?xi64>
+}
