@@ -67,8 +67,8 @@ class LowerToTosaPass(ModulePass):
     max_pool2d / avg_pool2d (NCHW data is transposed around them), matrix
     products batched 3-D tosa.matmul; elementwise ops, activations, reshapes,
     transposes, concat, slices, splits, casts, pads, reductions, softmax,
-    batch_norm and layer_norm become their TOSA counterparts or short TOSA
-    sequences. The int8 ops map to TOSA's integer profile: nn.qconv and
+    batch_norm and layer_norm, comparisons, logical ops, select and arg max/min
+    become their TOSA counterparts or short TOSA sequences. The int8 ops map to TOSA's integer profile: nn.qconv and
     nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
     accumulators, nn.rescale to tosa.rescale, nn.quantize and nn.dequantize to
     tosa.mul / add / clamp / cast.
