@@ -9,6 +9,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn import constant as c
 from graph_opt.dialects.nn import elementwise as ew
+from graph_opt.dialects.nn.base import int_value
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -103,9 +104,16 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_hard_swish = impl(ew.HardSwishOp)(
         _unary(lambda x: x * _hard_sigmoid(x, 1 / 6, 0.5))
     )
+    run_mish = impl(ew.MishOp)(_unary(lambda x: x * np.tanh(np.logaddexp(0, x))))
     run_is_nan = impl(ew.IsNanOp)(_test(np.isnan))
     run_is_inf = impl(ew.IsInfOp)(_test(np.isinf))
     run_is_finite = impl(ew.IsFiniteOp)(_test(np.isfinite))
+
+    @impl(ew.ModOp)
+    def run_mod(self, interpreter: Interpreter, op: ew.ModOp, args):
+        lhs, rhs = args
+        fn = np.fmod if int_value(op.properties, "fmod", 0) else np.mod
+        return (np.asarray(fn(lhs, rhs)).astype(lhs.dtype, copy=False),)
 
     @impl(ew.EluOp)
     def run_elu(self, interpreter: Interpreter, op: ew.EluOp, args):

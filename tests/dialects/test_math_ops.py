@@ -154,6 +154,45 @@ def test_is_inf_detecting_one_sign_stays_opaque():
     assert "nn.opaque" in [op.name for op in import_model(model).walk()]
 
 
+MIXED_SIGNS = (
+    np.array([[7, -7, 7, -7, 0, 6]], np.int32),
+    np.array([3, 3, -3, -3, 5, -4], np.int32),
+)
+
+
+@pytest.mark.parametrize("fmod", [0, 1])
+def test_mod_of_integers(fmod):
+    a, b = MIXED_SIGNS
+    check_against_ort(*model_of("Mod", {"a": a, "b": b}, fmod=fmod), "nn.mod")
+
+
+def test_truncated_mod_of_floats():
+    feeds = {"a": 5 * A, "b": np.array([1.5, -0.75, 2.0, -3.0], np.float32)}
+    check_against_ort(*model_of("Mod", feeds, fmod=1), "nn.mod")
+
+
+def test_floored_mod_of_floats_exports_as_truncated_mod_adjusted():
+    """ONNX's Mod takes fmod=0 for integers only."""
+    module = one_op_module(
+        "nn.mod", "tensor<2x3x4xf32>; tensor<4xf32>", "tensor<2x3x4xf32>"
+    )
+    b = np.array([1.5, -0.75, 2.0, -3.0], np.float32)
+    exported = check_against_numpy(module, [5 * A, b], np.mod(5 * A, b))
+    assert "Where" in [n.op_type for n in exported.graph.node]
+
+
+def test_mish():
+    check_against_ort(*model_of("Mish", {"x": 4 * A}), "nn.mish")
+
+
+def test_mish_exports_as_x_tanh_softplus_before_opset_18():
+    model, feeds = model_of("Mish", {"x": 4 * A})
+    exported = export_module(with_opset(import_model(model), 17))
+    onnx.checker.check_model(exported)
+    assert [n.op_type for n in exported.graph.node] == ["Softplus", "Tanh", "Mul"]
+    assert_outputs_close(run_ort(exported, feeds), run_ort(model, feeds))
+
+
 @pytest.mark.parametrize("opset", [13, 18])
 @pytest.mark.parametrize("keepdims", [0, 1])
 def test_reduce_prod(opset, keepdims):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, i1
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, i1
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -17,7 +17,7 @@ from xdsl.irdl import (
 from xdsl.traits import Commutative, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation
+from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation, check_flag
 from graph_opt.dialects.nn.shapes import broadcast_shapes, ranked, tensor_type
 
 
@@ -86,6 +86,18 @@ class MaxOp(ElementwiseBinaryOp):
 class MinOp(ElementwiseBinaryOp):
     name = "nn.min"
     traits = traits_def(Pure(), Commutative())
+
+
+@irdl_op_definition
+class ModOp(ElementwiseBinaryOp):
+    """Remainder (ONNX Mod): with `fmod` = 1 truncated (C's fmod: the sign of lhs),
+    else floored (Python's %: the sign of rhs; TF FloorMod)."""
+
+    name = "nn.mod"
+    fmod = opt_prop_def(IntegerAttr)
+
+    def verify_properties(self) -> None:
+        check_flag(self.properties, "fmod")
 
 
 class ElementwiseUnaryOp(NNOperation, ABC):
@@ -187,6 +199,7 @@ SoftsignOp = _unary("nn.softsign", "SoftsignOp", "x / (1 + |x|).")
 HardSwishOp = _unary(
     "nn.hard_swish", "HardSwishOp", "x * relu6(x + 3) / 6 (ONNX HardSwish)."
 )
+MishOp = _unary("nn.mish", "MishOp", "x * tanh(softplus(x)).")
 
 
 @irdl_op_definition
@@ -241,13 +254,13 @@ IsFiniteOp = _unary(
 MATH_OPS = [
     SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp,
     AcoshOp, AtanhOp, FloorOp, CeilOp, RoundOp, SignOp, Log1pOp, Expm1Op,
-    SoftplusOp, SoftsignOp, HardSwishOp, EluOp, SeluOp, HardSigmoidOp,
+    SoftplusOp, SoftsignOp, HardSwishOp, MishOp, EluOp, SeluOp, HardSigmoidOp,
     IsNanOp, IsInfOp, IsFiniteOp,
 ]  # fmt: skip
 """The unary math ops and activations beyond the basic ones."""
 
 ELEMENTWISE_OPS = [
-    AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp,
+    AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, ModOp,
     SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, NegOp, AbsOp,
     ReluOp, SigmoidOp, TanhOp, IdentityOp, StopGradientOp,
     LeakyReluOp, ClipOp, GeluOp, *MATH_OPS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from graph_opt.dialects.nn import elementwise as ew
-from graph_opt.dialects.nn.base import f32_attr
+from graph_opt.dialects.nn.base import f32_attr, int_value
 from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
 
 for _op_type, _op_class in [
@@ -25,22 +25,67 @@ for _op_type, _op_class in [
     ("Round", ew.RoundOp), ("Sign", ew.SignOp), ("Softplus", ew.SoftplusOp),
     ("Softsign", ew.SoftsignOp), ("Elu", ew.EluOp), ("Selu", ew.SeluOp),
     ("HardSigmoid", ew.HardSigmoidOp), ("IsNaN", ew.IsNanOp), ("IsInf", ew.IsInfOp),
-    ("HardSwish", ew.HardSwishOp),
+    ("HardSwish", ew.HardSwishOp), ("Mod", ew.ModOp), ("Mish", ew.MishOp),
 ]:  # fmt: skip
     register_simple(_op_type, _op_class)
 
-HARD_SWISH_OPSET = 14
+
+def native_from(opset: int, op_type: str):
+    """An exporter of a unary op: `op_type` from `opset` on, before it the
+    decorated function's decomposition of x (its input's name)."""
+
+    def wrap(decompose):
+        def export(e, op):
+            if e.opset >= opset:
+                e.node(op_type, [op.input], [op.output])
+            else:
+                decompose(e, op, e.name(op.input))
+
+        return export
+
+    return wrap
+
+
+@exporter(ew.MishOp)
+@native_from(18, "Mish")
+def export_mish(e, op, x: str):
+    """x * Tanh(Softplus(x))."""
+    softplus, tanh = e.fresh(f"{x}_softplus"), e.fresh(f"{x}_tanh")
+    e.node("Softplus", [x], [softplus])
+    e.node("Tanh", [softplus], [tanh])
+    e.node("Mul", [x, tanh], [op.output])
 
 
 @exporter(ew.HardSwishOp)
-def export_hard_swish(e, op):
-    """HardSwish from opset 14; before, x * HardSigmoid(x, 1/6, 1/2)."""
-    if e.opset >= HARD_SWISH_OPSET:
-        e.node("HardSwish", [op.input], [op.output])
+@native_from(14, "HardSwish")
+def export_hard_swish(e, op, x: str):
+    """x * HardSigmoid(x, 1/6, 1/2)."""
+    gate = e.fresh(f"{x}_hard_sigmoid")
+    e.node("HardSigmoid", [x], [gate], e.attrs(alpha=1 / 6, beta=0.5))
+    e.node("Mul", [x, gate], [op.output])
+
+
+@exporter(ew.ModOp)
+def export_mod(e, op: ew.ModOp):
+    """ONNX's floored Mod (fmod=0) takes integers only: on floats it is the
+    truncated one plus rhs where the remainder is non-zero and its sign is not rhs's."""
+    fmod = int_value(op.properties, "fmod", 0)
+    dtype = np.dtype(e.numpy_dtype(op.lhs))
+    if fmod or dtype.kind in "iu":
+        e.node("Mod", [op.lhs, op.rhs], [op.output], e.attrs(fmod=fmod or None))
         return
-    gate = e.fresh(f"{e.name(op.input)}_hard_sigmoid")
-    e.node("HardSigmoid", [op.input], [gate], e.attrs(alpha=1 / 6, beta=0.5))
-    e.node("Mul", [op.input, gate], [op.output])
+    lhs, rhs = e.name(op.lhs), e.name(op.rhs)
+
+    def step(op_type: str, *inputs: str, **attrs) -> str:
+        out = e.fresh(f"{lhs}_mod")
+        e.node(op_type, list(inputs), [out], e.attrs(**attrs))
+        return out
+
+    zero = e.initializer(np.array(0, dtype), "zero")
+    remainder = step("Mod", lhs, rhs, fmod=1)
+    signs_differ = step("Xor", step("Less", remainder, zero), step("Less", rhs, zero))
+    adjust = step("And", step("Not", step("Equal", remainder, zero)), signs_differ)
+    e.node("Where", [adjust, step("Add", remainder, rhs), remainder], [op.output])
 
 
 @exporter(ew.Log1pOp, ew.Expm1Op)

@@ -64,6 +64,25 @@ def hard_swish(rng):
     return [x * gate, x * tf.nn.relu6(x + 3.0) / 6.0]
 
 
+def arithmetic(rng):
+    """FloorDiv, FloorMod, TruncateMod and Div on floats and on integers of mixed
+    signs; AddN, ClipByValue, ZerosLike and OnesLike."""
+    x = v1.placeholder(tf.float32, [3, 4], name="x")
+    y = v1.placeholder(tf.float32, [4], name="y")
+    y = tf.where(tf.abs(y) < 0.3, 0.7, y)  # no division by ~0
+    i, j = tf.cast(x * 10.0, tf.int32), tf.cast(y * 4.0, tf.int32)
+    j = tf.where(tf.equal(j, 0), 3, j)
+    return [
+        tf.math.floordiv(x, y), tf.math.floormod(x, y), raw.TruncateMod(x=x, y=y),
+        tf.math.floordiv(i, j), tf.math.floormod(i, j), raw.TruncateMod(x=i, y=j),
+        raw.Div(x=i, y=j), raw.TruncateDiv(x=i, y=j), raw.Mod(x=x, y=y),
+        tf.add_n([x, x * 2.0, x + y]), raw.ClipByValue(t=x, clip_value_min=-0.5, clip_value_max=0.8),
+        raw.ClipByValue(t=x, clip_value_min=x * 0.0 + y, clip_value_max=x * 0.0 + y + 1.0),
+        raw.ClipByValue(t=i, clip_value_min=-3, clip_value_max=4),
+        raw.ZerosLike(x=x), raw.OnesLike(x=i),
+    ]  # fmt: skip
+
+
 def reductions(rng):
     """Prod, Any, All with and without keep_dims, an empty axis list; ArgMax and
     ArgMin with both index types, on ties too (the first index wins)."""
@@ -83,6 +102,7 @@ GRAPHS = {
     "math_unary.pbtxt": unary_math,
     "math_hard_swish.pbtxt": hard_swish,
     "math_reductions.pbtxt": reductions,
+    "math_arithmetic.pbtxt": arithmetic,
 }
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import i1
+import numpy as np
+from xdsl.dialects.builtin import AnyFloat, i1
+from xdsl.ir import SSAValue
 
 from graph_opt.dialects.nn import elementwise as ew
 from graph_opt.dialects.nn.base import f32_attr, i64_attr
+from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.norm import SoftmaxOp
-from graph_opt.dialects.nn.shapes import ranked
+from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.frontend.tensorflow.mappings.compare import create_typed
 from graph_opt.frontend.tensorflow.mappings.layouts import data_layout, reshaped
 from graph_opt.frontend.tensorflow.op_table import importer, register_simple
@@ -32,6 +35,60 @@ for _op_type, _op_class in [
     ("Erf", ew.ErfOp), ("Elu", ew.EluOp), ("Selu", ew.SeluOp),
 ]:  # fmt: skip
     register_simple(_op_type, _op_class)
+
+
+register_simple("FloorMod", ew.ModOp)
+register_simple("Mod", ew.ModOp, lambda b: {"fmod": i64_attr(1)})
+register_simple("TruncateMod", ew.ModOp, lambda b: {"fmod": i64_attr(1)})
+register_simple("Div", ew.DivOp)  # truncating on integers, as nn.div
+register_simple("TruncateDiv", ew.DivOp)  # integers only
+
+
+def is_float(value: SSAValue) -> bool:
+    return isinstance(getattr(value.type, "element_type", None), AnyFloat)
+
+
+@importer("FloorDiv")
+def import_floor_div(b, node, inputs):
+    """floor(x / y) on floats; (x - floor_mod(x, y)) / y, exact, on integers."""
+    x, y = inputs
+    if is_float(x):
+        return b.create(ew.FloorOp, [b.create(ew.DivOp, inputs).results[0]])
+    remainder = b.create(ew.ModOp, inputs).results[0]
+    return b.create(ew.DivOp, [b.create(ew.SubOp, [x, remainder]).results[0], y])
+
+
+@importer("AddN")
+def import_add_n(b, node, inputs):
+    total = inputs[0]
+    for value in inputs[1:]:
+        total = b.create(ew.AddOp, [total, value]).results[0]
+    return [total]
+
+
+@importer("ClipByValue")
+def import_clip_by_value(b, node, inputs):
+    """nn.clip where the bounds are constant scalars, else max(min(t, high), low)."""
+    t, low, high = inputs
+    bounds = [b.constant_value(v) for v in (low, high)]
+    if all(v is not None and v.size == 1 for v in bounds):
+        props = {
+            n: f32_attr(float(v.reshape(()))) for n, v in zip(("min", "max"), bounds)
+        }
+        if is_float(t):
+            return b.create(ew.ClipOp, [t], props)
+    below = b.create(ew.MinOp, [t, high]).results[0]
+    return b.create(ew.MaxOp, [below, low])
+
+
+@importer("ZerosLike", "OnesLike")
+def import_fill_like(b, node, inputs):
+    x_type = ranked(inputs[0])
+    if x_type is None or DYN in x_type.get_shape():
+        b.decline("the input's shape must be static")
+    fill = np.zeros if node.op == "ZerosLike" else np.ones
+    dtype = numpy_dtype(x_type.element_type)
+    return [b.constant(fill(x_type.get_shape(), dtype))]
 
 
 @importer("IsNan", "IsInf", "IsFinite")

@@ -119,3 +119,11 @@ func.func @nonzero_of_scalar(%x: tensor<f32>) -> tensor<0x?xi64> {
   func.return %0 : tensor<0x?xi64>
 }
 // CHECK: expected an input of rank 1 or more
+
+// -----
+
+func.func @mod_flag(%a: tensor<3xi32>) -> tensor<3xi32> {
+  %0 = nn.mod %a, %a {fmod = 2 : i64} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  func.return %0 : tensor<3xi32>
+}
+// CHECK: fmod must be 0 or 1, got 2

@@ -126,3 +126,12 @@ func.func @nonzero(%p: tensor<2x3xi1>) -> tensor<2x?xi64> {
   %0 = nn.nonzero %p : (tensor<2x3xi1>) -> tensor<2x?xi64>
   func.return %0 : tensor<2x?xi64>
 }
+
+// CHECK-LABEL: func.func @mod_mish
+func.func @mod_mish(%a: tensor<2x3xi32>, %b: tensor<3xi32>, %x: tensor<3xf32>) -> (tensor<2x3xi32>, tensor<3xf32>) {
+  // CHECK: nn.mod %{{.*}}, %{{.*}} {fmod = 1 : i64} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %0 = nn.mod %a, %b {fmod = 1 : i64} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  // CHECK: nn.mish %{{.*}} : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = nn.mish %x : (tensor<3xf32>) -> tensor<3xf32>
+  func.return %0, %1 : tensor<2x3xi32>, tensor<3xf32>
+}
