@@ -36,6 +36,17 @@ def _arg_reduction(fn):
     return run
 
 
+def cumsum(x: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarray:
+    if reverse:
+        x = np.flip(x, axis)
+    sums = np.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:  # shift by one along the axis, a zero first
+        sums = np.concatenate(
+            [np.zeros_like(np.take(sums, [0], axis)), np.delete(sums, -1, axis)], axis
+        )
+    return np.flip(sums, axis) if reverse else sums
+
+
 @register_impls
 class ReduceFunctions(InterpreterFunctions):
     run_reduce_mean = impl(r.ReduceMeanOp)(_reduction(np.mean))
@@ -47,3 +58,11 @@ class ReduceFunctions(InterpreterFunctions):
     run_reduce_all = impl(r.ReduceAllOp)(_reduction(np.all))
     run_argmax = impl(r.ArgMaxOp)(_arg_reduction(np.argmax))
     run_argmin = impl(r.ArgMinOp)(_arg_reduction(np.argmin))
+
+    @impl(r.CumSumOp)
+    def run_cumsum(self, interpreter: Interpreter, op: r.CumSumOp, args):
+        (x,) = args
+        props = op.properties
+        axis = int_value(props, "axis", 0) % x.ndim
+        exclusive = bool(int_value(props, "exclusive", 0))
+        return (cumsum(x, axis, exclusive, bool(int_value(props, "reverse", 0))),)

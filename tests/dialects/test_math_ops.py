@@ -216,6 +216,20 @@ def test_arg_reduce(op_type, attrs):
     check_against_ort(*model, f"nn.{op_type.lower()}")
 
 
+@pytest.mark.parametrize(
+    "attrs", [{}, {"exclusive": 1}, {"reverse": 1}, {"exclusive": 1, "reverse": 1}]
+)
+@pytest.mark.parametrize("axis, x", [(1, A), (-1, INTS)], ids=["float", "int"])
+def test_cumsum(attrs, axis, x):
+    model = model_of("CumSum", {"x": x}, consts={"axis": np.array(axis)}, **attrs)
+    check_against_ort(*model, "nn.cumsum")
+
+
+def test_cumsum_with_runtime_axis_stays_opaque():
+    model, _ = model_of("CumSum", {"x": A, "axis": np.array(1)})
+    assert "nn.opaque" in [op.name for op in import_model(model).walk()]
+
+
 def parse(text: str) -> ModuleOp:
     ctx = Context()
     for dialect in (Builtin, Func, NN):

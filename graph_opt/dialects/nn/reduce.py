@@ -1,4 +1,5 @@
-"""Reductions over a set of axes (mean, sum, max, min, prod, any, all) and arg max/min."""
+"""Reductions over a set of axes (mean, sum, max, min, prod, any, all), arg
+max/min, and running sums."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -169,7 +171,34 @@ class ArgMinOp(ArgReduceOp):
     name = "nn.argmin"
 
 
+@irdl_op_definition
+class CumSumOp(NNOperation):
+    """Running sums along `axis` (ONNX CumSum, TF Cumsum): `exclusive` leaves out
+    the element itself, `reverse` sums from the end."""
+
+    name = "nn.cumsum"
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
+
+    input = operand_def()
+    output = result_def()
+    axis = prop_def(IntegerAttr)
+    exclusive = opt_prop_def(IntegerAttr)
+    reverse = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        check_flag(props, "exclusive")
+        check_flag(props, "reverse")
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        normalize_axis(int_value(props, "axis", 0), x.get_num_dims())
+        return [x]
+
+
 REDUCE_OPS = [
     ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp,
-    ReduceProdOp, ReduceAnyOp, ReduceAllOp, ArgMaxOp, ArgMinOp,
+    ReduceProdOp, ReduceAnyOp, ReduceAllOp, ArgMaxOp, ArgMinOp, CumSumOp,
 ]  # fmt: skip

@@ -7,7 +7,7 @@ import onnx
 from xdsl.dialects.builtin import i64
 
 from graph_opt.dialects.nn import reduce as r
-from graph_opt.dialects.nn.base import i64_array, int_list, int_value
+from graph_opt.dialects.nn.base import i64_array, i64_attr, int_list, int_value
 from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
 
 OP_TYPES = {
@@ -99,3 +99,24 @@ def export_arg_reduce(e, op: r.ArgReduceOp):
 
 
 SELECT_LAST_OPSET = 12
+
+
+@importer("CumSum")
+def import_cumsum(b, node, inputs):
+    if len(inputs) != 2 or None in inputs:
+        return None
+    axis = b.constant_value(inputs[1])
+    if axis is None or axis.size != 1:
+        return None
+    props = b.props_from(node, allowed=("exclusive", "reverse"))
+    props["axis"] = i64_attr(int(axis.reshape(())))
+    return b.create(r.CumSumOp, [inputs[0]], props)
+
+
+@exporter(r.CumSumOp)
+def export_cumsum(e, op: r.CumSumOp):
+    axis = e.initializer(
+        np.array(int_value(op.properties, "axis", 0), np.int64), "axis"
+    )
+    attrs = e.props_to_attrs({k: v for k, v in op.properties.items() if k != "axis"})
+    e.node("CumSum", [op.input, axis], [op.output], attrs)

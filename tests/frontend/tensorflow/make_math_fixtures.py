@@ -85,7 +85,7 @@ def arithmetic(rng):
 
 def reductions(rng):
     """Prod, Any, All with and without keep_dims, an empty axis list; ArgMax and
-    ArgMin with both index types, on ties too (the first index wins)."""
+    ArgMin with both index types, on ties too (the first index wins); Cumsum."""
     x = v1.placeholder(tf.float32, [3, 4, 5], name="x")
     ties = tf.round(x)
     return [
@@ -94,6 +94,7 @@ def reductions(rng):
         tf.reduce_any(x > 2.0), tf.reduce_sum(x, axis=[]),
         tf.argmax(x, axis=1), tf.argmin(x, axis=-1, output_type=tf.int32),
         tf.argmax(ties, axis=0, output_type=tf.int32), tf.argmin(ties, axis=2),
+        tf.cumsum(x, axis=1), tf.cumsum(x, axis=-1, exclusive=True, reverse=True),
     ]  # fmt: skip
 
 

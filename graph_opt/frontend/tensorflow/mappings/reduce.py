@@ -1,5 +1,5 @@
 """Reductions over constant axes (keep_dims, default false): Mean, Sum, Max, Min,
-Prod, Any, All; ArgMax and ArgMin along a constant dimension."""
+Prod, Any, All; ArgMax and ArgMin along a constant dimension; Cumsum."""
 
 from __future__ import annotations
 
@@ -49,3 +49,15 @@ def import_arg_reduction(b, node, inputs):
         props["output_type"] = index_type
     op_class = r.ArgMaxOp if node.op == "ArgMax" else r.ArgMinOp
     return create_typed(b, op_class, [x], props, index_type)
+
+
+@importer("Cumsum")
+def import_cumsum(b, node, inputs):
+    x, axis = inputs
+    (axis,) = int_constant(b, axis, "the axis")
+    props = {
+        "axis": i64_attr(axis),
+        "exclusive": i64_attr(int(b.attr("exclusive", False))),
+        "reverse": i64_attr(int(b.attr("reverse", False))),
+    }
+    return b.create(r.CumSumOp, [x], props)

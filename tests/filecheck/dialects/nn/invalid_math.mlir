@@ -127,3 +127,11 @@ func.func @mod_flag(%a: tensor<3xi32>) -> tensor<3xi32> {
   func.return %0 : tensor<3xi32>
 }
 // CHECK: fmod must be 0 or 1, got 2
+
+// -----
+
+func.func @cumsum_axis(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = nn.cumsum %x {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+// CHECK: axis 2 is out of range for rank 2

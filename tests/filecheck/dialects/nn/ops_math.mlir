@@ -135,3 +135,10 @@ func.func @mod_mish(%a: tensor<2x3xi32>, %b: tensor<3xi32>, %x: tensor<3xf32>) -
   %1 = nn.mish %x : (tensor<3xf32>) -> tensor<3xf32>
   func.return %0, %1 : tensor<2x3xi32>, tensor<3xf32>
 }
+
+// CHECK-LABEL: func.func @cumsum
+func.func @cumsum(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: nn.cumsum %{{.*}} {axis = -1 : i64, exclusive = 1 : i64, reverse = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = nn.cumsum %x {axis = -1 : i64, exclusive = 1 : i64, reverse = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
