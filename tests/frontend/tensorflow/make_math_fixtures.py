@@ -54,6 +54,7 @@ def unary_math(rng):
         tf.nn.leaky_relu(x, alpha=0.3), tf.nn.relu6(4.0 * x),
         tf.math.rsqrt(tf.abs(x) + 0.1), tf.square(x),
         tf.math.is_nan(special), tf.math.is_inf(special), tf.math.is_finite(special),
+        tf.nn.log_softmax(x * 40.0),
     ]  # fmt: skip
 
 

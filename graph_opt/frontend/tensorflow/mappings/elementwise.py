@@ -7,10 +7,11 @@ from xdsl.dialects.builtin import AnyFloat, i1
 from xdsl.ir import SSAValue
 
 from graph_opt.dialects.nn import elementwise as ew
-from graph_opt.dialects.nn.base import f32_attr, i64_attr
+from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.norm import SoftmaxOp
+from graph_opt.dialects.nn.reduce import ReduceMaxOp, ReduceSumOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.frontend.tensorflow.mappings.compare import create_typed
 from graph_opt.frontend.tensorflow.mappings.layouts import data_layout, reshaped
@@ -136,3 +137,17 @@ def import_bias_add(b, node, inputs):
 
 
 register_simple("Softmax", SoftmaxOp, lambda b: {"axis": i64_attr(-1)})
+
+
+@importer("LogSoftmax")
+def import_log_softmax(b, node, inputs):
+    """x - max - log(sum(exp(x - max))) over the last axis: no softmax that
+    underflows to 0 before its log."""
+    (x,) = inputs
+    last = {"axes": i64_array([-1]), "keepdims": i64_attr(1)}
+    shifted = b.create(
+        ew.SubOp, [x, b.create(ReduceMaxOp, [x], last).results[0]]
+    ).results[0]
+    total = b.create(ReduceSumOp, [b.create(ew.ExpOp, [shifted]).results[0]], last)
+    log_total = b.create(ew.LogOp, [total.results[0]]).results[0]
+    return b.create(ew.SubOp, [shifted, log_total])
