@@ -139,3 +139,15 @@ def test_where_gives_the_indices_of_true_elements_of_dynamic_count():
     x = rand(2, 3, 2) * (rand(2, 3, 2) > 0)
     [out] = run_function(module, {"x": x})
     np.testing.assert_array_equal(out, np.argwhere(x))
+
+
+@pytest.mark.parametrize("op", ["ArgMax", "Cumsum"])
+def test_axis_of_several_values_is_a_frontend_error(op):
+    g = GraphBuilder()
+    g.placeholder("x", [3, 4])
+    g.const("dim", np.array([0, 1], np.int32))
+    g.node("out", op, ["x", "dim"], T=Type(FLOAT))
+    with pytest.raises(
+        FrontendError, match=rf"node 'out' \({op}\): .* must be one value"
+    ):
+        import_graph_def(g.graph)

@@ -39,10 +39,17 @@ def import_reduction(b, node, inputs):
     return b.create(REDUCTIONS[node.op], [x], props)
 
 
+def single_axis(b, value, what: str) -> int:
+    values = int_constant(b, value, what)
+    if len(values) != 1:
+        raise b.error(f"{what} must be one value, got {values}")
+    return values[0]
+
+
 @importer("ArgMax", "ArgMin")
 def import_arg_reduction(b, node, inputs):
     x, dimension = inputs
-    (axis,) = int_constant(b, dimension, "the dimension")
+    axis = single_axis(b, dimension, "the dimension")
     index_type = mlir_element_type(b.attr("output_type", DATA_TYPES["DT_INT64"]))
     props = {"axis": i64_attr(axis), "keepdims": i64_attr(0)}
     if index_type != i64:
@@ -54,7 +61,7 @@ def import_arg_reduction(b, node, inputs):
 @importer("Cumsum")
 def import_cumsum(b, node, inputs):
     x, axis = inputs
-    (axis,) = int_constant(b, axis, "the axis")
+    axis = single_axis(b, axis, "the axis")
     props = {
         "axis": i64_attr(axis),
         "exclusive": i64_attr(int(b.attr("exclusive", False))),
