@@ -52,6 +52,7 @@ COMPOSITE_ACTIVATIONS = (
     nn.HardSigmoidOp,
     nn.HardSwishOp,
     nn.SoftsignOp,
+    nn.MishOp,
     nn.SoftplusOp,
 )
 """Activations TOSA lacks, lowered to its arithmetic."""
@@ -113,7 +114,7 @@ def hard_sigmoid(b: TosaBuilder, x: SSAValue, alpha: float, beta: float) -> SSAV
 
 
 def composite_activation(b: TosaBuilder, op: Operation) -> SSAValue:
-    """Elu, Selu, HardSigmoid, HardSwish, Softsign and Softplus as TOSA arithmetic."""
+    """Elu, Selu, HardSigmoid, HardSwish, Softsign, Mish and Softplus as TOSA arithmetic."""
     x, props = op.operands[0], op.properties
     match op:
         case nn.EluOp():
@@ -134,7 +135,13 @@ def composite_activation(b: TosaBuilder, op: Operation) -> SSAValue:
                 tosa.AddOp, b.unary(tosa_ext.AbsOp, x), b.const_like(x, 1.0)
             )
             return b.binary(tosa.MulOp, x, b.unary(tosa.ReciprocalOp, denominator))
-    # softplus: max(x, 0) + log(1 + exp(-|x|)), which never overflows
+        case nn.MishOp():
+            return b.binary(tosa.MulOp, x, b.unary(tosa_ext.TanhOp, softplus(b, x)))
+    return softplus(b, x)
+
+
+def softplus(b: TosaBuilder, x: SSAValue) -> SSAValue:
+    """max(x, 0) + log(1 + exp(-|x|)), which never overflows."""
     zero = b.zero_point(element_of(x))
     negative_abs = b.add(
         tosa_ext.NegateOp.build(

@@ -165,7 +165,9 @@ func.func @compare_math(%x: tensor<2x3x4xf32>, %y: tensor<4xf32>) -> (tensor<2x3
   %u5 = nn.add %u4, %se : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   %v1 = nn.add %hsg, %hsw : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   %v2 = nn.add %v1, %ss : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
-  %v3 = nn.add %v2, %sp : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %mi = nn.mish %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %v3a = nn.add %v2, %sp : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %v3 = nn.add %v3a, %mi : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   %am = nn.argmax %x {{axis = -1 : i64, keepdims = 0 : i64, output_type = i32}} : (tensor<2x3x4xf32>) -> tensor<2x3xi32>
   %pr = nn.reduce_prod %x {{axes = array<i64: 1>}} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
   func.return %u5, %any, %am, %pr, %v3, %sel : tensor<2x3x4xf32>, tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>

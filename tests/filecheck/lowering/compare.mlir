@@ -59,7 +59,14 @@ func.func @unary_math(%x: tensor<4xf32>) -> tensor<4xf32> {
   // CHECK: %[[HS:.*]] = tosa.clamp %{{.*}} {min_val = 0.000000e+00 : f32, max_val = 1.000000e+00 : f32}
   // CHECK: tosa.mul %[[ELU]], %[[HS]]
   %h = nn.hard_swish %e : (tensor<4xf32>) -> tensor<4xf32>
-  func.return %h : tensor<4xf32>
+  /// mish: x * tanh(softplus(x)), softplus as max(x, 0) + log(1 + exp(-|x|))
+  // CHECK: tosa.log
+  // CHECK: tosa.maximum
+  // CHECK-NEXT: %[[SP:.*]] = tosa.add
+  // CHECK-NEXT: %[[T:.*]] = tosa.tanh %[[SP]]
+  // CHECK: tosa.mul %{{.*}}, %[[T]], %{{.*}}
+  %m = nn.mish %h : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %m : tensor<4xf32>
 }
 
 // -----
