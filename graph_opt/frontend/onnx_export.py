@@ -13,6 +13,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.entry import entry_function
 from graph_opt.frontend.errors import FrontendError
@@ -164,9 +165,33 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
 
 
 def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelProto:
-    """Convert the module's entry function to an ONNX model."""
+    """Convert the module's entry function to an ONNX model.
+
+    ONNX is channels-first: a module with channels-last ops is exported from a
+    copy that `convert-layout` moved to NCHW (transposes at the edges, cancelled
+    between ops); the module itself is left as it is."""
     with collector_paused():
+        if has_channels_last_ops(module):
+            module = channels_first_copy(module)
         return _export_module(module, function)
+
+
+def has_channels_last_ops(module: ModuleOp) -> bool:
+    return any(
+        "data_layout" in op.properties
+        and getattr(op.properties["data_layout"], "data", None) != CHANNELS_FIRST
+        for op in module.walk()
+    )
+
+
+def channels_first_copy(module: ModuleOp) -> ModuleOp:
+    from xdsl.context import Context
+
+    from graph_opt.passes.convert_layout import ConvertLayoutPass
+
+    copy = module.clone()
+    ConvertLayoutPass(target=CHANNELS_FIRST).apply(Context(), copy)
+    return copy
 
 
 def _export_module(module: ModuleOp, function: str | None) -> onnx.ModelProto:

@@ -99,3 +99,14 @@ def exporter_of(op_class: type[Operation]) -> Exporter | None:
             import_module(module)
             found = EXPORTERS.get(op_class)
     return found
+
+
+def check_channels_first(e, op) -> None:
+    """The export moves channels-last ops to NCHW first; one left here had an
+    input of unknown rank, which no transpose can describe."""
+    if op.layout != "NCHW":
+        e.unsupported(
+            op,
+            f"its {op.layout} input has an unknown rank, so it cannot be moved to "
+            "ONNX's channels-first layout: give the input shapes (e.g. --input-shape)",
+        )

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
-from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
+from graph_opt.frontend.onnx_op_table import (
+    check_channels_first,
+    exporter,
+    importer,
+    register_simple,
+)
 
 CONV_TRANSPOSE_ATTRS = (
     "strides",
@@ -20,10 +25,7 @@ register_simple("Conv", ConvOp, ignored=("kernel_shape",))
 
 @exporter(ConvOp)
 def export_conv(e, op: ConvOp):
-    if op.layout != "NCHW":
-        e.unsupported(
-            op, "ONNX convolutions are channels-first: run convert-layout first"
-        )
+    check_channels_first(e, op)
     attrs = {k: v for k, v in op.properties.items() if k != "data_layout"}
     e.node("Conv", list(op.operands), [op.output], e.props_to_attrs(attrs))
 
@@ -38,9 +40,6 @@ def import_conv_transpose(b, node, inputs):
 
 @exporter(ConvTransposeOp)
 def export_conv_transpose(e, op: ConvTransposeOp):
-    if op.layout != "NCHW":
-        e.unsupported(
-            op, "ONNX convolutions are channels-first: run convert-layout first"
-        )
+    check_channels_first(e, op)
     attrs = {k: v for k, v in op.properties.items() if k != "data_layout"}
     e.node("ConvTranspose", list(op.operands), [op.output], e.props_to_attrs(attrs))

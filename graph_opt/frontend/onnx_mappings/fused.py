@@ -9,7 +9,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from graph_opt.dialects.nn.fused import FusedActivation, FusedConvOp, FusedMatMulOp
-from graph_opt.frontend.onnx_op_table import exporter
+from graph_opt.frontend.onnx_op_table import check_channels_first, exporter
 
 FUSION_PROPS = ("activation", "activation_params")
 
@@ -49,10 +49,7 @@ def export_with_activation(e, op, op_type: str, inputs: list, attrs) -> None:
 
 @exporter(FusedConvOp)
 def export_fused_conv(e, op: FusedConvOp):
-    if op.layout != "NCHW":
-        e.unsupported(
-            op, "ONNX convolutions are channels-first: run convert-layout first"
-        )
+    check_channels_first(e, op)
     props = {
         k: v
         for k, v in op.properties.items()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from graph_opt.dialects.nn.base import i64_attr
 from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
 from graph_opt.dialects.nn.shapes import ranked
-from graph_opt.frontend.onnx_op_table import exporter, importer
+from graph_opt.frontend.onnx_op_table import check_channels_first, exporter, importer
 
 
 @importer("BatchNormalization")
@@ -21,8 +21,7 @@ def import_batch_norm(b, node, inputs):
 
 @exporter(BatchNormOp)
 def export_batch_norm(e, op: BatchNormOp):
-    if op.layout != "NCHW":
-        e.unsupported(op, "ONNX batch norm is channels-first: run convert-layout first")
+    check_channels_first(e, op)
     e.node(
         "BatchNormalization",
         list(op.operands),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
-from graph_opt.frontend.onnx_op_table import exporter, importer
+from graph_opt.frontend.onnx_op_table import check_channels_first, exporter, importer
 
 WINDOW_ATTRS = ("kernel_shape", "strides", "pads", "auto_pad", "ceil_mode")
 
@@ -31,11 +31,6 @@ def import_global_avg_pool(b, node, inputs):
     if inputs[0] is None:
         return None
     return b.create(GlobalAvgPoolOp, [inputs[0]], {})
-
-
-def check_channels_first(e, op) -> None:
-    if op.layout != "NCHW":
-        e.unsupported(op, "ONNX pooling is channels-first: run convert-layout first")
 
 
 @exporter(MaxPoolOp, AvgPoolOp)

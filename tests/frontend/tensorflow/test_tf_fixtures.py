@@ -69,8 +69,8 @@ def const_encodings(inputs):
 
 
 CASES = {
-    "conv_bn_relu6.pb": (conv_bn_relu6, {"input": (1, 7, 7, 3)}, "channels-first"),
-    "depthwise.pb": (depthwise, {"input": (1, 6, 5, 2)}, "channels-first"),
+    "conv_bn_relu6.pb": (conv_bn_relu6, {"input": (1, 7, 7, 3)}, None),
+    "depthwise.pb": (depthwise, {"input": (1, 6, 5, 2)}, None),
     "conv_nchw.pb": (conv_nchw, {"input": (1, 3, 5, 6)}, None),
     "bias_add.pbtxt": (bias_add, {"input": (2, 3, 4, 3)}, None),
     "identity_control.pbtxt": (identity_control, {"a": (2, 3), "b": (2, 3)}, None),

@@ -12,9 +12,6 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from graph_opt.dialects.nn.conv import ConvolutionBase
-from graph_opt.dialects.nn.layout import CHANNELS_LAST
-from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function
@@ -75,24 +72,12 @@ def test_pass_keeps_tensorflow_results(path: Path, pass_name: str):
     assert_matches_tensorflow(run_function(rewritten, inputs), expected)
 
 
-def has_nhwc_convolution(module: ModuleOp) -> bool:
-    return any(
-        isinstance(op, ConvolutionBase) and op.layout == CHANNELS_LAST
-        for op in module.walk()
-    )
-
-
 @pytest.mark.parametrize("path", GRAPHS, ids=lambda p: p.name)
 def test_onnx_export_matches_tensorflow(path: Path):
-    """NHWC convolutions export after convert-layout; without that pass, export
-    refuses them."""
+    """Channels-last graphs export as they are imported (no convert-layout first),
+    and the export leaves the module unchanged."""
     module, inputs, expected = load_case(path)
-    if "convert-layout" in PASSES:
-        module = apply_pass(module, "convert-layout")
-    elif has_nhwc_convolution(module):
-        with pytest.raises(FrontendError, match="channels-first"):
-            export_module(module)
-        return
+    before = str(module)
     model = export_module(module)
     session = ort.InferenceSession(
         model.SerializeToString(), providers=["CPUExecutionProvider"]
@@ -100,3 +85,4 @@ def test_onnx_export_matches_tensorflow(path: Path):
     names = [i.name for i in session.get_inputs()]
     actual = session.run(None, {name: inputs[name] for name in names})
     assert_matches_tensorflow(actual, expected)
+    assert str(module) == before
