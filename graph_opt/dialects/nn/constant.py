@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import UNKNOWN_LOC, DenseIntOrFPElementsAttr
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def, result_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -66,7 +66,28 @@ class ConstantOp(NNOperation):
         return op
 
 
-def constant_value(value: SSAValue) -> np.ndarray | None:
-    """The array a value holds when an nn.constant defines it, else None."""
+IDENTITY_LIKE = frozenset({"nn.identity", "nn.stop_gradient"})
+"""Ops that return their operand in inference (what TF's Identity and a frozen
+ReadVariableOp become): a constant read through them is still that constant."""
+
+
+def constant_source(value: SSAValue) -> SSAValue:
+    """`value`, or the value it forwards through a chain of identity-like ops."""
     owner = value.owner
-    return owner.to_array() if isinstance(owner, ConstantOp) else None
+    while isinstance(owner, Operation) and owner.name in IDENTITY_LIKE:
+        value = owner.operands[0]
+        owner = value.owner
+    return value
+
+
+def constant_op(value: SSAValue) -> ConstantOp | None:
+    """The nn.constant that defines `value`, through identity-like ops."""
+    owner = constant_source(value).owner
+    return owner if isinstance(owner, ConstantOp) else None
+
+
+def constant_value(value: SSAValue) -> np.ndarray | None:
+    """The array a value holds when an nn.constant defines it (through
+    identity-like ops), else None."""
+    owner = constant_op(value)
+    return None if owner is None else owner.to_array()

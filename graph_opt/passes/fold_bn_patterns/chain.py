@@ -14,7 +14,6 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
-from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.elementwise import (
     AddOp,
     DivOp,
@@ -28,6 +27,7 @@ from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
+from graph_opt.passes.constant_eval import computed_constant
 from graph_opt.passes.erasure import erase_op
 from graph_opt.passes.fold_bn_patterns.channels import (
     ChannelAffine,
@@ -77,7 +77,7 @@ def affine_operands(op: Operation) -> tuple[SSAValue, np.ndarray] | None:
     constant first: `c - x` and `c / x` are not matched."""
     if not isinstance(op, AFFINE_OPS):
         return None
-    lhs, rhs = (constant_value(v) for v in op.operands)
+    lhs, rhs = (_channel_constant(v) for v in op.operands)
     commutative = isinstance(op, AddOp | MulOp)
     if rhs is not None and lhs is None:
         data, constant = op.operands[0], rhs
@@ -88,6 +88,15 @@ def affine_operands(op: Operation) -> tuple[SSAValue, np.ndarray] | None:
     if sum(size != 1 for size in constant.shape) > 1:
         return None
     return data, constant
+
+
+def _channel_constant(value: SSAValue) -> np.ndarray | None:
+    """A constant (possibly computed from constants, as TF's decomposed batch
+    norm computes its scale) whose static shape has at most one dim above 1."""
+    t = ranked(value)
+    if t is None or sum(d != 1 for d in t.get_shape()) > 1:
+        return None
+    return computed_constant(value)
 
 
 def chain_input(op: Operation) -> SSAValue | None:

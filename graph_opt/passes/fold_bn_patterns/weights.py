@@ -16,7 +16,7 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
-from graph_opt.dialects.nn.constant import ConstantOp
+from graph_opt.dialects.nn.constant import ConstantOp, constant_op
 from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.frontend.names import name_location, op_result_names
@@ -25,8 +25,8 @@ from graph_opt.passes.erasure import erase_op
 
 def float_constant(value: SSAValue, role: str) -> np.ndarray | str:
     """The array of a floating-point nn.constant, or why `value` is not one."""
-    owner = value.owner
-    if not isinstance(owner, ConstantOp):
+    owner = constant_op(value)
+    if owner is None:
         return f"{role} is not a constant"
     if not isinstance(value.type, TensorType) or not isinstance(
         value.type.element_type, AnyFloat

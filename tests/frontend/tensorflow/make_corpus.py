@@ -1,0 +1,198 @@
+"""Writes the corpus of real TensorFlow models (not run by CI: needs TensorFlow 2.x).
+
+    python tests/frontend/tensorflow/make_corpus.py [NAME ...]
+
+Each model is built by Keras' own code (Keras applications scaled down through
+their builders' width/depth parameters, so the fixtures stay small while keeping
+the op structure TensorFlow writes), with random weights and non-trivial batch
+norm statistics, and saved into corpus/ as:
+- NAME.pb: frozen by convert_variables_to_constants_v2 with its default
+  lowering (v1 control flow: Switch/Merge/Enter/Exit/NextIteration);
+- NAME_functional.pb: frozen with lower_control_flow=False (models with loops
+  or conds only);
+- NAME.pbtxt: the frozen graph as text, when it is small;
+- NAME_saved_model/: tf.saved_model.save of a module whose serving_default
+  signature is the model;
+- NAME.npz: `in:<placeholder>` seeded inputs, `out:<i>` TensorFlow's outputs,
+  `outputs` the frozen graph's output tensor names, `signature_inputs` /
+  `signature_outputs` the SavedModel signature's keys (outputs in key order).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import (
+    convert_variables_to_constants_v2,
+)
+
+CORPUS = Path(__file__).parent / "corpus"
+PBTXT_LIMIT = 200_000
+
+
+def randomize_batch_norms(model, rng) -> None:
+    for layer in model.layers:
+        if isinstance(layer, tf.keras.layers.BatchNormalization):
+            for var in layer.weights:
+                name = var.name.split("/")[-1]
+                shape = tuple(var.shape)
+                if "variance" in name:
+                    value = rng.uniform(0.5, 2.0, shape)
+                elif "gamma" in name:
+                    value = rng.uniform(0.5, 1.5, shape)
+                else:
+                    value = rng.normal(0.0, 0.2, shape)
+                var.assign(value.astype(np.float32))
+
+
+def keras_models():
+    from keras.src.applications import densenet, efficientnet, resnet
+
+    def resnet_small(**kw):
+        def stack_fn(x):
+            x = resnet.stack_residual_blocks_v1(x, 8, 2, stride1=1, name="conv2")
+            return resnet.stack_residual_blocks_v1(x, 16, 2, name="conv3")
+
+        return resnet.ResNet(stack_fn, False, True, name="resnet50_small", **kw)
+
+    def efficientnet_small(**kw):
+        return efficientnet.EfficientNet(
+            0.25, 0.25, 32, name="efficientnetb0_small", **kw
+        )
+
+    def densenet_small(**kw):
+        return densenet.DenseNet([1, 1, 1, 1], **kw)
+
+    common = {"weights": None, "classes": 10}
+    shape = (32, 32, 3)
+    return {
+        "mobilenet_v2": lambda: tf.keras.applications.MobileNetV2(
+            input_shape=shape, alpha=0.35, **common
+        ),
+        "mobilenet_v3": lambda: tf.keras.applications.MobileNetV3Small(
+            input_shape=shape, alpha=0.75, include_preprocessing=False, **common
+        ),
+        "resnet50": lambda: resnet_small(input_shape=shape, **common),
+        "efficientnet_b0": lambda: efficientnet_small(input_shape=shape, **common),
+        "densenet": lambda: densenet_small(input_shape=shape, **common),
+        "dilated_conv_bn": lambda: tf.keras.Sequential(
+            [
+                tf.keras.Input((16, 16, 3)),
+                tf.keras.layers.Conv2D(8, 3, dilation_rate=2, padding="same"),
+                tf.keras.layers.BatchNormalization(),
+                tf.keras.layers.ReLU(),
+            ]
+        ),
+        "text_lstm": lambda: tf.keras.Sequential(
+            [
+                tf.keras.Input((12,), dtype="int32"),
+                tf.keras.layers.Embedding(50, 8),
+                tf.keras.layers.LSTM(16),
+                tf.keras.layers.Dense(4),
+            ]
+        ),
+    }
+
+
+def nested_loops_function():
+    """A tf.function with a cond inside a while inside a while."""
+    w = tf.constant(np.random.default_rng(3).standard_normal((2, 3)), tf.float32)
+
+    def inner(y, k):
+        def body(j, z):
+            z = tf.cond(tf.reduce_sum(z) > 1.0, lambda: z * 0.5, lambda: z + w)
+            return j + 1, z
+
+        return tf.while_loop(lambda j, z: j < k, body, [tf.constant(0), y])[1]
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([2, 3], tf.float32, name="x"),
+            tf.TensorSpec([], tf.int32, name="n"),
+        ]
+    )
+    def nested(x, n):
+        def body(i, y):
+            return i + 1, inner(y, i + 1) - 0.25
+
+        return tf.while_loop(lambda i, y: i < n, body, [tf.constant(0), x])[1]
+
+    return nested
+
+
+def model_function(model):
+    spec = [
+        tf.TensorSpec((1, *t.shape[1:]), t.dtype, name="input") for t in model.inputs
+    ]
+    return tf.function(lambda x: model(x, training=False), input_signature=spec)
+
+
+def seeded_inputs(concrete, rng) -> list[np.ndarray]:
+    arrays = []
+    for spec in concrete.structured_input_signature[0]:
+        if spec.dtype.is_integer:
+            hi = 4 if spec.shape.rank == 0 else 50
+            arrays.append(rng.integers(1, hi, spec.shape).astype(spec.dtype.as_numpy_dtype))
+        else:
+            arrays.append(rng.standard_normal(spec.shape).astype(np.float32))
+    return arrays
+
+
+def write(name: str, function, has_control_flow: bool, rng, model=None) -> None:
+    concrete = function.get_concrete_function()
+    inputs = seeded_inputs(concrete, rng)
+    outputs = concrete(*inputs)
+    outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    frozen = convert_variables_to_constants_v2(concrete)
+    graph_def = frozen.graph.as_graph_def()
+    (CORPUS / f"{name}.pb").write_bytes(graph_def.SerializeToString())
+    text = str(graph_def)
+    if len(text) < PBTXT_LIMIT:
+        (CORPUS / f"{name}.pbtxt").write_text(text)
+    if has_control_flow:
+        functional = convert_variables_to_constants_v2(
+            concrete, lower_control_flow=False
+        )
+        (CORPUS / f"{name}_functional.pb").write_bytes(
+            functional.graph.as_graph_def().SerializeToString()
+        )
+    placeholders = [t.name.split(":")[0] for t in frozen.inputs]
+    arrays = {f"in:{p}": a for p, a in zip(placeholders, inputs)}
+    arrays |= {f"out:{i}": np.asarray(o) for i, o in enumerate(outputs)}
+    arrays["outputs"] = np.array([t.name.removesuffix(":0") for t in frozen.outputs])
+    saved = CORPUS / f"{name}_saved_model"
+    shutil.rmtree(saved, ignore_errors=True)
+    module = tf.Module()
+    module.f = function
+    module.model = model  # tracks the variables the function reads
+    tf.saved_model.save(module, str(saved), signatures={"serving_default": concrete})
+    signature = tf.saved_model.load(str(saved)).signatures["serving_default"]
+    arrays["signature_inputs"] = np.array(
+        sorted(signature.structured_input_signature[1])
+    )
+    arrays["signature_outputs"] = np.array(sorted(signature.structured_outputs))
+    np.savez(CORPUS / f"{name}.npz", **arrays)
+
+
+def main(names: list[str]) -> None:
+    tf.keras.utils.set_random_seed(0)
+    CORPUS.mkdir(exist_ok=True)
+    rng = np.random.default_rng(0)
+    for name, build in keras_models().items():
+        if names and name not in names:
+            continue
+        model = build()
+        randomize_batch_norms(model, rng)
+        write(name, model_function(model), name == "text_lstm", rng, model)
+        print(name, "written")
+    if not names or "nested_loops" in names:
+        write("nested_loops", nested_loops_function(), True, rng)
+        print("nested_loops written")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
