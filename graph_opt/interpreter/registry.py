@@ -10,6 +10,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.conv import ConvFunctions
     from graph_opt.interpreter.elementwise import ElementwiseFunctions
     from graph_opt.interpreter.fused import FusedFunctions
+    from graph_opt.interpreter.index_ops import IndexFunctions
     from graph_opt.interpreter.linalg import LinalgFunctions
     from graph_opt.interpreter.norm import NormFunctions
     from graph_opt.interpreter.opaque import OpaqueFunctions
@@ -17,6 +18,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.qint import QIntFunctions
     from graph_opt.interpreter.quant import QuantFunctions
     from graph_opt.interpreter.reduce import ReduceFunctions
+    from graph_opt.interpreter.resize import ResizeFunctions
     from graph_opt.interpreter.shape_ops import ShapeFunctions
     from graph_opt.interpreter.tensor_ops import TensorFunctions
 
@@ -33,6 +35,8 @@ def nn_functions() -> list[InterpreterFunctions]:
         OpaqueFunctions(),
         QIntFunctions(),
         QuantFunctions(),
+        IndexFunctions(),
+        ResizeFunctions(),
     ]
 
 

@@ -3,14 +3,18 @@
 from graph_opt.frontend.tensorflow.mappings import (  # noqa: F401
     basic,
     conv,
+    einsum,
     elementwise,
     fake_quant,
+    index_ops,
     linalg,
     norm,
     pad,
     pool,
     reduce,
+    resize,
     shape_ops,
+    space_batch,
     strided_slice,
     tensor_ops,
 )
