@@ -86,6 +86,13 @@ def _matmul_einsum(b, equation, lhs_labels, rhs_labels, output, lhs, rhs):
     def product(labels):
         return math.prod(sizes[c] for c in labels)
 
+    labels = batch + left + right
+    if not batch and len(contract) == len(right) == 1:
+        # [..left, c] @ [c, r]: nn.matmul broadcasts, no reshape needed
+        lhs = transposed(b, lhs, [lhs_labels.index(c) for c in left + contract])
+        rhs = transposed(b, rhs, [rhs_labels.index(c) for c in contract + right])
+        result = b.create(MatMulOp, [lhs, rhs]).results[0]
+        return [transposed(b, result, [labels.index(c) for c in output])]
     lhs = operand(
         lhs, lhs_labels, batch + left + contract, product(left), product(contract)
     )
@@ -93,7 +100,6 @@ def _matmul_einsum(b, equation, lhs_labels, rhs_labels, output, lhs, rhs):
         rhs, rhs_labels, batch + contract + right, product(contract), product(right)
     )
     result = b.create(MatMulOp, [lhs, rhs]).results[0]
-    labels = batch + left + right
     current = [sizes[c] for c in batch] + [product(left), product(right)]
     result = reshaped_to(b, result, [sizes[c] for c in labels], current)
     return [transposed(b, result, [labels.index(c) for c in output])]
