@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,15 +37,17 @@ def graph_opt_ops() -> set[str]:
 
 
 def summary() -> str:
+    """The README paragraph, wrapped at 80 columns."""
     theirs = tvm_ops()
     ours = graph_opt_ops()
     missing = [op for op in theirs if op not in ours]
-    return (
+    line = (
         f"graph-opt maps {len(theirs) - len(missing)} of TVM's {len(theirs)} "
         f"TensorFlow ops (`python bench/tf_op_coverage.py`); missing: "
         + ", ".join(missing)
         + "."
     )
+    return textwrap.fill(line, 80, break_on_hyphens=False, break_long_words=False)
 
 
 def write_readme(line: str) -> None:

@@ -1,4 +1,4 @@
-"""Reference implementations of range, one_hot and top_k."""
+"""Reference implementations of range, one_hot, top_k, gather_nd and cumsum."""
 
 from __future__ import annotations
 
@@ -26,6 +26,27 @@ def top_k(x: np.ndarray, k: int, axis: int, largest: bool):
     return np.take_along_axis(x, indices, axis=axis), indices.astype(np.int64)
 
 
+def gather_nd(data: np.ndarray, indices: np.ndarray, batch: int) -> np.ndarray:
+    if batch == 0:
+        return data[tuple(np.moveaxis(indices, -1, 0))]
+    batch_shape = data.shape[:batch]
+    flat_data = data.reshape(-1, *data.shape[batch:])
+    flat_indices = indices.reshape(-1, *indices.shape[batch:])
+    parts = [gather_nd(d, i, 0) for d, i in zip(flat_data, flat_indices)]
+    return np.stack(parts).reshape(*batch_shape, *parts[0].shape)
+
+
+def cumsum(x: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarray:
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        out = np.concatenate(
+            [np.zeros_like(np.take(out, [0], axis)), np.delete(out, -1, axis)], axis
+        )
+    return np.flip(out, axis) if reverse else out
+
+
 @register_impls
 class IndexFunctions(InterpreterFunctions):
     @impl(ix.RangeOp)
@@ -48,3 +69,16 @@ class IndexFunctions(InterpreterFunctions):
         axis = int_value(op.properties, "axis", -1) % x.ndim
         largest = bool(int_value(op.properties, "largest", 1))
         return top_k(x, op.k.value.data, axis, largest)
+
+    @impl(ix.GatherNdOp)
+    def run_gather_nd(self, interpreter: Interpreter, op: ix.GatherNdOp, args):
+        data, indices = args
+        return (gather_nd(data, indices, int_value(op.properties, "batch_dims", 0)),)
+
+    @impl(ix.CumSumOp)
+    def run_cumsum(self, interpreter: Interpreter, op: ix.CumSumOp, args):
+        (x,) = args
+        props = op.properties
+        exclusive = bool(int_value(props, "exclusive", 0))
+        reverse = bool(int_value(props, "reverse", 0))
+        return (cumsum(x, op.axis.value.data % x.ndim, exclusive, reverse),)

@@ -1,4 +1,4 @@
-"""Tile, Range, OneHot, TopK and Resize: ONNX import to first-class nn ops, our
+"""Tile, Range, OneHot, TopK, GatherND, CumSum and Resize: ONNX import to first-class nn ops, our
 interpreter against onnxruntime, and the export run again in onnxruntime; the
 forms nn.resize cannot express stay nn.opaque; fold-constants evaluates them."""
 
@@ -110,6 +110,40 @@ CASES = {
             outputs=2,
         ),
         "nn.top_k",
+    ),  # fmt: skip
+    "gather_nd": (
+        lambda: model_of(
+            "GatherND",
+            {"x": rand(3, 4, 2)},
+            13,
+            {"i": np.array([[2, -1], [0, 1]], np.int64)},
+        ),
+        "nn.gather_nd",
+    ),  # fmt: skip
+    "gather_nd_batch_dims": (
+        lambda: model_of(
+            "GatherND",
+            {"x": rand(2, 4, 3)},
+            13,
+            {"i": np.array([[[3]], [[1]]], np.int64)},
+            batch_dims=1,
+        ),
+        "nn.gather_nd",
+    ),  # fmt: skip
+    "cumsum": (
+        lambda: model_of("CumSum", {"x": rand(3, 4)}, 14, {"a": np.array(1, np.int64)}),
+        "nn.cumsum",
+    ),
+    "cumsum_exclusive_reverse": (
+        lambda: model_of(
+            "CumSum",
+            {"x": rand(3, 4)},
+            14,
+            {"a": np.array(-2, np.int32)},
+            exclusive=1,
+            reverse=1,
+        ),
+        "nn.cumsum",
     ),  # fmt: skip
     "resize_scales": (
         lambda: model_of(

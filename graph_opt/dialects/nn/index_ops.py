@@ -1,4 +1,4 @@
-"""Ops that make or pick positions: range, one_hot, top_k."""
+"""Ops that make, pick or run along positions: range, one_hot, top_k, gather_nd, cumsum."""
 
 from __future__ import annotations
 
@@ -136,4 +136,72 @@ class TopKOp(NNOperation):
         return [tensor_type(x.element_type, shape), tensor_type(i64, shape)]
 
 
-INDEX_OPS: Sequence[type[NNOperation]] = [RangeOp, OneHotOp, TopKOp]
+@irdl_op_definition
+class GatherNdOp(NNOperation):
+    """ONNX's GatherND: the last dim of `indices` (K entries) picks a slice of
+    `data` after its first `batch_dims` dims; negative entries count from the end."""
+
+    name = "nn.gather_nd"
+    data = operand_def()
+    indices = operand_def()
+    output = result_def()
+    batch_dims = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        data, indices = ranked(operands[0]), ranked(operands[1])
+        if data is None or indices is None:
+            return None
+        if not isinstance(indices.element_type, IntegerType):
+            raise VerifyException(f"indices must be integers, got {indices}")
+        shape, index_shape = data.get_shape(), indices.get_shape()
+        batch = int_value(props, "batch_dims", 0)
+        if not index_shape or index_shape[-1] == DYN:
+            raise VerifyException("the last dim of indices must have a static size")
+        depth = index_shape[-1]
+        if not 0 <= batch < min(len(shape), len(index_shape)) or batch + depth > len(
+            shape
+        ):
+            raise VerifyException(
+                f"indices {list(index_shape)} with batch_dims {batch} do not fit data of rank {len(shape)}"
+            )
+        out = [*shape[:batch], *index_shape[batch:-1], *shape[batch + depth :]]
+        return [tensor_type(data.element_type, out)]
+
+
+@irdl_op_definition
+class CumSumOp(NNOperation):
+    """Running sums along `axis`; `exclusive` leaves out the element itself,
+    `reverse` sums from the end (ONNX's CumSum, TensorFlow's Cumsum)."""
+
+    name = "nn.cumsum"
+    input = operand_def()
+    output = result_def()
+    axis = prop_def(IntegerAttr)
+    exclusive = opt_prop_def(IntegerAttr)
+    reverse = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    def verify_properties(self) -> None:
+        check_flag(self.properties, "exclusive")
+        check_flag(self.properties, "reverse")
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        normalize_axis(int_value(props, "axis", 0), x.get_num_dims())
+        return [x]
+
+
+INDEX_OPS: Sequence[type[NNOperation]] = [
+    RangeOp,
+    OneHotOp,
+    TopKOp,
+    GatherNdOp,
+    CumSumOp,
+]

@@ -1,4 +1,4 @@
-"""ONNX mappings of Range, OneHot and TopK."""
+"""ONNX mappings of Range, OneHot, TopK, GatherND and CumSum."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from graph_opt.dialects.nn.base import i64_attr, int_value
 from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
 
 register_simple("Range", ix.RangeOp)
+register_simple("GatherND", ix.GatherNdOp)
 
 
 @importer("OneHot")
@@ -33,6 +34,16 @@ def _cast(e, name: str, to: np.dtype, hint: str) -> str:
     cast = e.fresh(hint)
     e.node("Cast", [name], [cast], e.attrs(to=onnx.helper.np_dtype_to_tensor_dtype(to)))
     return cast
+
+
+@exporter(ix.GatherNdOp)
+def export_gather_nd(e, op: ix.GatherNdOp):
+    """ONNX's GatherND takes int64 indices only."""
+    indices = e.name(op.indices)
+    if e.numpy_dtype(op.indices) != np.int64:
+        indices = _cast(e, indices, np.dtype(np.int64), "indices")
+    attrs = e.attrs(batch_dims=int_value(op.properties, "batch_dims", 0))
+    e.node("GatherND", [op.data, indices], [op.output], attrs)
 
 
 @exporter(ix.OneHotOp)
@@ -100,3 +111,26 @@ def export_top_k(e, op: ix.TopKOp):
         largest=int_value(op.properties, "largest", 1),
     )
     e.node("TopK", [op.input, k], [op.values, op.indices], attrs)
+
+
+@importer("CumSum")
+def import_cumsum(b, node, inputs):
+    if None in inputs:
+        return None
+    axis = b.constant_value(inputs[1])
+    if axis is None or axis.size != 1:
+        return None
+    props = {"axis": i64_attr(int(axis.reshape(-1)[0]))}
+    for name in ("exclusive", "reverse"):
+        props[name] = i64_attr(b.attrs(node).get(name, 0))
+    return b.create(ix.CumSumOp, inputs[:1], props)
+
+
+@exporter(ix.CumSumOp)
+def export_cumsum(e, op: ix.CumSumOp):
+    axis = e.initializer(np.array(op.axis.value.data, np.int64), "axis")
+    attrs = e.attrs(
+        exclusive=int_value(op.properties, "exclusive", 0),
+        reverse=int_value(op.properties, "reverse", 0),
+    )
+    e.node("CumSum", [op.input, axis], [op.output], attrs)

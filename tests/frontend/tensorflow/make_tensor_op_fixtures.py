@@ -1,6 +1,7 @@
 """Writes fixtures of TensorFlow's tensor ops (Tile, Range, OneHot, TopKV2,
-resizes, Einsum, SpaceToBatchND/BatchToSpaceND, dilated convolutions,
-PlaceholderWithDefault...) with TensorFlow's outputs.
+resizes, Einsum, SpaceToBatchND/BatchToSpaceND, DepthToSpace/SpaceToDepth,
+dilated convolutions, PlaceholderWithDefault, GatherNd, Cumsum...) with
+TensorFlow's outputs.
 
 Needs TensorFlow (not a test dependency; CI only reads the committed files):
     python tests/frontend/tensorflow/make_tensor_op_fixtures.py
@@ -127,13 +128,26 @@ def placeholder_default(rng):
 
 
 def misc(rng):
-    """BroadcastTo, ReverseV2, Fill with a computed shape."""
+    """BroadcastTo, ReverseV2, Fill with a computed shape, ZerosLike, v1 Concat and
+    Gather, GatherNd, Cumsum."""
     x = v1.placeholder(tf.float32, [3, 1, 4], name="x")
     return [
         tf.broadcast_to(x, [2, 3, 5, 4]),
         tf.reverse(x, [0, -1]),
         tf.fill(tf.shape(x[:, 0]), 2.0) + x[:, 0],
+        raw.ZerosLike(x=x) + 1.0,
+        raw.Concat(concat_dim=2, values=[x, x * 2.0]),
+        raw.Gather(params=x, indices=[2, 0, 2]),
+        tf.gather_nd(x, [[2, 0], [0, 0]]),
+        tf.gather_nd(x, [[[1, 0, 3]], [[2, 0, 1]]]),
+        tf.cumsum(x, axis=2),
+        tf.cumsum(x, axis=-1, exclusive=True, reverse=True),
     ]
+
+
+def depth_space(rng):
+    x = v1.placeholder(tf.float32, [2, 4, 6, 8], name="x")
+    return [tf.nn.depth_to_space(x, 2), tf.nn.space_to_depth(x, 2)]
 
 
 GRAPHS = {
@@ -146,6 +160,7 @@ GRAPHS = {
     "dilated_convs.pb": dilated_convs,
     "placeholder_default.pbtxt": placeholder_default,
     "misc_tensor_ops.pbtxt": misc,
+    "depth_space.pbtxt": depth_space,
 }
 
 

@@ -1,4 +1,4 @@
-"""Tile, BroadcastTo, ReverseV2, Range, OneHot and TopKV2."""
+"""Tile, BroadcastTo, ReverseV2, Range, OneHot, TopKV2, GatherNd and Cumsum."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ from graph_opt.frontend.tensorflow.mappings.tensor_ops import TO_END, sliced
 from graph_opt.frontend.tensorflow.op_table import importer, register_simple
 
 register_simple("Range", ix.RangeOp)
+register_simple(
+    "GatherNd", ix.GatherNdOp
+)  # TF refuses negative indices, so ONNX's wrap is moot
 
 
 @importer("Tile")
@@ -87,3 +90,15 @@ def import_top_k(b, node, inputs):
     (k_value,) = int_constant(b, k, "k")
     values, indices = b.create(ix.TopKOp, [x], {"k": i64_attr(k_value)}).results
     return [values, cast_to(b, indices, b.attr("index_type", INT32))]
+
+
+@importer("Cumsum")
+def import_cumsum(b, node, inputs):
+    x, axis = inputs
+    (axis_value,) = int_constant(b, axis, "the axis")
+    props = {
+        "axis": i64_attr(axis_value),
+        "exclusive": i64_attr(int(b.attr("exclusive", False))),
+        "reverse": i64_attr(int(b.attr("reverse", False))),
+    }
+    return b.create(ix.CumSumOp, [x], props)

@@ -1,5 +1,5 @@
 """SpaceToBatchND and BatchToSpaceND on their own, as pad / reshape / transpose /
-slice (static shapes). Around a convolution, the import first makes the three
+slice (static shapes); DepthToSpace and SpaceToDepth as reshape / transpose. Around a convolution, the import first makes the three
 nodes one dilated convolution (see `dilated_conv`)."""
 
 from __future__ import annotations
@@ -87,3 +87,37 @@ def import_batch_to_space(b, node, inputs):
     ends = [d - c1 for d, (_, c1) in zip(spatial, crop)]
     axes = list(range(1, m + 1))
     return [sliced(b, x, [c0 for c0, _ in crop], ends, axes, [1] * m)]
+
+
+def _block_size(b, x, what: str) -> tuple[int, list[int]]:
+    if b.attr("data_format", "NHWC") != "NHWC":
+        b.decline(f"{what} supports data_format NHWC only")
+    shape = static_shape(b, x, what)
+    if len(shape) != 4:
+        b.decline(f"{what} needs a 4-D input")
+    return b.attr("block_size"), shape
+
+
+@importer("DepthToSpace")
+def import_depth_to_space(b, node, inputs):
+    """Channel (i * block + j) * C' + c moves to row offset i, column offset j."""
+    (x,) = inputs
+    block, (n, h, w, c) = _block_size(b, x, "DepthToSpace")
+    if c % (block * block):
+        b.decline(f"channels {c} are not a multiple of block_size**2 = {block * block}")
+    depth = c // (block * block)
+    x = reshaped(b, x, [n, h, w, block, block, depth])
+    x = transposed(b, x, [0, 1, 3, 2, 4, 5])
+    return [reshaped(b, x, [n, h * block, w * block, depth])]
+
+
+@importer("SpaceToDepth")
+def import_space_to_depth(b, node, inputs):
+    """The inverse of DepthToSpace."""
+    (x,) = inputs
+    block, (n, h, w, c) = _block_size(b, x, "SpaceToDepth")
+    if h % block or w % block:
+        b.decline(f"spatial dims {h}x{w} are not multiples of block_size {block}")
+    x = reshaped(b, x, [n, h // block, block, w // block, block, c])
+    x = transposed(b, x, [0, 1, 3, 2, 4, 5])
+    return [reshaped(b, x, [n, h // block, w // block, block * block * c])]

@@ -72,3 +72,19 @@ func.func @resize_wrong_rank(%x: tensor<1x4xf32>) -> tensor<8xf32> {
   func.return %0 : tensor<8xf32>
 }
 // CHECK: sizes [8] do not match rank 2
+
+// -----
+
+func.func @gather_nd_too_deep(%x: tensor<2x3xf32>, %i: tensor<4x3xi64>) -> tensor<4xf32> {
+  %0 = nn.gather_nd %x, %i : (tensor<2x3xf32>, tensor<4x3xi64>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+// CHECK: indices [4, 3] with batch_dims 0 do not fit data of rank 2
+
+// -----
+
+func.func @cumsum_axis_out_of_range(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = nn.cumsum %x {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+// CHECK: axis 2 is out of range for rank 2
