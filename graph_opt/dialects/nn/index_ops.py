@@ -84,8 +84,6 @@ class OneHotOp(NNOperation):
 
     def verify_properties(self) -> None:
         check_flag(self.properties, "wrap_negative")
-        if self.depth.value.data < 0:
-            raise VerifyException(f"depth {self.depth.value.data} must not be negative")
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
@@ -98,7 +96,10 @@ class OneHotOp(NNOperation):
             raise VerifyException(f"values must hold [off, on], got {values}")
         shape = list(indices.get_shape())
         axis = normalize_axis(int_value(props, "axis", -1), len(shape) + 1)
-        shape.insert(axis, int_value(props, "depth", 0))
+        depth = int_value(props, "depth", 0)
+        if depth < 0:
+            raise VerifyException(f"depth {depth} must not be negative")
+        shape.insert(axis, depth)
         return [tensor_type(values.element_type, shape)]
 
 

@@ -88,3 +88,11 @@ func.func @cumsum_axis_out_of_range(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   func.return %0 : tensor<2x3xf32>
 }
 // CHECK: axis 2 is out of range for rank 2
+
+// -----
+
+func.func @one_hot_negative_depth(%i: tensor<3xi32>, %v: tensor<2xf32>) -> tensor<3x4xf32> {
+  %0 = nn.one_hot %i, %v {depth = -4 : i64} : (tensor<3xi32>, tensor<2xf32>) -> tensor<3x4xf32>
+  func.return %0 : tensor<3x4xf32>
+}
+// CHECK: depth -4 must not be negative
