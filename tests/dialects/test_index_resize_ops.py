@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 from one_node_models import check_against_ort, model_of, op_names, rand
 from xdsl.context import Context
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
 from graph_opt import api
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.onnx_export import export_module
+from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
 from graph_opt.interpreter import run_function
 from graph_opt.passes import get_all_passes
 
@@ -238,3 +241,50 @@ func.func @f() -> (tensor<4x3xf32>, tensor<4xf32>, tensor<3x4xf32>, tensor<2xf32
     )  # -1 without wrap_negative: all off
     np.testing.assert_array_equal(best, [5.0, 4.0])
     np.testing.assert_array_equal(resized[0], [1.0, 1.0, 5.0, 3.0])
+
+
+def test_prune_removes_unused_ones():
+    module = api.parse("""
+func.func @f(%x: tensor<2x3xf32>, %i: tensor<3xi32>) -> tensor<2x3xf32> {
+  %r = nn.constant dense<[2, 1]> : tensor<2xi64>
+  %t = nn.tile %x, %r : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<4x3xf32>
+  %v = nn.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %h = nn.one_hot %i, %v {depth = 4 : i64} : (tensor<3xi32>, tensor<2xf32>) -> tensor<3x4xf32>
+  %k, %ki = nn.top_k %x {k = 1 : i64} : (tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>)
+  %z = nn.resize %x {sizes = array<i64: 4, 6>} : (tensor<2x3xf32>) -> tensor<4x6xf32>
+  %c = nn.cumsum %x {axis = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %x : tensor<2x3xf32>
+}""")
+    get_all_passes()["prune"]()().apply(Context(), module)
+    assert op_names(module) == ["builtin.module", "func.func", "func.return"]
+
+
+@pytest.mark.parametrize(
+    "op_text, opset",
+    [
+        (
+            "%0 = nn.cumsum %x {axis = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>",
+            10,
+        ),
+        (
+            "%0 = nn.resize %x {sizes = array<i64: 4, 6>} : (tensor<2x3xf32>) -> tensor<4x6xf32>",
+            10,
+        ),
+        (
+            "%0, %1 = nn.top_k %x {k = 1 : i64, largest = 0 : i64} : (tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>)",
+            10,
+        ),
+    ],
+    ids=["cumsum", "resize", "top_k_smallest"],
+)
+def test_export_to_an_opset_without_the_form_is_refused(op_text, opset):
+    module = api.parse(f"""
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {{
+  {op_text}
+  func.return %x : tensor<2x3xf32>
+}}""")
+    module.attributes[OPSET_ATTR] = DictionaryAttr({"": IntegerAttr(opset, 64)})
+    with pytest.raises(
+        FrontendError, match=f"needs opset 1[01], the model has {opset}"
+    ):
+        export_module(module)

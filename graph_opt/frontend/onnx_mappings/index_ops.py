@@ -13,6 +13,18 @@ register_simple("Range", ix.RangeOp)
 register_simple("GatherND", ix.GatherNdOp)
 
 
+def check_opset(e, op, first: int) -> None:
+    """ONNX's first opset with the op's form (Range, GatherND, CumSum: 11; TopK: 10)."""
+    if e.opset < first:
+        e.unsupported(op, f"its ONNX form needs opset {first}, the model has {e.opset}")
+
+
+@exporter(ix.RangeOp)
+def export_range(e, op: ix.RangeOp):
+    check_opset(e, op, 11)
+    e.node("Range", list(op.operands), [op.output])
+
+
 @importer("OneHot")
 def import_one_hot(b, node, inputs):
     """ONNX's negative indices count from the end: wrap_negative."""
@@ -39,10 +51,12 @@ def _cast(e, name: str, to: np.dtype, hint: str) -> str:
 @exporter(ix.GatherNdOp)
 def export_gather_nd(e, op: ix.GatherNdOp):
     """ONNX's GatherND takes int64 indices only."""
+    batch_dims = int_value(op.properties, "batch_dims", 0)
+    check_opset(e, op, 12 if batch_dims else 11)
     indices = e.name(op.indices)
     if e.numpy_dtype(op.indices) != np.int64:
         indices = _cast(e, indices, np.dtype(np.int64), "indices")
-    attrs = e.attrs(batch_dims=int_value(op.properties, "batch_dims", 0))
+    attrs = e.attrs(batch_dims=batch_dims) if batch_dims else []
     e.node("GatherND", [op.data, indices], [op.output], attrs)
 
 
@@ -105,11 +119,11 @@ def import_top_k(b, node, inputs):
 
 @exporter(ix.TopKOp)
 def export_top_k(e, op: ix.TopKOp):
+    check_opset(e, op, 10 if int_value(op.properties, "largest", 1) else 11)
     k = e.initializer(np.array([op.k.value.data], np.int64), "k")
-    attrs = e.attrs(
-        axis=int_value(op.properties, "axis", -1),
-        largest=int_value(op.properties, "largest", 1),
-    )
+    attrs = e.attrs(axis=int_value(op.properties, "axis", -1))
+    if e.opset >= 11:
+        attrs += e.attrs(largest=int_value(op.properties, "largest", 1))
     e.node("TopK", [op.input, k], [op.values, op.indices], attrs)
 
 
@@ -128,6 +142,7 @@ def import_cumsum(b, node, inputs):
 
 @exporter(ix.CumSumOp)
 def export_cumsum(e, op: ix.CumSumOp):
+    check_opset(e, op, 11)
     axis = e.initializer(np.array(op.axis.value.data, np.int64), "axis")
     attrs = e.attrs(
         exclusive=int_value(op.properties, "exclusive", 0),

@@ -72,6 +72,8 @@ def import_resize(b, node, inputs):
 @exporter(ResizeOp)
 def export_resize(e, op: ResizeOp):
     """Kept (-1) dims: their static size, else (opset 18) left out of `axes`."""
+    if e.opset < 11:
+        e.unsupported(op, f"Resize with sizes needs opset 11, the model has {e.opset}")
     sizes = list(int_list(op.properties, "sizes"))
     out_type = ranked(op.output)
     shape = out_type.get_shape() if out_type is not None else [DYN] * len(sizes)
