@@ -245,3 +245,25 @@ def test_resize_with_an_unknown_batch_exports_with_axes():
     )
     [actual] = session.run(None, {"x": x})
     np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "equation, shapes, batch",
+    [
+        ("abc,cd->abd", [[-1, 3, 4], [4, 5]], 2),
+        ("bij,bjk->bik", [[-1, 3, 4], [-1, 4, 5]], 2),
+        ("bqhd,bkhd->bhqk", [[-1, 3, 2, 4], [-1, 5, 2, 4]], 2),
+        ("bj,bjk->bk", [[-1, 4], [-1, 4, 5]], 2),
+    ],
+)
+def test_einsum_with_an_unknown_batch(equation, shapes, batch):
+    """Keras models with batch None: no reshape merges the unknown dim."""
+    module = import_graph_def(einsum_graph(equation, *shapes).graph)
+    operands = [
+        RNG.standard_normal([batch if d == -1 else d for d in s]).astype(np.float32)
+        for s in shapes
+    ]
+    [out] = run_function(module, dict(zip(["in0", "in1"], operands)))
+    np.testing.assert_allclose(
+        out, np.einsum(equation, *operands), rtol=1e-5, atol=1e-5
+    )

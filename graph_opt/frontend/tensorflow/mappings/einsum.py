@@ -15,8 +15,8 @@ import numpy as np
 
 from graph_opt.dialects.nn.base import i64_array
 from graph_opt.dialects.nn.linalg import MatMulOp
+from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
-from graph_opt.frontend.tensorflow.mappings.index_ops import static_shape
 from graph_opt.frontend.tensorflow.mappings.layouts import reshaped
 from graph_opt.frontend.tensorflow.op_table import importer
 
@@ -50,22 +50,29 @@ def transposed(b, value, perm: list[int]):
 
 
 def reshaped_to(b, value, shape: list[int], current: list[int]):
-    return value if shape == current else reshaped(b, value, shape)
+    if shape == current:
+        return value
+    if shape.count(DYN) > 1:
+        b.decline("einsum: reshaping with more than one dim of unknown size")
+    return reshaped(b, value, [-1 if d == DYN else d for d in shape])
 
 
 def _matmul_einsum(b, equation, lhs_labels, rhs_labels, output, lhs, rhs):
     sizes: dict[str, int] = {}
     for labels, value in ((lhs_labels, lhs), (rhs_labels, rhs)):
-        shape = static_shape(b, value, "Einsum")
-        if len(shape) != len(labels):
+        value_type = ranked(value)
+        if value_type is None or value_type.get_num_dims() != len(labels):
             b.decline(
-                f"einsum '{equation}': labels '{labels}' do not match rank {len(shape)}"
+                f"einsum '{equation}': labels '{labels}' need an operand of that rank"
             )
-        for label, size in zip(labels, shape):
-            if sizes.setdefault(label, size) != size:
+        for label, size in zip(labels, value_type.get_shape()):
+            known = sizes.setdefault(label, size)
+            if DYN not in (known, size) and known != size:
                 b.decline(
-                    f"einsum '{equation}': label '{label}' has sizes {sizes[label]} and {size}"
+                    f"einsum '{equation}': label '{label}' has sizes {known} and {size}"
                 )
+            if known == DYN:
+                sizes[label] = size
     if set(output) - set(lhs_labels) - set(rhs_labels):
         b.decline(f"einsum '{equation}': an output label is in no operand")
     batch = [c for c in lhs_labels if c in rhs_labels and c in output]
@@ -84,7 +91,8 @@ def _matmul_einsum(b, equation, lhs_labels, rhs_labels, output, lhs, rhs):
         return reshaped_to(b, value, shape, current)
 
     def product(labels):
-        return math.prod(sizes[c] for c in labels)
+        dims = [sizes[c] for c in labels]
+        return DYN if DYN in dims else math.prod(dims)
 
     labels = batch + left + right
     if not batch and len(contract) == len(right) == 1:
