@@ -267,3 +267,46 @@ def test_einsum_with_an_unknown_batch(equation, shapes, batch):
     np.testing.assert_allclose(
         out, np.einsum(equation, *operands), rtol=1e-5, atol=1e-5
     )
+
+
+def space_batch_graph(op: str, shape, *params) -> GraphBuilder:
+    g = GraphBuilder()
+    g.placeholder("x", shape)
+    names = []
+    for i, values in enumerate(params):
+        g.const(f"p{i}", np.array(values, np.int32))
+        names.append(f"p{i}")
+    attrs = {"block_size": 2} if not params else {}
+    g.node("out", op, ["x", *names], T=FLOAT_T, **attrs)
+    return g
+
+
+def space_to_batch(x, block, pads):
+    """numpy's SpaceToBatchND of NHWC data, from TensorFlow's documentation."""
+    x = np.pad(x, [(0, 0), *pads, (0, 0)])
+    n, h, w, c = x.shape
+    (bh, bw) = block
+    x = x.reshape(n, h // bh, bh, w // bw, bw, c).transpose(2, 4, 0, 1, 3, 5)
+    return x.reshape(bh * bw * n, h // bh, w // bw, c)
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_space_batch_ops_with_an_unknown_batch(batch):
+    x = RNG.standard_normal((batch, 4, 6, 2)).astype(np.float32)
+    pads = [[1, 1], [0, 2]]
+    s2b = import_graph_def(
+        space_batch_graph("SpaceToBatchND", [-1, 4, 6, 2], [2, 2], pads).graph
+    )
+    [out] = run_function(s2b, {"x": x})
+    np.testing.assert_array_equal(out, space_to_batch(x, (2, 2), pads))
+    b2s = import_graph_def(
+        space_batch_graph("BatchToSpaceND", [-1, 3, 4, 2], [2, 2], pads).graph
+    )
+    [back] = run_function(b2s, {"x": out})
+    np.testing.assert_array_equal(back, x)
+    d2s = import_graph_def(space_batch_graph("DepthToSpace", [-1, 2, 3, 8]).graph)
+    y = RNG.standard_normal((batch, 2, 3, 8)).astype(np.float32)
+    [out] = run_function(d2s, {"x": y})
+    s2d = import_graph_def(space_batch_graph("SpaceToDepth", [-1, 4, 6, 2]).graph)
+    [back] = run_function(s2d, {"x": out})
+    np.testing.assert_array_equal(back, y)

@@ -1,19 +1,33 @@
-"""SpaceToBatchND and BatchToSpaceND on their own, as pad / reshape / transpose /
-slice (static shapes); DepthToSpace and SpaceToDepth as reshape / transpose. Around a convolution, the import first makes the three
-nodes one dilated convolution (see `dilated_conv`)."""
+"""SpaceToBatchND and BatchToSpaceND on their own, as pad / reshape / transpose / slice
+(static shapes but for the batch); DepthToSpace and SpaceToDepth as reshape /
+transpose. Around a convolution, the import first makes the three nodes one dilated
+convolution (see `dilated_conv`)."""
 
 from __future__ import annotations
 
 import math
 
 from graph_opt.dialects.nn.base import i64_array
+from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import PadOp
 from graph_opt.frontend.tensorflow.mappings.einsum import transposed
-from graph_opt.frontend.tensorflow.mappings.index_ops import static_shape
 from graph_opt.frontend.tensorflow.mappings.layouts import reshaped
 from graph_opt.frontend.tensorflow.mappings.shape_ops import int_constant
 from graph_opt.frontend.tensorflow.mappings.tensor_ops import sliced
 from graph_opt.frontend.tensorflow.op_table import importer
+
+
+def batch_and_static_shape(b, x, what: str) -> list[int]:
+    """The shape of `x`: static but for the batch (dim 0), which may be unknown."""
+    x_type = ranked(x)
+    if x_type is None or DYN in x_type.get_shape()[1:]:
+        b.decline(f"{what} needs static sizes but for the batch")
+    return list(x_type.get_shape())
+
+
+def reshaped_batch(b, x, shape: list[int]):
+    """`reshaped`, an unknown batch size as -1."""
+    return reshaped(b, x, [-1 if d == DYN else d for d in shape])
 
 
 def _block_and_pairs(b, block_shape, pairs, shape: list[int], what: str):
@@ -33,7 +47,7 @@ def import_space_to_batch(b, node, inputs):
     """Pad, split each spatial dim i into (dim / block_i, block_i), move the block
     dims in front of the batch, merge them into it."""
     x, block_shape, paddings = inputs
-    shape = static_shape(b, x, "SpaceToBatchND")
+    shape = batch_and_static_shape(b, x, "SpaceToBatchND")
     block, pads = _block_and_pairs(b, block_shape, paddings, shape, "paddings")
     m, rest = len(block), shape[len(block) + 1 :]
     padded = [d + p0 + p1 for d, (p0, p1) in zip(shape[1:], pads)]
@@ -49,7 +63,7 @@ def import_space_to_batch(b, node, inputs):
     split = [shape[0]]
     for d, k in zip(padded, block):
         split += [d // k, k]
-    x = reshaped(b, x, split + rest)
+    x = reshaped_batch(b, x, split + rest)
     perm = [
         *range(2, 2 * m + 1, 2),
         0,
@@ -57,8 +71,9 @@ def import_space_to_batch(b, node, inputs):
         *range(2 * m + 1, 2 * m + 1 + len(rest)),
     ]
     x = transposed(b, x, perm)
-    out = [shape[0] * math.prod(block), *(d // k for d, k in zip(padded, block)), *rest]
-    return [reshaped(b, x, out)]
+    batch = DYN if shape[0] == DYN else shape[0] * math.prod(block)
+    out = [batch, *(d // k for d, k in zip(padded, block)), *rest]
+    return [reshaped_batch(b, x, out)]
 
 
 @importer("BatchToSpaceND")
@@ -66,22 +81,22 @@ def import_batch_to_space(b, node, inputs):
     """The inverse: split the batch into the block dims, interleave them with the
     spatial dims, merge, then crop."""
     x, block_shape, crops = inputs
-    shape = static_shape(b, x, "BatchToSpaceND")
+    shape = batch_and_static_shape(b, x, "BatchToSpaceND")
     block, crop = _block_and_pairs(b, block_shape, crops, shape, "crops")
     m, rest = len(block), shape[len(block) + 1 :]
-    batch = shape[0] // math.prod(block)
-    if batch * math.prod(block) != shape[0]:
+    batch = DYN if shape[0] == DYN else shape[0] // math.prod(block)
+    if batch != DYN and batch * math.prod(block) != shape[0]:
         b.decline(
             f"batch {shape[0]} is not a multiple of the block size {math.prod(block)}"
         )
-    x = reshaped(b, x, [*block, batch, *shape[1:]])
+    x = reshaped_batch(b, x, [*block, batch, *shape[1:]])
     perm = [m]
     for i in range(m):
         perm += [m + 1 + i, i]
     perm += list(range(2 * m + 1, 2 * m + 1 + len(rest)))
     x = transposed(b, x, perm)
     spatial = [d * k for d, k in zip(shape[1 : m + 1], block)]
-    x = reshaped(b, x, [batch, *spatial, *rest])
+    x = reshaped_batch(b, x, [batch, *spatial, *rest])
     if not any(c0 or c1 for c0, c1 in crop):
         return [x]
     ends = [d - c1 for d, (_, c1) in zip(spatial, crop)]
@@ -92,7 +107,7 @@ def import_batch_to_space(b, node, inputs):
 def _block_size(b, x, what: str) -> tuple[int, list[int]]:
     if b.attr("data_format", "NHWC") != "NHWC":
         b.decline(f"{what} supports data_format NHWC only")
-    shape = static_shape(b, x, what)
+    shape = batch_and_static_shape(b, x, what)
     if len(shape) != 4:
         b.decline(f"{what} needs a 4-D input")
     return b.attr("block_size"), shape
@@ -106,9 +121,9 @@ def import_depth_to_space(b, node, inputs):
     if c % (block * block):
         b.decline(f"channels {c} are not a multiple of block_size**2 = {block * block}")
     depth = c // (block * block)
-    x = reshaped(b, x, [n, h, w, block, block, depth])
+    x = reshaped_batch(b, x, [n, h, w, block, block, depth])
     x = transposed(b, x, [0, 1, 3, 2, 4, 5])
-    return [reshaped(b, x, [n, h * block, w * block, depth])]
+    return [reshaped_batch(b, x, [n, h * block, w * block, depth])]
 
 
 @importer("SpaceToDepth")
@@ -118,6 +133,6 @@ def import_space_to_depth(b, node, inputs):
     block, (n, h, w, c) = _block_size(b, x, "SpaceToDepth")
     if h % block or w % block:
         b.decline(f"spatial dims {h}x{w} are not multiples of block_size {block}")
-    x = reshaped(b, x, [n, h // block, block, w // block, block, c])
+    x = reshaped_batch(b, x, [n, h // block, block, w // block, block, c])
     x = transposed(b, x, [0, 1, 3, 2, 4, 5])
-    return [reshaped(b, x, [n, h // block, w // block, block * block * c])]
+    return [reshaped_batch(b, x, [n, h // block, w // block, block * block * c])]
