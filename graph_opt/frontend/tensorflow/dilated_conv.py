@@ -64,6 +64,7 @@ def _plain_valid_conv(conv: NodeDef | None) -> bool:
     layout = conv.attr["data_format"].s if "data_format" in conv.attr else b"NHWC"
     return (
         layout == b"NHWC"
+        and "padding" in conv.attr
         and conv.attr["padding"].s == b"VALID"
         and _attr_ints(conv, "strides", [1] * 4) == [1] * 4
         and _attr_ints(conv, "dilations", [1] * 4) == [1] * 4
