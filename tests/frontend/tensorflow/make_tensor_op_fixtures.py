@@ -150,6 +150,22 @@ def depth_space(rng):
     return [tf.nn.depth_to_space(x, 2), tf.nn.space_to_depth(x, 2)]
 
 
+def volumes(rng):
+    """Conv3D and 3-D pooling, NDHWC."""
+    x = v1.placeholder(tf.float32, [1, 5, 6, 7, 2], name="x")
+    conv = tf.nn.conv3d(x, weight(rng, 3, 2, 3, 2, 4), [1, 1, 2, 1, 1], "SAME")
+    dilated = tf.nn.conv3d(
+        x, weight(rng, 2, 2, 2, 2, 3), [1] * 5, "VALID", dilations=[1, 2, 1, 2, 1]
+    )
+    return [
+        tf.nn.relu(conv),
+        dilated,
+        tf.nn.max_pool3d(x, [1, 2, 2, 3, 1], [1, 2, 1, 2, 1], "SAME"),
+        tf.nn.avg_pool3d(x, [1, 3, 2, 2, 1], [1, 1, 2, 2, 1], "SAME"),
+        tf.nn.avg_pool3d(x, 2, 2, "VALID"),
+    ]
+
+
 GRAPHS = {
     "tile_range.pbtxt": tile_range,
     "one_hot.pbtxt": one_hot,
@@ -161,6 +177,7 @@ GRAPHS = {
     "placeholder_default.pbtxt": placeholder_default,
     "misc_tensor_ops.pbtxt": misc,
     "depth_space.pbtxt": depth_space,
+    "volumes.pb": volumes,
 }
 
 

@@ -1,5 +1,5 @@
 """Convolutions: Conv2D, DepthwiseConv2dNative and Conv2DBackpropInput, NHWC data
-with HWIO filters (or NCHW)."""
+with HWIO filters (or NCHW); Conv3D, NDHWC with DHWIO filters (or NCDHW)."""
 
 from __future__ import annotations
 
@@ -9,40 +9,49 @@ from graph_opt.dialects.nn.base import i64_array, i64_attr, str_attr
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.layout import CHANNELS_LAST
 from graph_opt.dialects.nn.shapes import DYN, ranked
-from graph_opt.frontend.tensorflow.mappings.layouts import data_layout, reshaped
+from graph_opt.frontend.tensorflow.mappings.layouts import (
+    data_layout,
+    data_layout_3d,
+    reshaped,
+)
 from graph_opt.frontend.tensorflow.op_table import importer
 
 TF_PADDINGS = {"SAME": "SAME_UPPER", "VALID": "VALID"}
 """TensorFlow's SAME puts the odd padding at the end, as ONNX's SAME_UPPER."""
 
 
-def _spatial_axes(layout: str) -> tuple[list[int], list[int]]:
-    """(spatial axes, batch and channel axes) of a 4-D tensor in `layout`."""
-    return ([1, 2], [0, 3]) if layout == CHANNELS_LAST else ([2, 3], [0, 1])
+def _spatial_axes(layout: str, rank: int = 4) -> tuple[list[int], list[int]]:
+    """(spatial axes, batch and channel axes) of a tensor of `rank` in `layout`."""
+    if layout == CHANNELS_LAST:
+        return list(range(1, rank - 1)), [0, rank - 1]
+    return list(range(2, rank)), [0, 1]
 
 
-def per_spatial_axis(b, name: str, layout: str) -> list[int]:
-    values = b.attr(name, [1, 1, 1, 1])
-    spatial, other = _spatial_axes(layout)
-    if len(values) != 4 or any(values[a] != 1 for a in other):
-        b.decline(f"{name} {values} must be 4 values, 1 on the batch and channel axes")
+def per_spatial_axis(b, name: str, layout: str, rank: int = 4) -> list[int]:
+    values = b.attr(name, [1] * rank)
+    spatial, other = _spatial_axes(layout, rank)
+    if len(values) != rank or any(values[a] != 1 for a in other):
+        b.decline(
+            f"{name} {values} must be {rank} values, 1 on the batch and channel axes"
+        )
     return [values[a] for a in spatial]
 
 
-def window_props(b, layout: str, dilations: bool = True) -> dict:
-    """strides, dilations and padding of a 2-D window op, as nn.conv properties."""
-    props = {"strides": i64_array(per_spatial_axis(b, "strides", layout))}
+def window_props(b, layout: str, dilations: bool = True, rank: int = 4) -> dict:
+    """strides, dilations and padding of a 2-D (3-D with rank 5) window op, as
+    nn.conv properties."""
+    props = {"strides": i64_array(per_spatial_axis(b, "strides", layout, rank))}
     if dilations:
-        props["dilations"] = i64_array(per_spatial_axis(b, "dilations", layout))
+        props["dilations"] = i64_array(per_spatial_axis(b, "dilations", layout, rank))
     props["data_layout"] = str_attr(layout)
     padding = b.attr("padding")
     if padding in TF_PADDINGS:
         props["auto_pad"] = str_attr(TF_PADDINGS[padding])
     elif padding == "EXPLICIT":
         flat = b.attr("explicit_paddings", [])
-        spatial, other = _spatial_axes(layout)
+        spatial, other = _spatial_axes(layout, rank)
         pairs = list(zip(flat[0::2], flat[1::2]))
-        if len(flat) != 8 or any(pairs[a] != (0, 0) for a in other):
+        if len(flat) != 2 * rank or any(pairs[a] != (0, 0) for a in other):
             b.decline(f"explicit_paddings {flat} must pad only the spatial axes")
         props["pads"] = i64_array(
             [pairs[a][0] for a in spatial] + [pairs[a][1] for a in spatial]
@@ -148,3 +157,15 @@ def import_conv2d_backprop_input(b, node, inputs):
     if any(extra):
         props["output_padding"] = i64_array(extra)
     return b.create(ConvTransposeOp, [x, _filter_for_layout(b, layout, w)], props)
+
+
+@importer("Conv3D")
+def import_conv3d(b, node, inputs):
+    """NDHWC data with a DHWIO filter (OIDHW, permuted, with NCDHW)."""
+    layout = data_layout_3d(b)
+    props = window_props(b, layout, rank=5)
+    x, w = inputs
+    if layout != CHANNELS_LAST:
+        array = b.constant_input(w, "the filter of an NCDHW convolution")
+        w = b.constant(np.ascontiguousarray(np.transpose(array, (4, 3, 0, 1, 2))))
+    return b.create(ConvOp, [x, w], props)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
-from graph_opt.dialects.nn.layout import CHANNELS_LAST, DATA_LAYOUTS
+from graph_opt.dialects.nn.layout import CHANNELS_FIRST, CHANNELS_LAST, DATA_LAYOUTS
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
 
 
@@ -15,6 +15,17 @@ def data_layout(b) -> str:
     if layout not in DATA_LAYOUTS:
         b.decline(f"data_format {layout} is not supported")
     return layout
+
+
+LAYOUTS_3D = {"NDHWC": CHANNELS_LAST, "NCDHW": CHANNELS_FIRST}
+
+
+def data_layout_3d(b) -> str:
+    """The data_format of a 3-D op (NDHWC when absent) as an nn data_layout."""
+    layout = b.attr("data_format", "NDHWC")
+    if layout not in LAYOUTS_3D:
+        b.decline(f"data_format {layout} is not supported")
+    return LAYOUTS_3D[layout]
 
 
 def reshaped(b, value: SSAValue, shape: list[int]) -> SSAValue:
