@@ -151,7 +151,7 @@ def depth_space(rng):
 
 
 def volumes(rng):
-    """Conv3D and 3-D pooling, NDHWC."""
+    """Conv3D, its transpose and 3-D pooling, NDHWC."""
     x = v1.placeholder(tf.float32, [1, 5, 6, 7, 2], name="x")
     conv = tf.nn.conv3d(x, weight(rng, 3, 2, 3, 2, 4), [1, 1, 2, 1, 1], "SAME")
     dilated = tf.nn.conv3d(
@@ -163,6 +163,12 @@ def volumes(rng):
         tf.nn.max_pool3d(x, [1, 2, 2, 3, 1], [1, 2, 1, 2, 1], "SAME"),
         tf.nn.avg_pool3d(x, [1, 3, 2, 2, 1], [1, 1, 2, 2, 1], "SAME"),
         tf.nn.avg_pool3d(x, 2, 2, "VALID"),
+        tf.nn.conv3d_transpose(
+            x, weight(rng, 3, 2, 2, 3, 2), [1, 10, 12, 13, 3], 2, "SAME"
+        ),
+        tf.nn.conv3d_transpose(
+            x, weight(rng, 2, 3, 2, 1, 2), [1, 6, 8, 8, 1], 1, "VALID"
+        ),
     ]
 
 

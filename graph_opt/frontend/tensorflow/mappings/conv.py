@@ -1,5 +1,6 @@
 """Convolutions: Conv2D, DepthwiseConv2dNative and Conv2DBackpropInput, NHWC data
-with HWIO filters (or NCHW); Conv3D, NDHWC with DHWIO filters (or NCDHW)."""
+with HWIO filters (or NCHW); Conv3D and Conv3DBackpropInputV2, NDHWC with DHWIO
+filters (or NCDHW)."""
 
 from __future__ import annotations
 
@@ -61,12 +62,14 @@ def window_props(b, layout: str, dilations: bool = True, rank: int = 4) -> dict:
     return props
 
 
-def _filter_for_layout(b, layout: str, filter_value):
-    """TensorFlow filters are HWIO for both data formats; nn wants OIHW with NCHW."""
+def _filter_for_layout(b, layout: str, filter_value, rank: int = 4):
+    """TensorFlow filters are HWIO (DHWIO) for both data formats; nn wants OIHW
+    (OIDHW) with channels first."""
     if layout == CHANNELS_LAST:
         return filter_value
-    array = b.constant_input(filter_value, "the filter of an NCHW convolution")
-    return b.constant(np.ascontiguousarray(np.transpose(array, (3, 2, 0, 1))))
+    array = b.constant_input(filter_value, "the filter of a channels-first convolution")
+    perm = (rank - 1, rank - 2, *range(rank - 2))
+    return b.constant(np.ascontiguousarray(np.transpose(array, perm)))
 
 
 @importer("Conv2D")
@@ -93,17 +96,18 @@ def import_depthwise_conv2d(b, node, inputs):
     return b.create(ConvOp, [x, _filter_for_layout(b, layout, grouped)], props)
 
 
-def _transpose_padding(b, layout: str, sizes, kernel, strides, dilations, outputs):
+def _transpose_padding(b, spatial, sizes, kernel, strides, dilations, outputs):
     """nn.conv_transpose pads and output_padding giving TensorFlow's output size:
     the padding of the forward conv from `outputs` to `sizes` (SAME: the odd one
     at the end), then output_padding for the last rows no input reaches."""
     padding = b.attr("padding")
-    spatial, _ = _spatial_axes(layout)
     windows = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
     if padding == "EXPLICIT":
         flat = b.attr("explicit_paddings", [])
-        if len(flat) != 8:
-            b.decline(f"explicit_paddings {flat} must have 8 values")
+        if len(flat) != 2 * (len(spatial) + 2):
+            b.decline(
+                f"explicit_paddings {flat} must have {2 * (len(spatial) + 2)} values"
+            )
         begins = [flat[2 * a] for a in spatial]
         ends = [flat[2 * a + 1] for a in spatial]
     elif padding in TF_PADDINGS:
@@ -130,33 +134,35 @@ def _transpose_padding(b, layout: str, sizes, kernel, strides, dilations, output
     return begins + ends, extra
 
 
-@importer("Conv2DBackpropInput")
-def import_conv2d_backprop_input(b, node, inputs):
-    """The gradient of Conv2D by its input, a transposed convolution. The HWIO
-    filter of the forward conv is HWOI for nn.conv_transpose (or IOHW, permuted,
-    with NCHW); the output size comes from the constant input_sizes."""
-    layout = data_layout(b)
+@importer("Conv2DBackpropInput", "Conv3DBackpropInputV2")
+def import_conv_backprop_input(b, node, inputs):
+    """The gradient of Conv2D (Conv3D) by its input, a transposed convolution. The
+    HWIO filter of the forward conv is HWOI for nn.conv_transpose (or IOHW,
+    permuted, with NCHW); the output size comes from the constant input_sizes."""
+    rank = 5 if node.op.startswith("Conv3D") else 4
+    layout = data_layout_3d(b) if rank == 5 else data_layout(b)
     input_sizes, w, x = inputs
     outputs = [int(v) for v in b.constant_input(input_sizes, "input_sizes").reshape(-1)]
     x_type, w_type = ranked(x), ranked(w)
-    spatial, _ = _spatial_axes(layout)
-    if x_type is None or w_type is None or len(outputs) != 4:
-        b.decline("input, filter and input_sizes need rank 4")
+    spatial, _ = _spatial_axes(layout, rank)
+    if x_type is None or w_type is None or len(outputs) != rank:
+        b.decline(f"input, filter and input_sizes need rank {rank}")
     sizes = [x_type.get_shape()[a] for a in spatial]
-    kernel = list(w_type.get_shape()[:2])
+    kernel = list(w_type.get_shape()[: rank - 2])
     if DYN in sizes + kernel:
         b.decline("the input's spatial dims and the filter need static sizes")
-    props = window_props(b, layout)
+    props = window_props(b, layout, rank=rank)
     props.pop("auto_pad", None)  # the forward conv's padding, resolved below
     strides, dilations = props["strides"].get_values(), props["dilations"].get_values()
     out_sizes = [outputs[a] for a in spatial]
     pads, extra = _transpose_padding(
-        b, layout, sizes, kernel, strides, dilations, out_sizes
+        b, spatial, sizes, kernel, strides, dilations, out_sizes
     )
     props["pads"] = i64_array(pads)
     if any(extra):
         props["output_padding"] = i64_array(extra)
-    return b.create(ConvTransposeOp, [x, _filter_for_layout(b, layout, w)], props)
+    w = _filter_for_layout(b, layout, w, rank)
+    return b.create(ConvTransposeOp, [x, w], props)
 
 
 @importer("Conv3D")
@@ -165,7 +171,4 @@ def import_conv3d(b, node, inputs):
     layout = data_layout_3d(b)
     props = window_props(b, layout, rank=5)
     x, w = inputs
-    if layout != CHANNELS_LAST:
-        array = b.constant_input(w, "the filter of an NCDHW convolution")
-        w = b.constant(np.ascontiguousarray(np.transpose(array, (4, 3, 0, 1, 2))))
-    return b.create(ConvOp, [x, w], props)
+    return b.create(ConvOp, [x, _filter_for_layout(b, layout, w, 5)], props)
