@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from graph_opt.dialects.nn.base import i64_array
 from graph_opt.dialects.nn.linalg import MatMulOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
-from graph_opt.dialects.nn.tensor_ops import TransposeOp
-from graph_opt.frontend.tensorflow.mappings.layouts import reshaped
+from graph_opt.frontend.tensorflow.mappings.layouts import reshaped, transposed
 from graph_opt.frontend.tensorflow.op_table import importer
 
 
@@ -37,16 +33,6 @@ def parse_equation(b, equation: str) -> tuple[list[str], str]:
                 f"einsum '{equation}': a repeated label (a diagonal) is not supported"
             )
     return operands, output
-
-
-def transposed(b, value, perm: list[int]):
-    """`value` permuted: itself, a new constant, or an nn.transpose."""
-    if perm == sorted(perm):
-        return value
-    array = b.constant_value(value)
-    if array is not None:
-        return b.constant(np.ascontiguousarray(np.transpose(array, perm)))
-    return b.create(TransposeOp, [value], {"perm": i64_array(perm)}).results[0]
 
 
 def reshaped_to(b, value, shape: list[int], current: list[int]):

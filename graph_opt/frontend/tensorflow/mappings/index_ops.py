@@ -20,9 +20,8 @@ from graph_opt.frontend.tensorflow.mappings.tensor_ops import TO_END, sliced
 from graph_opt.frontend.tensorflow.op_table import importer, register_simple
 
 register_simple("Range", ix.RangeOp)
-register_simple(
-    "GatherNd", ix.GatherNdOp
-)  # TF refuses negative indices, so ONNX's wrap is moot
+# TensorFlow refuses negative indices: that nn.gather_nd wraps them does not matter
+register_simple("GatherNd", ix.GatherNdOp)
 
 
 @importer("Tile")
@@ -43,13 +42,14 @@ def import_broadcast_to(b, node, inputs):
     """A reshape to the target's rank, then a tile of the unit dims."""
     x, shape = inputs
     target = int_constant(b, shape, "the shape")
-    dims = static_shape(b, x, "BroadcastTo")
-    if len(dims) > len(target):
-        b.decline(f"cannot broadcast shape {dims} to {target}")
-    dims = [1] * (len(target) - len(dims)) + dims
+    shape = static_shape(b, x, "BroadcastTo")
+    if len(shape) > len(target):
+        b.decline(f"cannot broadcast shape {shape} to {target}")
+    dims = [1] * (len(target) - len(shape)) + shape
     if any(d not in (1, t) for d, t in zip(dims, target)):
         b.decline(f"cannot broadcast shape {dims} to {target}")
-    x = reshaped(b, x, dims)
+    if dims != shape:
+        x = reshaped(b, x, dims)
     repeats = [t if d == 1 else 1 for d, t in zip(dims, target)]
     return b.create(TileOp, [x, b.constant(np.array(repeats, np.int64))])
 

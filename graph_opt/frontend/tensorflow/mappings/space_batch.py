@@ -10,8 +10,7 @@ import math
 from graph_opt.dialects.nn.base import i64_array
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import PadOp
-from graph_opt.frontend.tensorflow.mappings.einsum import transposed
-from graph_opt.frontend.tensorflow.mappings.layouts import reshaped
+from graph_opt.frontend.tensorflow.mappings.layouts import reshaped, transposed
 from graph_opt.frontend.tensorflow.mappings.shape_ops import int_constant
 from graph_opt.frontend.tensorflow.mappings.tensor_ops import sliced
 from graph_opt.frontend.tensorflow.op_table import importer
