@@ -310,3 +310,18 @@ def test_space_batch_ops_with_an_unknown_batch(batch):
     s2d = import_graph_def(space_batch_graph("SpaceToDepth", [-1, 4, 6, 2]).graph)
     [back] = run_function(s2d, {"x": out})
     np.testing.assert_array_equal(back, y)
+
+
+def test_one_hot_with_computed_on_and_off_values():
+    g = GraphBuilder()
+    g.placeholder("i", [4], INT32)
+    for name in ("on", "off"):
+        g.placeholder(name, [], FLOAT).attr["shape"].shape.SetInParent()
+    g.const("depth", np.array(3, np.int32))
+    g.node("out", "OneHot", ["i", "depth", "on", "off"], T=FLOAT_T, axis=0)
+    module = import_graph_def(g.graph)
+    indices = np.array([0, 2, -1, 3], np.int32)
+    on, off = np.array(2.5, np.float32), np.array(-1.0, np.float32)
+    [out] = run_function(module, {"i": indices, "on": on, "off": off})
+    expected = np.where(np.arange(3)[:, None] == indices, 2.5, -1.0).astype(np.float32)
+    np.testing.assert_array_equal(out, expected)
