@@ -1,4 +1,4 @@
-"""Reference implementations of range, one_hot, top_k, gather_nd and cumsum."""
+"""Reference implementations of range, one_hot, top_k and gather_nd."""
 
 from __future__ import annotations
 
@@ -36,17 +36,6 @@ def gather_nd(data: np.ndarray, indices: np.ndarray, batch: int) -> np.ndarray:
     return np.stack(parts).reshape(*batch_shape, *parts[0].shape)
 
 
-def cumsum(x: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarray:
-    if reverse:
-        x = np.flip(x, axis)
-    out = np.cumsum(x, axis=axis, dtype=x.dtype)
-    if exclusive:
-        out = np.concatenate(
-            [np.zeros_like(np.take(out, [0], axis)), np.delete(out, -1, axis)], axis
-        )
-    return np.flip(out, axis) if reverse else out
-
-
 @register_impls
 class IndexFunctions(InterpreterFunctions):
     @impl(ix.RangeOp)
@@ -74,11 +63,3 @@ class IndexFunctions(InterpreterFunctions):
     def run_gather_nd(self, interpreter: Interpreter, op: ix.GatherNdOp, args):
         data, indices = args
         return (gather_nd(data, indices, int_value(op.properties, "batch_dims", 0)),)
-
-    @impl(ix.CumSumOp)
-    def run_cumsum(self, interpreter: Interpreter, op: ix.CumSumOp, args):
-        (x,) = args
-        props = op.properties
-        exclusive = bool(int_value(props, "exclusive", 0))
-        reverse = bool(int_value(props, "reverse", 0))
-        return (cumsum(x, op.axis.value.data % x.ndim, exclusive, reverse),)

@@ -1,4 +1,4 @@
-"""Tile, Range, OneHot, TopK, GatherND, CumSum and Resize: ONNX import to first-class nn ops, our
+"""Tile, Range, OneHot, TopK, GatherND and Resize: ONNX import to first-class nn ops, our
 interpreter against onnxruntime, and the export run again in onnxruntime; the
 forms nn.resize cannot express stay nn.opaque; fold-constants evaluates them."""
 
@@ -133,21 +133,6 @@ CASES = {
         ),
         "nn.gather_nd",
     ),  # fmt: skip
-    "cumsum": (
-        lambda: model_of("CumSum", {"x": rand(3, 4)}, 14, {"a": np.array(1, np.int64)}),
-        "nn.cumsum",
-    ),
-    "cumsum_exclusive_reverse": (
-        lambda: model_of(
-            "CumSum",
-            {"x": rand(3, 4)},
-            14,
-            {"a": np.array(-2, np.int32)},
-            exclusive=1,
-            reverse=1,
-        ),
-        "nn.cumsum",
-    ),  # fmt: skip
     "resize_scales": (
         lambda: model_of(
             "Resize",
@@ -252,7 +237,6 @@ func.func @f(%x: tensor<2x3xf32>, %i: tensor<3xi32>) -> tensor<2x3xf32> {
   %h = nn.one_hot %i, %v {depth = 4 : i64} : (tensor<3xi32>, tensor<2xf32>) -> tensor<3x4xf32>
   %k, %ki = nn.top_k %x {k = 1 : i64} : (tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>)
   %z = nn.resize %x {sizes = array<i64: 4, 6>} : (tensor<2x3xf32>) -> tensor<4x6xf32>
-  %c = nn.cumsum %x {axis = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %x : tensor<2x3xf32>
 }""")
     get_all_passes()["prune"]()().apply(Context(), module)
@@ -275,7 +259,7 @@ func.func @f(%x: tensor<2x3xf32>, %i: tensor<3xi32>) -> tensor<2x3xf32> {
             10,
         ),
     ],
-    ids=["cumsum", "resize", "top_k_smallest"],
+    ids=["resize", "top_k_smallest"],
 )
 def test_export_to_an_opset_without_the_form_is_refused(op_text, opset):
     module = api.parse(f"""

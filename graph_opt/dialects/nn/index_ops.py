@@ -1,4 +1,4 @@
-"""Ops that make, pick or run along positions: range, one_hot, top_k, gather_nd, cumsum."""
+"""Ops that make or pick positions: range, one_hot, top_k, gather_nd."""
 
 from __future__ import annotations
 
@@ -172,37 +172,4 @@ class GatherNdOp(NNOperation):
         return [tensor_type(data.element_type, out)]
 
 
-@irdl_op_definition
-class CumSumOp(NNOperation):
-    """Running sums along `axis`; `exclusive` leaves out the element itself,
-    `reverse` sums from the end (ONNX's CumSum, TensorFlow's Cumsum)."""
-
-    name = "nn.cumsum"
-    input = operand_def()
-    output = result_def()
-    axis = prop_def(IntegerAttr)
-    exclusive = opt_prop_def(IntegerAttr)
-    reverse = opt_prop_def(IntegerAttr)
-    traits = traits_def(Pure())
-    assembly_format = GENERIC_FORMAT
-
-    def verify_properties(self) -> None:
-        check_flag(self.properties, "exclusive")
-        check_flag(self.properties, "reverse")
-
-    @classmethod
-    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
-        x = ranked(operands[0])
-        if x is None:
-            return None
-        normalize_axis(int_value(props, "axis", 0), x.get_num_dims())
-        return [x]
-
-
-INDEX_OPS: Sequence[type[NNOperation]] = [
-    RangeOp,
-    OneHotOp,
-    TopKOp,
-    GatherNdOp,
-    CumSumOp,
-]
+INDEX_OPS: Sequence[type[NNOperation]] = [RangeOp, OneHotOp, TopKOp, GatherNdOp]

@@ -1,4 +1,4 @@
-"""ONNX mappings of Range, OneHot, TopK, GatherND and CumSum."""
+"""ONNX mappings of Range, OneHot, TopK and GatherND."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ register_simple("GatherND", ix.GatherNdOp)
 
 
 def check_opset(e, op, first: int) -> None:
-    """ONNX's first opset with the op's form (Range, GatherND, CumSum: 11; TopK: 10)."""
+    """ONNX's first opset with the op's form (Range, GatherND: 11; TopK: 10)."""
     if e.opset < first:
         e.unsupported(op, f"its ONNX form needs opset {first}, the model has {e.opset}")
 
@@ -125,27 +125,3 @@ def export_top_k(e, op: ix.TopKOp):
     if e.opset >= 11:
         attrs += e.attrs(largest=int_value(op.properties, "largest", 1))
     e.node("TopK", [op.input, k], [op.values, op.indices], attrs)
-
-
-@importer("CumSum")
-def import_cumsum(b, node, inputs):
-    if None in inputs:
-        return None
-    axis = b.constant_value(inputs[1])
-    if axis is None or axis.size != 1:
-        return None
-    props = {"axis": i64_attr(int(axis.reshape(-1)[0]))}
-    for name in ("exclusive", "reverse"):
-        props[name] = i64_attr(b.attrs(node).get(name, 0))
-    return b.create(ix.CumSumOp, inputs[:1], props)
-
-
-@exporter(ix.CumSumOp)
-def export_cumsum(e, op: ix.CumSumOp):
-    check_opset(e, op, 11)
-    axis = e.initializer(np.array(op.axis.value.data, np.int64), "axis")
-    attrs = e.attrs(
-        exclusive=int_value(op.properties, "exclusive", 0),
-        reverse=int_value(op.properties, "reverse", 0),
-    )
-    e.node("CumSum", [op.input, axis], [op.output], attrs)

@@ -1,4 +1,4 @@
-"""Tile, BroadcastTo, ReverseV2, Range, OneHot, TopKV2, GatherNd and Cumsum."""
+"""Tile, BroadcastTo, ReverseV2, Range, OneHot, TopKV2 and GatherNd."""
 
 from __future__ import annotations
 
@@ -90,15 +90,3 @@ def import_top_k(b, node, inputs):
     (k_value,) = int_constant(b, k, "k")
     values, indices = b.create(ix.TopKOp, [x], {"k": i64_attr(k_value)}).results
     return [values, cast_to(b, indices, b.attr("index_type", INT32))]
-
-
-@importer("Cumsum")
-def import_cumsum(b, node, inputs):
-    x, axis = inputs
-    (axis_value,) = int_constant(b, axis, "the axis")
-    props = {
-        "axis": i64_attr(axis_value),
-        "exclusive": i64_attr(int(b.attr("exclusive", False))),
-        "reverse": i64_attr(int(b.attr("reverse", False))),
-    }
-    return b.create(ix.CumSumOp, [x], props)

@@ -1,4 +1,4 @@
-"""Shape ops: Reshape, Squeeze, ExpandDims, Shape, ShapeN, Size, Rank, Fill, ZerosLike."""
+"""Shape ops: Reshape, Squeeze, ExpandDims, Shape, ShapeN, Size, Rank, Fill."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from xdsl.ir import SSAValue
 from graph_opt.dialects.nn import shape_ops as s
 from graph_opt.dialects.nn.base import i64_array, i64_attr
 from graph_opt.dialects.nn.dense import from_numpy
-from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.tensor_ops import CastOp
 from graph_opt.frontend.tensorflow.op_table import importer
 from graph_opt.frontend.tensorflow.schema import DATA_TYPES
@@ -104,14 +103,4 @@ def import_fill(b, node, inputs):
     element = value.type.element_type
     props = {"value": from_numpy(fill.reshape(1), element)}
     shape = int64_input(b, dims, "dims")
-    return b.create(s.ConstantOfShapeOp, [shape], props)
-
-
-@importer("ZerosLike")
-def import_zeros_like(b, node, inputs):
-    """Zeros of the input's shape and type (no NaN passes, unlike x * 0)."""
-    (x,) = inputs
-    element = x.type.element_type
-    props = {"value": from_numpy(np.zeros(1, numpy_dtype(element)), element)}
-    shape = b.create(s.ShapeOp, [x]).results[0]
     return b.create(s.ConstantOfShapeOp, [shape], props)
