@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     IntAttr,
+    IntegerAttr,
     TensorType,
 )
 from xdsl.ir import (
@@ -276,6 +277,49 @@ class SelectOp(TosaOperation):
     output = result_def(TensorType)
 
 
+@irdl_op_definition
+class GreaterOp(BinaryOperation):
+    """Result is a tensor of i1."""
+
+    name = "tosa.greater"
+
+
+@irdl_op_definition
+class EqualOp(BinaryOperation):
+    """Result is a tensor of i1."""
+
+    name = "tosa.equal"
+
+
+@irdl_op_definition
+class LogicalAndOp(BinaryOperation):
+    name = "tosa.logical_and"
+
+
+@irdl_op_definition
+class LogicalOrOp(BinaryOperation):
+    name = "tosa.logical_or"
+
+
+@irdl_op_definition
+class LogicalXorOp(BinaryOperation):
+    name = "tosa.logical_xor"
+
+
+LogicalNotOp = _unary("tosa.logical_not", "LogicalNotOp")
+
+
+@irdl_op_definition
+class ArgMaxOp(TosaOperation):
+    """Index (i32) of the largest element along `axis`, which the result drops."""
+
+    name = "tosa.argmax"
+    input = operand_def(TensorType)
+    output = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I32])
+    nan_mode = opt_prop_def(xdsl_tosa.NanModeAttr)
+
+
 XDSL_OPS_KEPT = [
     xdsl_tosa.ClampOp,
     xdsl_tosa.ConstOp,
@@ -329,6 +373,13 @@ TOSA = Dialect(
         PowOp,
         GreaterEqualOp,
         SelectOp,
+        GreaterOp,
+        EqualOp,
+        LogicalAndOp,
+        LogicalOrOp,
+        LogicalXorOp,
+        LogicalNotOp,
+        ArgMaxOp,
     ],
     [xdsl_tosa.NanModeAttr, xdsl_tosa.RoundingModeAttr, ShapeType],
 )

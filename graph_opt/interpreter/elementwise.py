@@ -9,6 +9,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn import constant as c
 from graph_opt.dialects.nn import elementwise as ew
+from graph_opt.dialects.nn.base import int_value
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -31,6 +32,24 @@ def _unary(fn):
         return (np.asarray(fn(x)).astype(x.dtype, copy=False),)
 
     return run
+
+
+def _test(fn):
+    """An elementwise test with a bool result."""
+
+    def run(self, interpreter: Interpreter, op, args):
+        (x,) = args
+        return (np.asarray(fn(x), dtype=np.bool_),)
+
+    return run
+
+
+def _elu(x: np.ndarray, alpha: float) -> np.ndarray:
+    return np.where(x > 0, x, alpha * np.expm1(x))
+
+
+def _hard_sigmoid(x: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    return np.clip(x * x.dtype.type(alpha) + x.dtype.type(beta), 0, 1)
 
 
 def _int_div(a, b):
@@ -62,6 +81,56 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_tanh = impl(ew.TanhOp)(_unary(np.tanh))
     run_identity = impl(ew.IdentityOp)(_unary(lambda x: x))
     run_stop_gradient = impl(ew.StopGradientOp)(_unary(lambda x: x))
+
+    run_sin = impl(ew.SinOp)(_unary(np.sin))
+    run_cos = impl(ew.CosOp)(_unary(np.cos))
+    run_tan = impl(ew.TanOp)(_unary(np.tan))
+    run_asin = impl(ew.AsinOp)(_unary(np.arcsin))
+    run_acos = impl(ew.AcosOp)(_unary(np.arccos))
+    run_atan = impl(ew.AtanOp)(_unary(np.arctan))
+    run_sinh = impl(ew.SinhOp)(_unary(np.sinh))
+    run_cosh = impl(ew.CoshOp)(_unary(np.cosh))
+    run_asinh = impl(ew.AsinhOp)(_unary(np.arcsinh))
+    run_acosh = impl(ew.AcoshOp)(_unary(np.arccosh))
+    run_atanh = impl(ew.AtanhOp)(_unary(np.arctanh))
+    run_floor = impl(ew.FloorOp)(_unary(np.floor))
+    run_ceil = impl(ew.CeilOp)(_unary(np.ceil))
+    run_round = impl(ew.RoundOp)(_unary(np.round))  # half to even
+    run_sign = impl(ew.SignOp)(_unary(np.sign))
+    run_log1p = impl(ew.Log1pOp)(_unary(np.log1p))
+    run_expm1 = impl(ew.Expm1Op)(_unary(np.expm1))
+    run_softplus = impl(ew.SoftplusOp)(_unary(lambda x: np.logaddexp(0, x)))
+    run_softsign = impl(ew.SoftsignOp)(_unary(lambda x: x / (1 + np.abs(x))))
+    run_hard_swish = impl(ew.HardSwishOp)(
+        _unary(lambda x: x * _hard_sigmoid(x, 1 / 6, 0.5))
+    )
+    run_mish = impl(ew.MishOp)(_unary(lambda x: x * np.tanh(np.logaddexp(0, x))))
+    run_is_nan = impl(ew.IsNanOp)(_test(np.isnan))
+    run_is_inf = impl(ew.IsInfOp)(_test(np.isinf))
+    run_is_finite = impl(ew.IsFiniteOp)(_test(np.isfinite))
+
+    @impl(ew.ModOp)
+    def run_mod(self, interpreter: Interpreter, op: ew.ModOp, args):
+        lhs, rhs = args
+        fn = np.fmod if int_value(op.properties, "fmod", 0) else np.mod
+        return (np.asarray(fn(lhs, rhs)).astype(lhs.dtype, copy=False),)
+
+    @impl(ew.EluOp)
+    def run_elu(self, interpreter: Interpreter, op: ew.EluOp, args):
+        (x,) = args
+        return (_elu(x, op.alpha.value.data).astype(x.dtype, copy=False),)
+
+    @impl(ew.SeluOp)
+    def run_selu(self, interpreter: Interpreter, op: ew.SeluOp, args):
+        (x,) = args
+        y = op.gamma.value.data * _elu(x, op.alpha.value.data)
+        return (y.astype(x.dtype, copy=False),)
+
+    @impl(ew.HardSigmoidOp)
+    def run_hard_sigmoid(self, interpreter: Interpreter, op: ew.HardSigmoidOp, args):
+        (x,) = args
+        y = _hard_sigmoid(x, op.alpha.value.data, op.beta.value.data)
+        return (y.astype(x.dtype, copy=False),)
 
     @impl(ew.LeakyReluOp)
     def run_leaky_relu(self, interpreter: Interpreter, op: ew.LeakyReluOp, args):

@@ -6,6 +6,8 @@ import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from graph_opt.dialects.nn import reduce as r
+from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.dtypes import numpy_dtype
 
 
 def _reduction(fn):
@@ -20,9 +22,47 @@ def _reduction(fn):
     return run
 
 
+def _arg_reduction(fn):
+    def run(self, interpreter: Interpreter, op: r.ArgReduceOp, args):
+        (x,) = args
+        axis = int_value(op.properties, "axis", 0) % x.ndim
+        if int_value(op.properties, "select_last_index", 0):
+            last = x.shape[axis] - 1
+            index = last - fn(np.flip(x, axis), axis=axis, keepdims=op.keeps_dims)
+        else:
+            index = fn(x, axis=axis, keepdims=op.keeps_dims)
+        return (np.asarray(index).astype(numpy_dtype(op.output.type.element_type)),)
+
+    return run
+
+
+def cumsum(x: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarray:
+    if reverse:
+        x = np.flip(x, axis)
+    sums = np.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:  # shift by one along the axis, a zero first
+        sums = np.concatenate(
+            [np.zeros_like(np.take(sums, [0], axis)), np.delete(sums, -1, axis)], axis
+        )
+    return np.flip(sums, axis) if reverse else sums
+
+
 @register_impls
 class ReduceFunctions(InterpreterFunctions):
     run_reduce_mean = impl(r.ReduceMeanOp)(_reduction(np.mean))
     run_reduce_sum = impl(r.ReduceSumOp)(_reduction(np.sum))
     run_reduce_max = impl(r.ReduceMaxOp)(_reduction(np.max))
     run_reduce_min = impl(r.ReduceMinOp)(_reduction(np.min))
+    run_reduce_prod = impl(r.ReduceProdOp)(_reduction(np.prod))
+    run_reduce_any = impl(r.ReduceAnyOp)(_reduction(np.any))
+    run_reduce_all = impl(r.ReduceAllOp)(_reduction(np.all))
+    run_argmax = impl(r.ArgMaxOp)(_arg_reduction(np.argmax))
+    run_argmin = impl(r.ArgMinOp)(_arg_reduction(np.argmin))
+
+    @impl(r.CumSumOp)
+    def run_cumsum(self, interpreter: Interpreter, op: r.CumSumOp, args):
+        (x,) = args
+        props = op.properties
+        axis = int_value(props, "axis", 0) % x.ndim
+        exclusive = bool(int_value(props, "exclusive", 0))
+        return (cumsum(x, axis, exclusive, bool(int_value(props, "reverse", 0))),)

@@ -13,6 +13,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects import tosa_ext
+from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
 from graph_opt.lowering.tosa_conv import LowerConv, LowerGlobalAvgPool, LowerPool
 from graph_opt.lowering.tosa_elementwise import LowerElementwise
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
@@ -33,6 +34,8 @@ PATTERNS = (
     LowerMatMul,
     LowerGemm,
     LowerElementwise,
+    LowerComparisons,
+    LowerArgReductions,
     LowerTensorOps,
     LowerSlicing,
     LowerCast,
@@ -64,8 +67,8 @@ class LowerToTosaPass(ModulePass):
     max_pool2d / avg_pool2d (NCHW data is transposed around them), matrix
     products batched 3-D tosa.matmul; elementwise ops, activations, reshapes,
     transposes, concat, slices, splits, casts, pads, reductions, softmax,
-    batch_norm and layer_norm become their TOSA counterparts or short TOSA
-    sequences. The int8 ops map to TOSA's integer profile: nn.qconv and
+    batch_norm and layer_norm, comparisons, logical ops, select and arg max/min
+    become their TOSA counterparts or short TOSA sequences. The int8 ops map to TOSA's integer profile: nn.qconv and
     nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
     accumulators, nn.rescale to tosa.rescale, nn.quantize and nn.dequantize to
     tosa.mul / add / clamp / cast.

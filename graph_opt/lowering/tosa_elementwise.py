@@ -37,10 +37,25 @@ UNARY_OPS: dict[type[Operation], type[Operation]] = {
     nn.SigmoidOp: tosa_ext.SigmoidOp,
     nn.TanhOp: tosa_ext.TanhOp,
     nn.ReciprocalOp: tosa.ReciprocalOp,
+    nn.SinOp: tosa.SinOp,
+    nn.CosOp: tosa.CosOp,
+    nn.FloorOp: tosa_ext.FloorOp,
+    nn.CeilOp: tosa_ext.CeilOp,
 }
 
 FORWARDED_OPS = (nn.IdentityOp, nn.StopGradientOp, DropoutOp)
 """Identity in inference: the result is the input."""
+
+COMPOSITE_ACTIVATIONS = (
+    nn.EluOp,
+    nn.SeluOp,
+    nn.HardSigmoidOp,
+    nn.HardSwishOp,
+    nn.SoftsignOp,
+    nn.MishOp,
+    nn.SoftplusOp,
+)
+"""Activations TOSA lacks, lowered to its arithmetic."""
 
 LOWERED_OPS = (
     *BINARY_OPS,
@@ -52,6 +67,7 @@ LOWERED_OPS = (
     nn.ClipOp,
     nn.LeakyReluOp,
     nn.GeluOp,
+    *COMPOSITE_ACTIVATIONS,
 )
 
 INTEGER_OPS = (nn.AddOp, nn.SubOp, nn.ClipOp)
@@ -73,6 +89,69 @@ def leaky_relu(b: TosaBuilder, x: SSAValue, alpha: float) -> SSAValue:
     scaled = b.scale(x, alpha)
     return b.add(
         tosa_ext.SelectOp.build(operands=[positive, x, scaled], result_types=[x.type])
+    )
+
+
+def elu(b: TosaBuilder, x: SSAValue, alpha: float) -> SSAValue:
+    """select(x > 0, x, alpha * (exp(x) - 1))."""
+    positive = b.add(
+        tosa_ext.GreaterOp.build(
+            operands=[x, b.const_like(x, 0.0)],
+            result_types=[TensorType(i1, shape_of(x))],
+        )
+    )
+    expm1 = b.binary(tosa.SubOp, b.unary(tosa_ext.ExpOp, x), b.const_like(x, 1.0))
+    return b.add(
+        tosa_ext.SelectOp.build(
+            operands=[positive, x, b.scale(expm1, alpha)], result_types=[x.type]
+        )
+    )
+
+
+def hard_sigmoid(b: TosaBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+    """clamp(alpha * x + beta, 0, 1)."""
+    return b.clamp(b.binary(tosa.AddOp, b.scale(x, alpha), b.const_like(x, beta)), 0, 1)
+
+
+def composite_activation(b: TosaBuilder, op: Operation) -> SSAValue:
+    """Elu, Selu, HardSigmoid, HardSwish, Softsign, Mish and Softplus as TOSA arithmetic."""
+    x, props = op.operands[0], op.properties
+    match op:
+        case nn.EluOp():
+            return elu(b, x, float_value(props, "alpha", 1.0))
+        case nn.SeluOp():
+            alpha = float_value(props, "alpha", nn.SELU_ALPHA)
+            return b.scale(elu(b, x, alpha), float_value(props, "gamma", nn.SELU_GAMMA))
+        case nn.HardSigmoidOp():
+            alpha, beta = (
+                float_value(props, "alpha", 0.2),
+                float_value(props, "beta", 0.5),
+            )
+            return hard_sigmoid(b, x, alpha, beta)
+        case nn.HardSwishOp():
+            return b.binary(tosa.MulOp, x, hard_sigmoid(b, x, 1 / 6, 0.5))
+        case nn.SoftsignOp():
+            denominator = b.binary(
+                tosa.AddOp, b.unary(tosa_ext.AbsOp, x), b.const_like(x, 1.0)
+            )
+            return b.binary(tosa.MulOp, x, b.unary(tosa.ReciprocalOp, denominator))
+        case nn.MishOp():
+            return b.binary(tosa.MulOp, x, b.unary(tosa_ext.TanhOp, softplus(b, x)))
+    return softplus(b, x)
+
+
+def softplus(b: TosaBuilder, x: SSAValue) -> SSAValue:
+    """max(x, 0) + log(1 + exp(-|x|)), which never overflows."""
+    zero = b.zero_point(element_of(x))
+    negative_abs = b.add(
+        tosa_ext.NegateOp.build(
+            operands=[b.unary(tosa_ext.AbsOp, x), zero, zero], result_types=[x.type]
+        )
+    )
+    exp = b.unary(tosa_ext.ExpOp, negative_abs)
+    log = b.unary(tosa_ext.LogOp, b.binary(tosa.AddOp, exp, b.const_like(x, 1.0)))
+    return b.binary(
+        tosa.AddOp, b.binary(tosa_ext.MaximumOp, x, b.const_like(x, 0.0)), log
     )
 
 
@@ -134,6 +213,8 @@ class LowerElementwise(LoweringPattern):
             return b.binary(BINARY_OPS[type(op)], x, op.operands[1])
         if type(op) in UNARY_OPS:
             return b.unary(UNARY_OPS[type(op)], x)
+        if isinstance(op, COMPOSITE_ACTIVATIONS):
+            return composite_activation(b, op)
         props = op.properties
         match op:
             case nn.DivOp():

@@ -25,9 +25,12 @@ from graph_opt.dialects.nn.base import int_value
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.norm import SoftmaxOp
 from graph_opt.dialects.nn.reduce import (
+    ReduceAllOp,
+    ReduceAnyOp,
     ReduceMaxOp,
     ReduceMeanOp,
     ReduceMinOp,
+    ReduceProdOp,
     ReduceSumOp,
     reduced_axes,
 )
@@ -54,7 +57,11 @@ TOSA_REDUCTIONS: dict[type[Operation], type[Operation]] = {
     ReduceMeanOp: tosa.ReduceSumOp,
     ReduceMaxOp: tosa.ReduceMaxOp,
     ReduceMinOp: tosa.ReduceMinOp,
+    ReduceProdOp: tosa.ReduceProductOp,
+    ReduceAnyOp: tosa.ReduceAnyOp,
+    ReduceAllOp: tosa.ReduceAllOp,
 }
+BOOL_REDUCTIONS = (ReduceAnyOp, ReduceAllOp)
 
 
 def reduce(
@@ -224,13 +231,14 @@ def is_narrowing(source, target) -> bool:
 
 
 class LowerReductions(LoweringPattern):
-    """nn.reduce_{sum,mean,max,min} -> per-axis tosa.reduce_*; mean scales the sum."""
+    """nn.reduce_{sum,mean,max,min,prod,any,all} -> per-axis tosa.reduce_*; mean
+    scales the sum."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if type(op) not in TOSA_REDUCTIONS:
             return
         x = op.operands[0]
-        if not is_float(x):
+        if not is_float(x) and not isinstance(op, BOOL_REDUCTIONS):
             self.decline(op, "integer reductions do not lower to TOSA")
             return
         shape = shape_of(x)

@@ -247,10 +247,6 @@ func.func @f(%x: tensor<2x3xf32>, %i: tensor<3xi32>) -> tensor<2x3xf32> {
     "op_text, opset",
     [
         (
-            "%0 = nn.cumsum %x {axis = 0 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>",
-            10,
-        ),
-        (
             "%0 = nn.resize %x {sizes = array<i64: 4, 6>} : (tensor<2x3xf32>) -> tensor<4x6xf32>",
             10,
         ),

@@ -135,6 +135,43 @@ func.func @slice_split_cast(%x: tensor<4x6xf32>) -> (tensor<2x4xf32>, tensor<4x2
   %f = nn.cast %i {{to = f32}} : (tensor<4x6xi32>) -> tensor<4x6xf32>
   func.return %s, %a, %b, %i, %f : tensor<2x4xf32>, tensor<4x2xf32>, tensor<4x4xf32>, tensor<4x6xi32>, tensor<4x6xf32>
 }}""",
+    "compare_math": f"""
+func.func @compare_math(%x: tensor<2x3x4xf32>, %y: tensor<4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {{
+  %half = {const(np.full((1,), 0.5, np.float32))}
+  %lt = nn.less %x, %y : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xi1>
+  %ge = nn.greater_equal %x, %half : (tensor<2x3x4xf32>, tensor<1xf32>) -> tensor<2x3x4xi1>
+  %ne = nn.not_equal %x, %y : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xi1>
+  %xor = nn.logical_xor %lt, %ge : (tensor<2x3x4xi1>, tensor<2x3x4xi1>) -> tensor<2x3x4xi1>
+  %and = nn.logical_and %xor, %ne : (tensor<2x3x4xi1>, tensor<2x3x4xi1>) -> tensor<2x3x4xi1>
+  %not = nn.logical_not %and : (tensor<2x3x4xi1>) -> tensor<2x3x4xi1>
+  %any = nn.reduce_any %not {{axes = array<i64: 2>, keepdims = 0 : i64}} : (tensor<2x3x4xi1>) -> tensor<2x3xi1>
+  %sel = nn.select %lt, %x, %y : (tensor<2x3x4xi1>, tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %s = nn.sin %sel : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %c = nn.cos %x : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %three = {const(np.full((1,), 3.0, np.float32))}
+  %x3 = nn.mul %x, %three : (tensor<2x3x4xf32>, tensor<1xf32>) -> tensor<2x3x4xf32>
+  %f = nn.floor %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %ce = nn.ceil %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %e = nn.elu %x3 {{alpha = 0.7 : f32}} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %se = nn.selu %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %hsg = nn.hard_sigmoid %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %hsw = nn.hard_swish %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %ss = nn.softsign %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %sp = nn.softplus %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u1 = nn.add %s, %c : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u2 = nn.add %u1, %f : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u3 = nn.add %u2, %ce : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u4 = nn.add %u3, %e : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %u5 = nn.add %u4, %se : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %v1 = nn.add %hsg, %hsw : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %v2 = nn.add %v1, %ss : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %mi = nn.mish %x3 : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %v3a = nn.add %v2, %sp : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %v3 = nn.add %v3a, %mi : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %am = nn.argmax %x {{axis = -1 : i64, keepdims = 0 : i64, output_type = i32}} : (tensor<2x3x4xf32>) -> tensor<2x3xi32>
+  %pr = nn.reduce_prod %x {{axes = array<i64: 1>}} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  func.return %u5, %any, %am, %pr, %v3, %sel : tensor<2x3x4xf32>, tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays."""
 

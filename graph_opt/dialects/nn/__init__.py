@@ -2,6 +2,7 @@
 
 from xdsl.ir import Dialect
 
+from graph_opt.dialects.nn.compare import COMPARE_OPS
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import ELEMENTWISE_OPS
@@ -33,6 +34,7 @@ NN = Dialect(
         *REDUCE_OPS,
         OpaqueOp,
         *ELEMENTWISE_OPS,
+        *COMPARE_OPS,
         *SHAPE_OPS,
         *TENSOR_OPS,
         *FUSED_OPS,

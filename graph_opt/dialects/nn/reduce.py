@@ -1,15 +1,18 @@
-"""Reductions over a set of axes: mean, sum, max, min."""
+"""Reductions over a set of axes (mean, sum, max, min, prod, any, all), arg
+max/min, and running sums."""
 
 from __future__ import annotations
 
 from abc import ABC
+from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, i64
+from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -38,15 +41,12 @@ def reduced_axes(props, rank: int) -> tuple[int, ...]:
     return tuple(sorted(normalized))
 
 
-class ReduceOp(NNOperation, ABC):
-    """Reduce `input` over `axes` (i64 array; empty = all axes unless
-    `noop_with_empty_axes`); `keepdims` (default 1) keeps them as size 1."""
+class AxesReduction(NNOperation, ABC):
+    """A reduction of `input` over some axes; `keepdims` (default 1) keeps them as size 1."""
 
     input = operand_def()
     output = result_def()
-    axes = opt_prop_def(DenseArrayBase)
     keepdims = opt_prop_def(IntegerAttr)
-    noop_with_empty_axes = opt_prop_def(IntegerAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
 
@@ -54,20 +54,31 @@ class ReduceOp(NNOperation, ABC):
     def keeps_dims(self) -> bool:
         return bool(int_value(self.properties, "keepdims", 1))
 
-    @classmethod
-    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+    @staticmethod
+    def reduced_shape(props, shape, axes: tuple[int, ...]) -> list[int]:
         keep = int_value(props, "keepdims", 1)
         if keep not in (0, 1):
             raise VerifyException(f"keepdims must be 0 or 1, got {keep}")
+        if keep:
+            return [1 if i in axes else d for i, d in enumerate(shape)]
+        return [d for i, d in enumerate(shape) if i not in axes]
+
+
+class ReduceOp(AxesReduction, ABC):
+    """Reduce `input` over `axes` (i64 array; empty = all axes unless
+    `noop_with_empty_axes`); `keepdims` (default 1) keeps them as size 1."""
+
+    axes = opt_prop_def(DenseArrayBase)
+    noop_with_empty_axes = opt_prop_def(IntegerAttr)
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
         x = ranked(operands[0])
         if x is None:
+            cls.reduced_shape(props, (), ())  # checks keepdims
             return None
         shape = x.get_shape()
-        axes = reduced_axes(props, len(shape))
-        if keep:
-            out = [1 if i in axes else d for i, d in enumerate(shape)]
-        else:
-            out = [d for i, d in enumerate(shape) if i not in axes]
+        out = cls.reduced_shape(props, shape, reduced_axes(props, len(shape)))
         return [tensor_type(x.element_type, out)]
 
 
@@ -91,4 +102,103 @@ class ReduceMinOp(ReduceOp):
     name = "nn.reduce_min"
 
 
-REDUCE_OPS = [ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp]
+@irdl_op_definition
+class ReduceProdOp(ReduceOp):
+    name = "nn.reduce_prod"
+
+
+class BoolReduceOp(ReduceOp, ABC):
+    """A reduction of i1 values."""
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is not None and x.element_type != IntegerType(1):
+            raise VerifyException(f"expected an i1 input, got {x.element_type}")
+        return super().infer_result_types(operands, props)
+
+
+@irdl_op_definition
+class ReduceAnyOp(BoolReduceOp):
+    """Logical or over the axes (TF Any)."""
+
+    name = "nn.reduce_any"
+
+
+@irdl_op_definition
+class ReduceAllOp(BoolReduceOp):
+    """Logical and over the axes (TF All)."""
+
+    name = "nn.reduce_all"
+
+
+class ArgReduceOp(AxesReduction, ABC):
+    """The index of the largest (smallest) element along `axis` (default 0), the
+    first one unless `select_last_index`; `keepdims` (default 1) keeps the axis
+    as size 1. Indices have element type `output_type` (i64 unless given: TF's
+    `output_type` may be i32)."""
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
+
+    axis = opt_prop_def(IntegerAttr)
+    select_last_index = opt_prop_def(IntegerAttr)
+    output_type = opt_prop_def(TypeAttribute)
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        check_flag(props, "select_last_index")
+        index_type = props.get("output_type", i64)
+        if index_type not in (i64, IntegerType(32)):
+            raise VerifyException(f"output_type must be i32 or i64, got {index_type}")
+        x = ranked(operands[0])
+        if x is None:
+            cls.reduced_shape(props, (), ())  # checks keepdims
+            return None
+        shape = x.get_shape()
+        if not shape:
+            raise VerifyException("expected an input of rank 1 or more")
+        axis = normalize_axis(int_value(props, "axis", 0), len(shape))
+        return [tensor_type(index_type, cls.reduced_shape(props, shape, (axis,)))]
+
+
+@irdl_op_definition
+class ArgMaxOp(ArgReduceOp):
+    name = "nn.argmax"
+
+
+@irdl_op_definition
+class ArgMinOp(ArgReduceOp):
+    name = "nn.argmin"
+
+
+@irdl_op_definition
+class CumSumOp(NNOperation):
+    """Running sums along `axis` (ONNX CumSum, TF Cumsum): `exclusive` leaves out
+    the element itself, `reverse` sums from the end."""
+
+    name = "nn.cumsum"
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
+
+    input = operand_def()
+    output = result_def()
+    axis = prop_def(IntegerAttr)
+    exclusive = opt_prop_def(IntegerAttr)
+    reverse = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        check_flag(props, "exclusive")
+        check_flag(props, "reverse")
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        normalize_axis(int_value(props, "axis", 0), x.get_num_dims())
+        return [x]
+
+
+REDUCE_OPS = [
+    ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp,
+    ReduceProdOp, ReduceAnyOp, ReduceAllOp, ArgMaxOp, ArgMinOp, CumSumOp,
+]  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from graph_opt.dialects.nn import elementwise as ew
-from graph_opt.dialects.nn.base import f32_attr
+from graph_opt.dialects.nn.base import f32_attr, int_value
 from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
 
 for _op_type, _op_class in [
@@ -16,6 +16,100 @@ for _op_type, _op_class in [
     ("Tanh", ew.TanhOp), ("Identity", ew.IdentityOp), ("LeakyRelu", ew.LeakyReluOp),
 ]:  # fmt: skip
     register_simple(_op_type, _op_class)
+
+for _op_type, _op_class in [
+    ("Sin", ew.SinOp), ("Cos", ew.CosOp), ("Tan", ew.TanOp), ("Asin", ew.AsinOp),
+    ("Acos", ew.AcosOp), ("Atan", ew.AtanOp), ("Sinh", ew.SinhOp),
+    ("Cosh", ew.CoshOp), ("Asinh", ew.AsinhOp), ("Acosh", ew.AcoshOp),
+    ("Atanh", ew.AtanhOp), ("Floor", ew.FloorOp), ("Ceil", ew.CeilOp),
+    ("Round", ew.RoundOp), ("Sign", ew.SignOp), ("Softplus", ew.SoftplusOp),
+    ("Softsign", ew.SoftsignOp), ("Elu", ew.EluOp), ("Selu", ew.SeluOp),
+    ("HardSigmoid", ew.HardSigmoidOp), ("IsNaN", ew.IsNanOp), ("IsInf", ew.IsInfOp),
+    ("HardSwish", ew.HardSwishOp), ("Mod", ew.ModOp), ("Mish", ew.MishOp),
+]:  # fmt: skip
+    register_simple(_op_type, _op_class)
+
+
+def native_from(opset: int, op_type: str):
+    """An exporter of a unary op: `op_type` from `opset` on, before it the
+    decorated function's decomposition of x (its input's name)."""
+
+    def wrap(decompose):
+        def export(e, op):
+            if e.opset >= opset:
+                e.node(op_type, [op.input], [op.output])
+            else:
+                decompose(e, op, e.name(op.input))
+
+        return export
+
+    return wrap
+
+
+@exporter(ew.MishOp)
+@native_from(18, "Mish")
+def export_mish(e, op, x: str):
+    """x * Tanh(Softplus(x))."""
+    softplus, tanh = e.fresh(f"{x}_softplus"), e.fresh(f"{x}_tanh")
+    e.node("Softplus", [x], [softplus])
+    e.node("Tanh", [softplus], [tanh])
+    e.node("Mul", [x, tanh], [op.output])
+
+
+@exporter(ew.HardSwishOp)
+@native_from(14, "HardSwish")
+def export_hard_swish(e, op, x: str):
+    """x * HardSigmoid(x, 1/6, 1/2)."""
+    gate = e.fresh(f"{x}_hard_sigmoid")
+    e.node("HardSigmoid", [x], [gate], e.attrs(alpha=1 / 6, beta=0.5))
+    e.node("Mul", [x, gate], [op.output])
+
+
+@exporter(ew.ModOp)
+def export_mod(e, op: ew.ModOp):
+    """ONNX's floored Mod (fmod=0) takes integers only: on floats it is the
+    truncated one plus rhs where the remainder is non-zero and its sign is not rhs's."""
+    fmod = int_value(op.properties, "fmod", 0)
+    dtype = np.dtype(e.numpy_dtype(op.lhs))
+    if fmod or dtype.kind in "iu":
+        e.node("Mod", [op.lhs, op.rhs], [op.output], e.attrs(fmod=fmod or None))
+        return
+    lhs, rhs = e.name(op.lhs), e.name(op.rhs)
+
+    def step(op_type: str, *inputs: str, **attrs) -> str:
+        out = e.fresh(f"{lhs}_mod")
+        e.node(op_type, list(inputs), [out], e.attrs(**attrs))
+        return out
+
+    zero = e.initializer(np.array(0, dtype), "zero")
+    remainder = step("Mod", lhs, rhs, fmod=1)
+    signs_differ = step("Xor", step("Less", remainder, zero), step("Less", rhs, zero))
+    adjust = step("And", step("Not", step("Equal", remainder, zero)), signs_differ)
+    e.node("Where", [adjust, step("Add", remainder, rhs), remainder], [op.output])
+
+
+@exporter(ew.Log1pOp, ew.Expm1Op)
+def export_log1p_expm1(e, op):
+    """Log(1 + x) and Exp(x) - 1: ONNX has neither op."""
+    one = e.initializer(np.array(1, e.numpy_dtype(op.input)), "one")
+    inner = e.fresh(f"{e.name(op.input)}_inner")
+    if isinstance(op, ew.Log1pOp):
+        e.node("Add", [op.input, one], [inner])
+        e.node("Log", [inner], [op.output])
+    else:
+        e.node("Exp", [op.input], [inner])
+        e.node("Sub", [inner, one], [op.output])
+
+
+@exporter(ew.IsFiniteOp)
+def export_is_finite(e, op):
+    """Not(Or(IsNaN(x), IsInf(x))): ONNX has no IsFinite."""
+    x = e.name(op.input)
+    nan, inf, either = (e.fresh(f"{x}_{s}") for s in ("nan", "inf", "nonfinite"))
+    e.node("IsNaN", [x], [nan])
+    e.node("IsInf", [x], [inf])
+    e.node("Or", [nan, inf], [either])
+    e.node("Not", [either], [op.output])
 
 
 @importer("Max", "Min")

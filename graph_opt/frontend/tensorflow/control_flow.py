@@ -23,7 +23,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-import graph_opt.frontend.tensorflow.control_flow_predicates  # noqa: F401 (registers)
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shapes import DYN

@@ -105,7 +105,7 @@ def dense_from_tensor(tensor, what: str) -> DenseIntOrFPElementsAttr:
             f"{what}: tensor holds {len(values)} values for shape {dims}"
         )
     if len(values) == 0:
-        values = np.zeros(1, dtype=dtype)
+        values = np.zeros(min(count, 1), dtype=dtype)  # empty stays empty
     if len(values) == 1 and count > 1:
         splat = TensorType(element, dims)
         return DenseIntOrFPElementsAttr(splat, BytesAttr(values.tobytes()))

@@ -2,6 +2,7 @@
 
 from graph_opt.frontend.tensorflow.mappings import (  # noqa: F401
     basic,
+    compare,
     conv,
     einsum,
     elementwise,

@@ -9,7 +9,7 @@
 /// Functional If (with its two library functions) and the v1 Switch/Merge form
 /// import alike: the 0-d bool predicate is extracted, each branch is a region.
 // IF-LABEL: func.func @main(%x: tensor<2x3xf32> {nn.name = "x"})
-// IF:         %[[PRED:.*]] = nn.opaque %Sum, %{{.*}} {op_type = "Greater", domain = ""} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+// IF:         %[[PRED:.*]] = nn.greater %Sum, %{{.*}} : (tensor<f32>, tensor<f32>) -> tensor<i1>
 // IF-NEXT:    %[[FLAG:.*]] = tensor.extract %[[PRED]][] : tensor<i1>
 // IF-NEXT:    %[[IF:.*]] = scf.if %[[FLAG]] -> (tensor<2x3xf32>) {
 // IF:           %[[MUL:.*]] = nn.mul %x, %{{.*}}
@@ -25,7 +25,7 @@
 /// yields the next ones (loop counter, limit, i, x, n).
 // WHILE-LABEL: func.func @main(%x: tensor<2x3xf32> {nn.name = "x"}, %n: tensor<i32> {nn.name = "n"})
 // WHILE:         scf.while (%[[C:.*]] = %while_loop_counter, %[[M:.*]] = %while_maximum_iterations, %[[I:.*]] = %Const, %[[X:.*]] = %x, %[[N:.*]] = %n) : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<2x3xf32>, tensor<i32>)
-// WHILE-NEXT:      %[[LESS:.*]] = nn.opaque %[[I]], %[[N]] {op_type = "Less", domain = ""}
+// WHILE-NEXT:      %[[LESS:.*]] = nn.less %[[I]], %[[N]]
 // WHILE:           %[[FLAG:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
 // WHILE-NEXT:      scf.condition(%[[FLAG]]) %[[C]], %[[M]], %[[I]], %[[X]], %[[N]]
 // WHILE-NEXT:    } do {
