@@ -34,6 +34,7 @@ from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.tensorflow import attrs
 from graph_opt.frontend.tensorflow.dilated_conv import fuse_dilated_convs
 from graph_opt.frontend.tensorflow.functions import ARG_OP, Body, library_bodies
+from graph_opt.frontend.tensorflow.import_constants import computed_constant
 from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.tensorflow.placeholders import feed_defaults
 from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
@@ -129,7 +130,8 @@ class ImportBuilder:
         return constant_value(value)
 
     def constant_input(self, value: SSAValue, what: str) -> np.ndarray:
-        array = constant_value(value)
+        """A constant, or a small value computed from constants and static shapes."""
+        array = computed_constant(value)
         if array is None:
             self.decline(f"{what} must be a constant")
         return array

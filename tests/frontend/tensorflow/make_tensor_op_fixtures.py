@@ -129,7 +129,7 @@ def placeholder_default(rng):
 
 def misc(rng):
     """BroadcastTo, ReverseV2, Fill with a computed shape, ZerosLike, v1 Concat and
-    Gather, GatherNd, Cumsum."""
+    Gather, GatherNd, Cumsum, InvertPermutation."""
     x = v1.placeholder(tf.float32, [3, 1, 4], name="x")
     return [
         tf.broadcast_to(x, [2, 3, 5, 4]),
@@ -140,6 +140,7 @@ def misc(rng):
         raw.Gather(params=x, indices=[2, 0, 2]),
         tf.gather_nd(x, [[2, 0], [0, 0]]),
         tf.gather_nd(x, [[[1, 0, 3]], [[2, 0, 1]]]),
+        tf.math.invert_permutation(tf.argsort(x[0, 0])),
         tf.cumsum(x, axis=2),
         tf.cumsum(x, axis=-1, exclusive=True, reverse=True),
     ]

@@ -325,3 +325,27 @@ def test_one_hot_with_computed_on_and_off_values():
     [out] = run_function(module, {"i": indices, "on": on, "off": off})
     expected = np.where(np.arange(3)[:, None] == indices, 2.5, -1.0).astype(np.float32)
     np.testing.assert_array_equal(out, expected)
+
+
+def resize_to_twice_the_input(shape) -> GraphBuilder:
+    """ResizeNearestNeighbor(x, size=tf.shape(x)[1:3] * 2), as upsampling layers write it."""
+    g = GraphBuilder()
+    g.placeholder("x", shape)
+    g.node("shape", "Shape", ["x"], T=FLOAT_T, out_type=INT32_T)
+    for name, values in (("b", [1]), ("e", [3]), ("s", [1])):
+        g.const(name, np.array(values, np.int32))
+    g.node("hw", "StridedSlice", ["shape", "b", "e", "s"], T=INT32_T, Index=INT32_T)
+    g.const("two", np.array(2, np.int32))
+    g.node("size", "Mul", ["hw", "two"], T=INT32_T)
+    g.node("out", "ResizeNearestNeighbor", ["x", "size"], T=FLOAT_T)
+    return g
+
+
+def test_parameters_computed_from_static_shapes_are_constants_at_import():
+    """Only the dims read must be static: the batch may be unknown."""
+    module = import_graph_def(resize_to_twice_the_input([-1, 2, 3, 1]).graph)
+    x = RNG.standard_normal((2, 2, 3, 1)).astype(np.float32)
+    [out] = run_function(module, {"x": x})
+    np.testing.assert_array_equal(out, x.repeat(2, axis=1).repeat(2, axis=2))
+    with pytest.raises(FrontendError, match="the size must be a constant"):
+        import_graph_def(resize_to_twice_the_input([1, -1, 3, 1]).graph)

@@ -1,4 +1,5 @@
-"""Tile, BroadcastTo, ReverseV2, Range, OneHot, TopKV2 and GatherNd."""
+"""Tile, BroadcastTo, ReverseV2, Range, OneHot, TopKV2, GatherNd and
+InvertPermutation."""
 
 from __future__ import annotations
 
@@ -90,3 +91,13 @@ def import_top_k(b, node, inputs):
     (k_value,) = int_constant(b, k, "k")
     values, indices = b.create(ix.TopKOp, [x], {"k": i64_attr(k_value)}).results
     return [values, cast_to(b, indices, b.attr("index_type", INT32))]
+
+
+@importer("InvertPermutation")
+def import_invert_permutation(b, node, inputs):
+    """The inverse of a permutation sorts it: the indices of its k = n smallest."""
+    (x,) = inputs
+    (n,) = static_shape(b, x, "InvertPermutation")
+    props = {"k": i64_attr(n), "largest": i64_attr(0)}
+    _, indices = b.create(ix.TopKOp, [x], props).results
+    return [cast_to(b, indices, b.attr("T", INT32))]
