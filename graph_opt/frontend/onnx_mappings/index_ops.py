@@ -7,9 +7,9 @@ import onnx.helper
 
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn.base import i64_attr, int_value
+from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
 
-register_simple("Range", ix.RangeOp)
 register_simple("GatherND", ix.GatherNdOp)
 
 
@@ -17,6 +17,15 @@ def check_opset(e, op, first: int) -> None:
     """ONNX's first opset with the op's form (Range, GatherND: 11; TopK: 10)."""
     if e.opset < first:
         e.unsupported(op, f"its ONNX form needs opset {first}, the model has {e.opset}")
+
+
+@importer("Range")
+def import_range(b, node, inputs):
+    """Operands of unknown rank, or not scalars by type, stay nn.opaque."""
+    types = [ranked(v) for v in inputs]
+    if any(t is None or t.get_num_dims() != 0 for t in types):
+        return None
+    return b.create(ix.RangeOp, inputs, {})
 
 
 @exporter(ix.RangeOp)
