@@ -105,17 +105,22 @@ def space_batch(rng):
 
 def dilated_convs(rng):
     """The SpaceToBatchND -> conv -> BatchToSpaceND form of dilated convs
-    (atrous SAME and VALID, a depthwise one), each followed by a batch norm."""
+    (atrous SAME and VALID, a depthwise one, rates 3x2 on an even kernel), each
+    followed by a batch norm."""
     x = v1.placeholder(tf.float32, [1, 10, 9, 3], name="x")
     same = tf.nn.atrous_conv2d(x, weight(rng, 3, 3, 3, 4), rate=2, padding="SAME")
     valid = tf.nn.atrous_conv2d(x, weight(rng, 3, 2, 3, 4), rate=3, padding="VALID")
     depthwise = tf.nn.depthwise_conv2d(
         x, weight(rng, 3, 3, 3, 2), [1, 1, 1, 1], "SAME", dilations=[2, 2]
     )
+    uneven = tf.nn.convolution(
+        x, weight(rng, 2, 3, 3, 2), padding="SAME", dilations=[3, 2]
+    )
     return [
         tf.nn.relu(batch_norm(rng, same, 4)),
         batch_norm(rng, valid, 4),
         batch_norm(rng, tf.nn.bias_add(depthwise, weight(rng, 6)), 6),
+        batch_norm(rng, uneven, 2),
     ]
 
 

@@ -38,7 +38,7 @@ def convolutions(module) -> list[ConvolutionBase]:
 def test_dilated_conv_chains_import_as_dilated_convs_that_fold_bn_folds():
     module, inputs, expected = load_case(FIXTURES / "tf_dilated_convs.pb")
     dilations = [list(c.dilations.get_values()) for c in convolutions(module)]
-    assert dilations == [[2, 2], [3, 3], [2, 2]]
+    assert dilations == [[2, 2], [3, 3], [2, 2], [3, 2]]
     assert "nn.transpose" not in op_names(module)
     folded = apply_pass(module, "fold-bn")
     assert "nn.batch_norm" not in op_names(folded)
