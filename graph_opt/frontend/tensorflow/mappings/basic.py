@@ -12,9 +12,8 @@ from graph_opt.frontend.tensorflow.tensors import dense_from_tensor
 
 register_simple("Identity", IdentityOp)
 register_simple("StopGradient", StopGradientOp)
-register_simple(
-    "PlaceholderWithDefault", IdentityOp
-)  # unfed: its default (see placeholders)
+# unfed, its default value (fed, a placeholder: see `placeholders`)
+register_simple("PlaceholderWithDefault", IdentityOp)
 
 
 @importer("Const")
