@@ -34,26 +34,56 @@ def _interpreter() -> Interpreter:
     return make_interpreter(ModuleOp([]))
 
 
-def computed_constant(value: SSAValue, depth: int = MAX_DEPTH) -> np.ndarray | None:
+def computed_constant(value: SSAValue) -> np.ndarray | None:
     """The array `value` always holds, or None when it depends on an argument, an
     unknown dim, an impure op, or is too far or too large to evaluate."""
-    if not isinstance(value, OpResult):
-        return None
-    op = value.owner
-    if isinstance(op, ConstantOp):
-        return op.to_array()
-    if depth == 0 or not _small(value):
-        return None
-    if isinstance(op, (ShapeOp, SizeOp, RankOp)):
-        from graph_opt.passes.shape_patterns import query_value
+    if isinstance(value, OpResult) and isinstance(value.owner, ConstantOp):
+        return value.owner.to_array()  # the common case
+    return _Evaluation().value(value, MAX_DEPTH)
 
-        return query_value(op)
-    if not isinstance(op, NNOperation) or not op.has_trait(Pure):
-        return None
-    if isinstance(op, (SliceOp, GatherOp)) and _shape_query(op.operands[0]):
-        return _part_of_shape(op, depth)
-    args = [computed_constant(v, depth - 1) for v in op.operands]
-    return None if any(a is None for a in args) else _run(op, args, value.index)
+
+class _Evaluation:
+    """One evaluation: each value is evaluated once (shape arithmetic shares terms)."""
+
+    def __init__(self) -> None:
+        self.known: dict[SSAValue, np.ndarray | None] = {}
+
+    def value(self, value: SSAValue, depth: int) -> np.ndarray | None:
+        if value not in self.known:
+            self.known[value] = self._evaluate(value, depth)
+        return self.known[value]
+
+    def _evaluate(self, value: SSAValue, depth: int) -> np.ndarray | None:
+        if not isinstance(value, OpResult):
+            return None
+        op = value.owner
+        if isinstance(op, ConstantOp):
+            return op.to_array()
+        if depth == 0 or not _small(value):
+            return None
+        if isinstance(op, (ShapeOp, SizeOp, RankOp)):
+            from graph_opt.passes.shape_patterns import query_value
+
+            return query_value(op)
+        if not isinstance(op, NNOperation) or not op.has_trait(Pure):
+            return None
+        if isinstance(op, (SliceOp, GatherOp)) and _shape_query(op.operands[0]):
+            return self._part_of_shape(op, depth)
+        args = [self.value(v, depth - 1) for v in op.operands]
+        return None if any(a is None for a in args) else _run(op, args, value.index)
+
+    def _part_of_shape(self, op: SliceOp | GatherOp, depth: int) -> np.ndarray | None:
+        """A slice or gather of a shape with unknown dims, which need not be read."""
+        from graph_opt.passes.shape_patterns import shape_dims
+
+        dims = shape_dims(_shape_query(op.operands[0]))
+        rest = [self.value(v, depth - 1) for v in op.operands[1:]]
+        if dims is None or any(a is None for a in rest):
+            return None
+        result = _run(op, [dims, *rest], 0)
+        if result is None or DYN in result:
+            return None
+        return result.astype(numpy_dtype(op.results[0].type.element_type))
 
 
 def _small(value: SSAValue) -> bool:
@@ -71,20 +101,6 @@ def _shape_query(value: SSAValue) -> ShapeOp | None:
     if isinstance(op, CastOp):
         op = op.input.owner
     return op if isinstance(op, ShapeOp) else None
-
-
-def _part_of_shape(op: SliceOp | GatherOp, depth: int) -> np.ndarray | None:
-    """A slice or gather of a shape with unknown dims, which need not be read."""
-    from graph_opt.passes.shape_patterns import shape_dims
-
-    dims = shape_dims(_shape_query(op.operands[0]))
-    rest = [computed_constant(v, depth - 1) for v in op.operands[1:]]
-    if dims is None or any(a is None for a in rest):
-        return None
-    result = _run(op, [dims, *rest], 0)
-    if result is None or DYN in result:
-        return None
-    return result.astype(numpy_dtype(op.results[0].type.element_type))
 
 
 def _run(op: NNOperation, args: list[np.ndarray], index: int) -> np.ndarray | None:

@@ -349,3 +349,17 @@ def test_parameters_computed_from_static_shapes_are_constants_at_import():
     np.testing.assert_array_equal(out, x.repeat(2, axis=1).repeat(2, axis=2))
     with pytest.raises(FrontendError, match="the size must be a constant"):
         import_graph_def(resize_to_twice_the_input([1, -1, 3, 1]).graph)
+
+
+def test_computed_parameters_sharing_terms_are_evaluated_once_each():
+    """axis = v - v with v = r + r + ... (20 doublings of Rank(x)): 2**20 paths,
+    21 values."""
+    g = GraphBuilder()
+    g.placeholder("x", [2, 3])
+    g.node("r0", "Rank", ["x"], T=FLOAT_T)
+    for i in range(20):
+        g.node(f"r{i + 1}", "AddV2", [f"r{i}", f"r{i}"], T=INT32_T)
+    g.node("axis", "Sub", ["r20", "r20"], T=INT32_T)
+    g.node("out", "ExpandDims", ["x", "axis"], T=FLOAT_T, Tdim=INT32_T)
+    module = import_graph_def(g.graph, outputs=["out"])
+    assert "tensor<1x2x3xf32>" in str(module)
