@@ -11,6 +11,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.conv import ConvFunctions
     from graph_opt.interpreter.elementwise import ElementwiseFunctions
     from graph_opt.interpreter.fused import FusedFunctions
+    from graph_opt.interpreter.index_ops import IndexFunctions
     from graph_opt.interpreter.linalg import LinalgFunctions
     from graph_opt.interpreter.norm import NormFunctions
     from graph_opt.interpreter.opaque import OpaqueFunctions
@@ -18,6 +19,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.qint import QIntFunctions
     from graph_opt.interpreter.quant import QuantFunctions
     from graph_opt.interpreter.reduce import ReduceFunctions
+    from graph_opt.interpreter.resize import ResizeFunctions
     from graph_opt.interpreter.shape_ops import ShapeFunctions
     from graph_opt.interpreter.tensor_ops import TensorFunctions
 
@@ -35,6 +37,8 @@ def nn_functions() -> list[InterpreterFunctions]:
         OpaqueFunctions(),
         QIntFunctions(),
         QuantFunctions(),
+        IndexFunctions(),
+        ResizeFunctions(),
     ]
 
 

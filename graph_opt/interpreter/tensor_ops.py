@@ -1,4 +1,4 @@
-"""Reference implementations of tensor ops: transpose, concat, split, slice, gather, pad, cast, dropout."""
+"""Reference implementations of tensor ops: transpose, concat, split, slice, gather, pad, cast, dropout, tile."""
 
 from __future__ import annotations
 
@@ -99,6 +99,11 @@ class TensorFunctions(InterpreterFunctions):
         if dtype in SATURATING_FLOAT8 and int_value(op.properties, "saturate", 1):
             x = saturated(x, dtype)
         return (x.astype(dtype),)
+
+    @impl(t.TileOp)
+    def run_tile(self, interpreter: Interpreter, op: t.TileOp, args):
+        x, repeats = args
+        return (np.tile(x, [int(r) for r in repeats]),)
 
     @impl(t.DropoutOp)
     def run_dropout(self, interpreter: Interpreter, op: t.DropoutOp, args):

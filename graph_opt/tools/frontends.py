@@ -19,7 +19,8 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=D0,D1,...",
-        help="Shape of a TensorFlow placeholder, e.g. input=1,224,224,3 (repeatable)",
+        help="Shape of a TensorFlow placeholder, e.g. input=1,224,224,3 (repeatable); "
+        "a PlaceholderWithDefault named here becomes an argument instead of its default",
     )
     arg_parser.add_argument(
         "--outputs",

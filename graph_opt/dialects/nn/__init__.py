@@ -7,6 +7,7 @@ from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import ELEMENTWISE_OPS
 from graph_opt.dialects.nn.fused import FUSED_OPS
+from graph_opt.dialects.nn.index_ops import INDEX_OPS
 from graph_opt.dialects.nn.linalg import LINALG_OPS
 from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
 from graph_opt.dialects.nn.opaque import OpaqueOp
@@ -14,6 +15,7 @@ from graph_opt.dialects.nn.pool import POOL_OPS
 from graph_opt.dialects.nn.qint import QINT_OPS
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.reduce import REDUCE_OPS
+from graph_opt.dialects.nn.resize import RESIZE_OPS
 from graph_opt.dialects.nn.shape_ops import SHAPE_OPS
 from graph_opt.dialects.nn.tensor_ops import TENSOR_OPS
 from graph_opt.dialects.nn.types import NN_TYPES
@@ -38,6 +40,8 @@ NN = Dialect(
         *FUSED_OPS,
         FakeQuantOp,
         *QINT_OPS,
+        *INDEX_OPS,
+        *RESIZE_OPS,
     ],
     NN_TYPES,
 )

@@ -1,4 +1,4 @@
-"""Ops that move, select or convert tensor elements: transpose, concat, split, slice, gather, pad, cast, dropout."""
+"""Ops that move, select or convert tensor elements: transpose, concat, split, slice, gather, pad, cast, dropout, tile."""
 
 from __future__ import annotations
 
@@ -342,6 +342,38 @@ class DropoutOp(ElementwiseUnaryOp):
             raise VerifyException(f"ratio must be in [0, 1), got {ratio}")
 
 
+@irdl_op_definition
+class TileOp(NNOperation):
+    """Repeat the input `repeats[i]` times along dim i (`repeats`: 1-D integers, one per dim)."""
+
+    name = "nn.tile"
+    input = operand_def()
+    repeats = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        _index_vector(operands[1], "repeats")
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        shape = x.get_shape()
+        repeats_type = ranked(operands[1])
+        count = repeats_type.get_shape()[0] if repeats_type is not None else DYN
+        if count not in (DYN, len(shape)):
+            raise VerifyException(f"repeats has {count} values for rank {len(shape)}")
+        repeats = constant_value(operands[1])
+        if repeats is None:
+            return [tensor_type(x.element_type, [DYN] * len(shape))]
+        if (repeats < 0).any():
+            raise VerifyException(f"repeats {repeats.tolist()} must not be negative")
+        out = [DYN if d == DYN else d * int(r) for d, r in zip(shape, repeats)]
+        return [tensor_type(x.element_type, out)]
+
+
 TENSOR_OPS: Sequence[type[NNOperation]] = [
     TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp, CastOp, DropoutOp,
+    TileOp,
 ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""ONNX mappings of tensor ops: Transpose, Concat, Split, Slice, Gather, Pad, Cast, Dropout."""
+"""ONNX mappings of tensor ops: Transpose, Concat, Split, Slice, Gather, Pad, Cast, Dropout, Tile."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from graph_opt.frontend.onnx_types import onnx_dtype_of, onnx_element_type
 register_simple("Transpose", t.TransposeOp)
 register_simple("Concat", t.ConcatOp)
 register_simple("Gather", t.GatherOp)
+register_simple("Tile", t.TileOp)
 
 
 def constant_ints(b, value) -> list[int] | None:

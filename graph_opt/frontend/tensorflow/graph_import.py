@@ -32,8 +32,11 @@ from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.tensorflow import attrs
+from graph_opt.frontend.tensorflow.dilated_conv import fuse_dilated_convs
 from graph_opt.frontend.tensorflow.functions import ARG_OP, Body, library_bodies
+from graph_opt.frontend.tensorflow.import_constants import computed_constant
 from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
+from graph_opt.frontend.tensorflow.placeholders import feed_defaults
 from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import shape_dims, tensor_type
 
@@ -127,7 +130,8 @@ class ImportBuilder:
         return constant_value(value)
 
     def constant_input(self, value: SSAValue, what: str) -> np.ndarray:
-        array = constant_value(value)
+        """A constant, or a small value computed from constants and static shapes."""
+        array = computed_constant(value)
         if array is None:
             self.decline(f"{what} must be a constant")
         return array
@@ -361,14 +365,20 @@ def import_graph_def(
 
     load_mappings()
     context = ImportContext(library_bodies(graph_def), allow_opaque)
-    graph = _Graph(functionalize(list(graph_def.node), context.library))
     input_shapes = dict(input_shapes or {})
+    nodes = feed_defaults(
+        functionalize(list(graph_def.node), context.library), input_shapes
+    )
+    graph = _Graph(nodes)
     for name in input_shapes:
         if name not in graph.nodes or graph.nodes[name].op != "Placeholder":
             raise FrontendError(
                 f"input shape given for '{name}', which is not a placeholder"
             )
     output_refs = _output_refs(graph, outputs)
+    fused = fuse_dilated_convs(nodes)  # after the default outputs are known
+    if fused is not nodes:
+        graph = _Graph(fused)
     order = graph.needed(output_refs)
     if not allow_opaque:
         _check_supported(graph, order)
@@ -399,7 +409,7 @@ def import_body(
     """Import a function body at the end of `block`, its arguments bound to `args`."""
     from graph_opt.frontend.tensorflow.control_flow_v1 import functionalize
 
-    graph = _Graph(functionalize(body.nodes, context.library))
+    graph = _Graph(fuse_dilated_convs(functionalize(body.nodes, context.library)))
     output_refs = [parse_input(text)[0] for text in body.outputs]
     for ref in output_refs:
         if ref.node not in graph.nodes:

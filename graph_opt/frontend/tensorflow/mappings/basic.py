@@ -1,4 +1,5 @@
-"""Constants and the ops that only forward values: Identity, IdentityN, StopGradient, NoOp."""
+"""Constants and the ops that only forward values: Identity, IdentityN, StopGradient,
+PlaceholderWithDefault, NoOp."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from graph_opt.frontend.tensorflow.tensors import dense_from_tensor
 
 register_simple("Identity", IdentityOp)
 register_simple("StopGradient", StopGradientOp)
+# unfed, its default value (fed, a placeholder: see `placeholders`)
+register_simple("PlaceholderWithDefault", IdentityOp)
 
 
 @importer("Const")

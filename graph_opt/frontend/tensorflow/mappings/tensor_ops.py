@@ -1,5 +1,5 @@
-"""Ops that move or select elements: Transpose, ConcatV2, Pack, Unpack, Split,
-SplitV, Slice, GatherV2, Cast. Axes, sizes and permutations must be constants."""
+"""Ops that move or select elements: Transpose, ConcatV2/Concat, Pack, Unpack,
+Split, SplitV, Slice, GatherV2/Gather, Cast. Axes, sizes and permutations must be constants."""
 
 from __future__ import annotations
 
@@ -59,9 +59,13 @@ def import_transpose(b, node, inputs):
     return b.create(t.TransposeOp, [x], {"perm": i64_array(perm)})
 
 
-@importer("ConcatV2")
+@importer("ConcatV2", "Concat")
 def import_concat(b, node, inputs):
-    *values, axis = inputs
+    """Concat (v1) takes the axis first."""
+    if node.op == "Concat":
+        axis, *values = inputs
+    else:
+        *values, axis = inputs
     (axis,) = int_constant(b, axis, "the axis")
     return b.create(t.ConcatOp, values, {"axis": i64_attr(axis)})
 
@@ -120,12 +124,16 @@ def import_slice(b, node, inputs):
     return [sliced(b, x, starts, ends, axes, [1] * len(starts))]
 
 
-@importer("GatherV2")
+@importer("GatherV2", "Gather")
 def import_gather(b, node, inputs):
-    params, indices, axis = inputs
+    """Gather (v1) has no axis input: axis 0."""
+    if node.op == "Gather":
+        (params, indices), axis = inputs, 0
+    else:
+        params, indices, axis_input = inputs
+        (axis,) = int_constant(b, axis_input, "the axis")
     if b.attr("batch_dims", 0) != 0:
         b.decline("batch_dims other than 0 is not supported")
-    (axis,) = int_constant(b, axis, "the axis")
     return b.create(t.GatherOp, [params, indices], {"axis": i64_attr(axis)})
 
 

@@ -1,0 +1,175 @@
+"""Ops that make or pick positions: range, one_hot, top_k, gather_nd."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, i64
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.base import (
+    GENERIC_FORMAT,
+    NNOperation,
+    check_flag,
+    int_value,
+)
+from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked, tensor_type
+
+
+def range_length(start, limit, delta) -> int:
+    """ONNX's and TensorFlow's element count: max(ceil((limit - start) / delta), 0)."""
+    if delta == 0:
+        raise VerifyException("range delta must not be 0")
+    if isinstance(start + limit + delta, int):
+        return max(-((start - limit) // delta), 0)
+    return max(math.ceil((limit - start) / delta), 0)
+
+
+@irdl_op_definition
+class RangeOp(NNOperation):
+    """start, start + delta, ... up to `limit` (excluded); three scalars of one type."""
+
+    name = "nn.range"
+    start = operand_def()
+    limit = operand_def()
+    delta = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        types = [ranked(v) for v in operands]
+        if any(t is None for t in types):
+            return None
+        for t in types:
+            if t.get_num_dims() != 0 or t.element_type != types[0].element_type:
+                raise VerifyException(
+                    f"start, limit and delta must be scalars of one type, got {', '.join(map(str, types))}"
+                )
+        values = [constant_value(v) for v in operands]
+        if any(v is None for v in values):
+            return [tensor_type(types[0].element_type, [DYN])]
+        length = range_length(*(v.item() for v in values))
+        return [tensor_type(types[0].element_type, [length])]
+
+
+@irdl_op_definition
+class OneHotOp(NNOperation):
+    """`values` = [off, on] at every position but `indices` along a new `axis` of
+    size `depth`, where `on` sits. Indices outside [0, depth) give all off, but
+    negative ones count from the end with `wrap_negative` (ONNX's OneHot)."""
+
+    name = "nn.one_hot"
+    indices = operand_def()
+    values = operand_def()
+    output = result_def()
+    depth = prop_def(IntegerAttr)
+    axis = opt_prop_def(IntegerAttr)
+    wrap_negative = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    def verify_properties(self) -> None:
+        check_flag(self.properties, "wrap_negative")
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        indices, values = ranked(operands[0]), ranked(operands[1])
+        if indices is None or values is None:
+            return None
+        if not isinstance(indices.element_type, IntegerType):
+            raise VerifyException(f"indices must be integers, got {indices}")
+        if values.get_shape() != (2,):
+            raise VerifyException(f"values must hold [off, on], got {values}")
+        shape = list(indices.get_shape())
+        axis = normalize_axis(int_value(props, "axis", -1), len(shape) + 1)
+        depth = int_value(props, "depth", 0)
+        if depth < 0:
+            raise VerifyException(f"depth {depth} must not be negative")
+        shape.insert(axis, depth)
+        return [tensor_type(values.element_type, shape)]
+
+
+@irdl_op_definition
+class TopKOp(NNOperation):
+    """The `k` largest (or smallest, `largest = 0`) entries along `axis` and their
+    i64 indices, best first; equal values keep the lower index first."""
+
+    name = "nn.top_k"
+    input = operand_def()
+    values = result_def()
+    indices = result_def()
+    k = prop_def(IntegerAttr)
+    axis = opt_prop_def(IntegerAttr)
+    largest = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    def verify_properties(self) -> None:
+        check_flag(self.properties, "largest")
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        shape = list(x.get_shape())
+        axis = normalize_axis(int_value(props, "axis", -1), len(shape))
+        k = int_value(props, "k", 0)
+        if k < 0 or (shape[axis] != DYN and k > shape[axis]):
+            raise VerifyException(
+                f"k {k} is out of range for dim {axis} of size {shape[axis]}"
+            )
+        shape[axis] = k
+        return [tensor_type(x.element_type, shape), tensor_type(i64, shape)]
+
+
+@irdl_op_definition
+class GatherNdOp(NNOperation):
+    """ONNX's GatherND: the last dim of `indices` (K entries) picks a slice of
+    `data` after its first `batch_dims` dims; negative entries count from the end."""
+
+    name = "nn.gather_nd"
+    data = operand_def()
+    indices = operand_def()
+    output = result_def()
+    batch_dims = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        data, indices = ranked(operands[0]), ranked(operands[1])
+        if data is None or indices is None:
+            return None
+        if not isinstance(indices.element_type, IntegerType):
+            raise VerifyException(f"indices must be integers, got {indices}")
+        shape, index_shape = data.get_shape(), indices.get_shape()
+        batch = int_value(props, "batch_dims", 0)
+        if not index_shape or index_shape[-1] == DYN:
+            raise VerifyException("the last dim of indices must have a static size")
+        depth = index_shape[-1]
+        if not 0 <= batch < min(len(shape), len(index_shape)) or batch + depth > len(
+            shape
+        ):
+            raise VerifyException(
+                f"indices {list(index_shape)} with batch_dims {batch} do not fit data of rank {len(shape)}"
+            )
+        out = [*shape[:batch], *index_shape[batch:-1], *shape[batch + depth :]]
+        return [tensor_type(data.element_type, out)]
+
+
+INDEX_OPS: Sequence[type[NNOperation]] = [RangeOp, OneHotOp, TopKOp, GatherNdOp]

@@ -1,0 +1,65 @@
+"""Reference implementations of range, one_hot, top_k and gather_nd."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from graph_opt.dialects.nn import index_ops as ix
+from graph_opt.dialects.nn.base import int_value
+
+
+def one_hot(indices, values, depth: int, axis: int, wrap_negative: bool) -> np.ndarray:
+    indices = indices.astype(np.int64)
+    if wrap_negative:
+        indices = np.where(indices < 0, indices + depth, indices)
+    hot = np.arange(depth) == indices[..., None]
+    off, on = values
+    return np.moveaxis(np.where(hot, on, off).astype(values.dtype), -1, axis)
+
+
+def top_k(x: np.ndarray, k: int, axis: int, largest: bool):
+    """Stable order: among equal values the lower index comes first."""
+    keys = x.astype(np.float64) if x.dtype.kind in "ub" else x
+    order = np.argsort(-keys if largest else keys, axis=axis, kind="stable")
+    indices = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, indices, axis=axis), indices.astype(np.int64)
+
+
+def gather_nd(data: np.ndarray, indices: np.ndarray, batch: int) -> np.ndarray:
+    if batch == 0:
+        return data[tuple(np.moveaxis(indices, -1, 0))]
+    batch_shape = data.shape[:batch]
+    flat_data = data.reshape(-1, *data.shape[batch:])
+    flat_indices = indices.reshape(-1, *indices.shape[batch:])
+    parts = [gather_nd(d, i, 0) for d, i in zip(flat_data, flat_indices)]
+    return np.stack(parts).reshape(*batch_shape, *parts[0].shape)
+
+
+@register_impls
+class IndexFunctions(InterpreterFunctions):
+    @impl(ix.RangeOp)
+    def run_range(self, interpreter: Interpreter, op: ix.RangeOp, args):
+        start, limit, delta = (a.item() for a in args)
+        count = ix.range_length(start, limit, delta)
+        return ((start + np.arange(count) * delta).astype(args[0].dtype),)
+
+    @impl(ix.OneHotOp)
+    def run_one_hot(self, interpreter: Interpreter, op: ix.OneHotOp, args):
+        indices, values = args
+        axis = int_value(op.properties, "axis", -1)
+        axis = axis if axis >= 0 else axis + indices.ndim + 1
+        wrap = bool(int_value(op.properties, "wrap_negative", 0))
+        return (one_hot(indices, values, op.depth.value.data, axis, wrap),)
+
+    @impl(ix.TopKOp)
+    def run_top_k(self, interpreter: Interpreter, op: ix.TopKOp, args):
+        (x,) = args
+        axis = int_value(op.properties, "axis", -1) % x.ndim
+        largest = bool(int_value(op.properties, "largest", 1))
+        return top_k(x, op.k.value.data, axis, largest)
+
+    @impl(ix.GatherNdOp)
+    def run_gather_nd(self, interpreter: Interpreter, op: ix.GatherNdOp, args):
+        data, indices = args
+        return (gather_nd(data, indices, int_value(op.properties, "batch_dims", 0)),)
