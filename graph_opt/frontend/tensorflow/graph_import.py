@@ -34,11 +34,11 @@ from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.tensorflow import attrs
 from graph_opt.frontend.tensorflow.dilated_conv import fuse_dilated_convs
 from graph_opt.frontend.tensorflow.functions import ARG_OP, Body, library_bodies
-from graph_opt.frontend.tensorflow.import_constants import computed_constant
 from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.tensorflow.placeholders import feed_defaults
 from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import shape_dims, tensor_type
+from graph_opt.passes.constant_eval import computed_constant
 
 OPAQUE_DOMAIN = "tf"
 _REQUIRED = object()

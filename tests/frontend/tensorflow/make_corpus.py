@@ -74,7 +74,12 @@ def keras_models():
             input_shape=shape, alpha=0.35, **common
         ),
         "mobilenet_v3": lambda: tf.keras.applications.MobileNetV3Small(
-            input_shape=shape, alpha=0.75, include_preprocessing=False, **common
+            input_shape=shape,
+            alpha=0.75,
+            include_preprocessing=False,
+            include_top=False,
+            pooling="avg",
+            weights=None,
         ),
         "resnet50": lambda: resnet_small(input_shape=shape, **common),
         "efficientnet_b0": lambda: efficientnet_small(input_shape=shape, **common),
@@ -136,7 +141,9 @@ def seeded_inputs(concrete, rng) -> list[np.ndarray]:
     for spec in concrete.structured_input_signature[0]:
         if spec.dtype.is_integer:
             hi = 4 if spec.shape.rank == 0 else 50
-            arrays.append(rng.integers(1, hi, spec.shape).astype(spec.dtype.as_numpy_dtype))
+            arrays.append(
+                rng.integers(1, hi, spec.shape).astype(spec.dtype.as_numpy_dtype)
+            )
         else:
             arrays.append(rng.standard_normal(spec.shape).astype(np.float32))
     return arrays
