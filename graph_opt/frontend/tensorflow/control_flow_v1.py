@@ -262,12 +262,40 @@ def _functionalize_loop(loop: _Loop, nodes, library, taken) -> list[NodeDef]:
         library[name] = _body(name, args, members, renames, outputs)
         functional.attr[attr].func.name = name
         removed |= {n.name for n in members}
+    removed |= _bookkeeping(loop, nodes, removed)
     added = [functional] + [
         _identity(exit_node, _ref(while_name, i))
         for i, exit_node in enumerate(loop.exits)
         if exit_node is not None
     ]
     return _replace(nodes, removed, added, f"v1 loop '{loop.frame}'")
+
+
+BOOKKEEPING_OPS = frozenset({"Identity", "NoOp"})
+
+
+def _bookkeeping(loop: _Loop, nodes, removed: set[str]) -> set[str]:
+    """Nodes inside the loop's frame that neither its cond nor its body computes
+    from: TF2's lowering adds `loop_body_control` (an Identity of a Switch, read
+    only by control edges that pin the body's constants to the iteration). They
+    order nothing observable once the loop is functional, so they go with it."""
+    readers: dict[str, list[str]] = {}
+    for node in nodes:
+        for text in node.input:
+            readers.setdefault(_split(text)[0], []).append(node.name)
+    exits = {e.name for e in loop.exits if e is not None}
+    inside = {n.name for n in loop.switches + loop.merges} | {loop.loop_cond.name}
+    stack = list(inside)
+    while stack:
+        for reader in readers.get(stack.pop(), ()):
+            if reader not in inside and reader not in exits:
+                inside.add(reader)
+                stack.append(reader)
+    return {
+        n.name
+        for n in nodes
+        if n.name in inside and n.name not in removed and n.op in BOOKKEEPING_OPS
+    }
 
 
 def _identity(replaced: NodeDef, source: str) -> NodeDef:

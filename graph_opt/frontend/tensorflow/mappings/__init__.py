@@ -17,5 +17,6 @@ from graph_opt.frontend.tensorflow.mappings import (  # noqa: F401
     shape_ops,
     space_batch,
     strided_slice,
+    tensor_list,
     tensor_ops,
 )

@@ -1,0 +1,65 @@
+"""TensorList ops (what tf.TensorArray becomes in TF2 graphs, e.g. Keras' LSTM
+loop) on lists of a static length and element shape, as dense tensors whose
+first axis indexes the list."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graph_opt.dialects.nn.base import i64_array, i64_attr
+from graph_opt.dialects.nn.compare import EqualOp, SelectOp
+from graph_opt.dialects.nn.dtypes import numpy_dtype as element_dtype
+from graph_opt.dialects.nn.shape_ops import UnsqueezeOp
+from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.dialects.nn.tensor_ops import GatherOp
+from graph_opt.frontend.tensorflow.mappings.shape_ops import int_constant
+from graph_opt.frontend.tensorflow.op_table import importer
+from graph_opt.frontend.tensorflow.tensors import numpy_dtype
+
+
+def _static_shape(b, value, what: str) -> list[int]:
+    value_type = ranked(value)
+    if value_type is None or DYN in value_type.get_shape():
+        b.decline(f"{what} needs a static shape")
+    return list(value_type.get_shape())
+
+
+@importer("TensorListReserve")
+def import_reserve(b, node, inputs):
+    """A list of `num_elements` zero tensors (reading an unset item gives zeros)."""
+    element_shape, count = inputs
+    shape = int_constant(b, element_shape, "the element shape")
+    (length,) = int_constant(b, count, "the number of elements")
+    if any(d < 0 for d in shape) or length < 0:
+        b.decline("a TensorList needs a known length and element shape")
+    dtype = numpy_dtype(b.attr("element_dtype"))
+    return [b.constant(np.zeros([length, *shape], dtype))]
+
+
+@importer("TensorListFromTensor", "TensorListStack")
+def import_as_tensor(b, node, inputs):
+    return [inputs[0]]
+
+
+@importer("TensorListLength")
+def import_length(b, node, inputs):
+    (length, *_) = _static_shape(b, inputs[0], "TensorListLength")
+    return [b.constant(np.array(length, np.int32))]
+
+
+@importer("TensorListGetItem")
+def import_get_item(b, node, inputs):
+    items, index = inputs[:2]
+    return b.create(GatherOp, [items, index], {"axis": i64_attr(0)})
+
+
+@importer("TensorListSetItem")
+def import_set_item(b, node, inputs):
+    """The list with item `index` replaced: a select on `range(length) == index`."""
+    items, index, item = inputs
+    shape = _static_shape(b, items, "TensorListSetItem")
+    positions = np.arange(shape[0]).reshape([-1] + [1] * (len(shape) - 1))
+    index_dtype = element_dtype(index.type.element_type)
+    mask = b.create(EqualOp, [b.constant(positions.astype(index_dtype)), index])
+    row = b.create(UnsqueezeOp, [item], {"axes": i64_array([0])})
+    return b.create(SelectOp, [mask.results[0], row.results[0], items])

@@ -1,0 +1,150 @@
+"""The corpus of real TensorFlow models (corpus/, made by make_corpus.py): every
+form imports, exports to ONNX that onnxruntime runs with TensorFlow's outputs,
+and every pass alone keeps them."""
+
+from __future__ import annotations
+
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from graph_opt.dialects.nn.conv import ConvolutionBase
+from graph_opt.dialects.nn.elementwise import AddOp, MulOp
+from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.frontend.onnx_export import export_module
+from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.passes import get_all_passes
+from graph_opt.passes.constant_eval import computed_constant
+
+CORPUS = Path(__file__).parent / "corpus"
+MODELS = sorted(p.stem for p in CORPUS.glob("*.npz"))
+FORMS = sorted(
+    p.name for p in CORPUS.iterdir() if p.suffix in (".pb", ".pbtxt")
+)  # frozen with lowered control flow, `_functional`, and text
+PASSES = [
+    "fold-bn",
+    "fold-constants",
+    "prune",
+    "fuse-ops",
+    "convert-layout",
+    "refine-shapes",
+    "optimize",
+]
+CNNS = [m for m in MODELS if m not in ("nested_loops", "text_lstm")]
+
+
+def model_of(form: str) -> str:
+    return form.split(".")[0].removesuffix("_functional")
+
+
+@cache
+def reference(model: str):
+    data = np.load(CORPUS / f"{model}.npz")
+    inputs = {k.removeprefix("in:"): data[k] for k in data.files if k.startswith("in:")}
+    outputs = [str(name) for name in data["outputs"]]
+    expected = [data[f"out:{i}"] for i in range(len(outputs))]
+    return inputs, outputs, expected
+
+
+def load(form: str) -> ModuleOp:
+    _, outputs, _ = reference(model_of(form))
+    return import_graph_def(load_graph_def(str(CORPUS / form)), outputs=outputs)
+
+
+def run_onnx(model_bytes: bytes, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    session = ort.InferenceSession(model_bytes, providers=["CPUExecutionProvider"])
+    return session.run(None, {i.name: inputs[i.name] for i in session.get_inputs()})
+
+
+def assert_matches_tensorflow(actual, expected) -> None:
+    """Max abs error at most 1e-4 of the largest output value."""
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected):
+        assert a.shape == e.shape and a.dtype == e.dtype, (a.shape, e.shape)
+        bound = 1e-4 * max(float(np.max(np.abs(e))), 1e-30)
+        assert float(np.max(np.abs(a - e))) <= bound
+
+
+def test_the_corpus_is_complete():
+    assert {m for m in MODELS} >= {
+        "mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0",
+        "densenet", "text_lstm", "nested_loops", "dilated_conv_bn",
+    }  # fmt: skip
+    for model in MODELS:
+        assert (CORPUS / f"{model}.pb").exists()
+        assert (CORPUS / f"{model}_saved_model" / "saved_model.pb").exists()
+    for model in ("text_lstm", "nested_loops"):
+        assert (CORPUS / f"{model}_functional.pb").exists()
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_onnx_export_matches_tensorflow(form: str):
+    inputs, _, expected = reference(model_of(form))
+    model = export_module(load(form))
+    assert_matches_tensorflow(run_onnx(model.SerializeToString(), inputs), expected)
+
+
+@pytest.mark.parametrize("model", ["mobilenet_v2", "nested_loops", "text_lstm"])
+def test_first_command_converts_to_onnx(model: str, tmp_path: Path):
+    """`graph-opt model.pb -t onnx -o out.onnx`, as a TensorFlow user types it."""
+    inputs, outputs, expected = reference(model)
+    out = tmp_path / "out.onnx"
+    result = subprocess.run(
+        ["graph-opt", str(CORPUS / f"{model}.pb"), "--outputs", ",".join(outputs),
+         "-t", "onnx", "-o", str(out)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert_matches_tensorflow(run_onnx(out.read_bytes(), inputs), expected)
+
+
+def apply(module: ModuleOp, name: str) -> ModuleOp:
+    get_all_passes()[name]()().apply(Context(), module)
+    module.verify()
+    return module
+
+
+@pytest.mark.parametrize("pass_name", PASSES)
+@pytest.mark.parametrize("model", MODELS)
+def test_pass_alone_keeps_tensorflow_outputs(model: str, pass_name: str):
+    if pass_name not in get_all_passes():
+        pytest.fail(f"no pass {pass_name}")
+    inputs, _, expected = reference(model)
+    module = apply(load(f"{model}.pb"), pass_name)
+    model_bytes = export_module(module).SerializeToString()
+    assert_matches_tensorflow(run_onnx(model_bytes, inputs), expected)
+
+
+def foldable_batch_norms(module: ModuleOp) -> list[str]:
+    """Batch norms, and per-channel scales of a conv's output (Keras' decomposed
+    batch norm, after the conv's bias add), that fold-bn could fold."""
+    left = []
+    for op in module.walk():
+        if isinstance(op, BatchNormOp):
+            left.append(str(op.location))
+        elif isinstance(op, ConvolutionBase):
+            value = op.results[0]
+            while isinstance(user := value.get_user_of_unique_use(), AddOp | MulOp):
+                if not any(
+                    v is not value and computed_constant(v) is not None
+                    for v in user.operands
+                ):
+                    break
+                if isinstance(user, MulOp):
+                    left.append(str(user.location))
+                    break
+                value = user.results[0]
+    return left
+
+
+@pytest.mark.parametrize("model", CNNS)
+def test_fold_bn_alone_leaves_no_foldable_batch_norm(model: str):
+    module = load(f"{model}.pb")
+    assert foldable_batch_norms(module)  # the model has batch norms to fold
+    assert foldable_batch_norms(apply(module, "fold-bn")) == []
