@@ -71,6 +71,12 @@ def get_calibrate():
     return CalibratePass
 
 
+def get_refine_shapes():
+    from graph_opt.passes.refine_shapes import RefineShapesPass
+
+    return RefineShapesPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "lower-to-tosa": get_lower_to_tosa,
@@ -84,4 +90,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "convert-layout": get_convert_layout,
         "quantize": get_quantize,
         "calibrate": get_calibrate,
+        "refine-shapes": get_refine_shapes,
     }

@@ -15,6 +15,7 @@ from graph_opt.passes.constant_patterns import (
     deduplicate_constants,
 )
 from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.passes.refine_shapes import refine_shapes
 from graph_opt.passes.shape_patterns import MaterializeShapeQueries
 from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
 
@@ -29,7 +30,7 @@ class FoldConstantsPass(ModulePass):
     static, so Shape -> Gather -> Concat -> Reshape chains collapse; reshapes to
     the same shape, identity transposes, same-type casts, x + 0, x * 1, zero
     pads, unbounded clips and reductions over size-1 axes are removed; equal
-    constants are merged.
+    constants are merged; result types are then refined (`refine-shapes`).
     """
 
     name = "fold-constants"
@@ -57,4 +58,5 @@ def fold_constants(module: ModuleOp, max_size: int) -> bool:
     """Run `fold-constants` on `module`; whether it changed anything."""
     patterns = fold_constants_patterns(module, max_size)
     folded = dispatching_walker(patterns).rewrite_module(module)
-    return deduplicate_constants(module) or folded
+    folded = deduplicate_constants(module) or folded
+    return bool(refine_shapes(module)) or folded

@@ -35,6 +35,7 @@ from graph_opt.passes.fold_constants import (
 from graph_opt.passes.fuse_ops import fuse_ops, fuse_patterns
 from graph_opt.passes.op_dispatch import dispatching_walker, walk_ops
 from graph_opt.passes.prune import prune, prune_patterns
+from graph_opt.passes.refine_shapes import refine_shapes
 
 
 def op_count(module: ModuleOp) -> int:
@@ -126,9 +127,11 @@ def simplify(module: ModuleOp, *, fuse: bool) -> bool:
 
 
 def simplify_and_fuse(module: ModuleOp) -> bool:
-    """`simplify` with fusion, then merging equal constants (the rest of fold-constants)."""
+    """`simplify` with fusion, then merging equal constants and refining result
+    types (the rest of fold-constants)."""
     changed = simplify(module, fuse=True)
-    return deduplicate_constants(module) or changed
+    changed = deduplicate_constants(module) or changed
+    return bool(refine_shapes(module)) or changed
 
 
 FIXED_POINT_STEPS: tuple[Callable[[ModuleOp], bool], ...] = (

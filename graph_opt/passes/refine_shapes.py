@@ -1,0 +1,93 @@
+"""The `refine-shapes` pass: result types re-inferred once operands are known."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from graph_opt.dialects.nn.base import NNOperation
+from graph_opt.dialects.nn.shapes import DYN, ranked, types_compatible
+
+
+@dataclass(frozen=True)
+class RefineShapesPass(ModulePass):
+    """Give each nn result the most precise type its type rule now infers.
+
+    A result typed when an operand was still computed (a reshape to a shape
+    TensorFlow computes, `tensor<*xf32>` on import) becomes static once that
+    operand is a constant (after fold-constants) or its operand types are
+    refined; types propagate in order through the graph and into the signature
+    of the functions that nothing calls. Values yielded to scf regions'
+    parents, or returned by called functions, keep their type.
+    """
+
+    name = "refine-shapes"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refine_shapes(op)
+
+
+def refine_shapes(module: ModuleOp) -> int:
+    """Refine result types in `module`; how many values changed type."""
+    called = {
+        c.callee.string_value() for c in module.walk() if isinstance(c, func.CallOp)
+    }
+    refined = 0
+    for function in module.ops:
+        if not isinstance(function, func.FuncOp) or function.is_declaration:
+            continue
+        signature_fixed = function.sym_name.data in called
+        changed = 0
+        for op in function.walk():
+            if isinstance(op, NNOperation):
+                changed += _refine(op, signature_fixed)
+        if changed and not signature_fixed:
+            function.update_function_type()
+        refined += changed
+    return refined
+
+
+def _refine(op: NNOperation, signature_fixed: bool) -> int:
+    try:
+        inferred = op.rule_result_types(list(op.operands), op.properties)
+    except VerifyException:
+        return 0  # the verifier reports it
+    if inferred is None or len(inferred) != len(op.results):
+        return 0
+    changed = 0
+    for result, new_type in zip(list(op.results), inferred):
+        if _more_precise(new_type, result.type) and _retypable(result, signature_fixed):
+            Rewriter.replace_value_with_new_type(result, new_type)
+            changed += 1
+    return changed
+
+
+def _more_precise(new: Attribute, old: Attribute) -> bool:
+    if new == old or not types_compatible(old, new):
+        return False
+    new_t, old_t = ranked(new), ranked(old)
+    if new_t is None:
+        return False
+    if old_t is None:
+        return True
+    return all(o == n or o == DYN for o, n in zip(old_t.get_shape(), new_t.get_shape()))
+
+
+def _retypable(value: SSAValue, signature_fixed: bool) -> bool:
+    """A use by a terminator ties the type to a parent op (scf) or to the
+    signature of a function that is called (func.return)."""
+    for use in value.uses:
+        user: Operation = use.operation
+        if user.has_trait(IsTerminator) and (
+            signature_fixed or not isinstance(user, func.ReturnOp)
+        ):
+            return False
+    return True

@@ -1,0 +1,53 @@
+// RUN: graph-opt %s --split-input-file -p refine-shapes | filecheck %s
+
+/// A reshape to a constant shape (read through an identity, as TF freezes it)
+/// becomes static, and so do its users and the function's result type.
+// CHECK-LABEL: func.func @reshape_to_constant_shape
+// CHECK-SAME: -> tensor<3x4xf32>
+func.func @reshape_to_constant_shape(%x: tensor<2x6xf32>) -> tensor<*xf32> {
+  %s = nn.constant dense<[3, 4]> : tensor<2xi64>
+  %i = nn.identity %s : (tensor<2xi64>) -> tensor<2xi64>
+  // CHECK: nn.reshape {{.*}} -> tensor<3x4xf32>
+  // CHECK-NEXT: nn.relu {{.*}} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: func.return {{.*}} : tensor<3x4xf32>
+  %r = nn.reshape %x, %i : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+  %y = nn.relu %r : (tensor<*xf32>) -> tensor<*xf32>
+  func.return %y : tensor<*xf32>
+}
+
+// -----
+
+/// A dynamic dim that the operands fix becomes static.
+// CHECK-LABEL: func.func @dynamic_dim_fixed_by_operand
+// CHECK: nn.add {{.*}} -> tensor<2x3xf32>
+func.func @dynamic_dim_fixed_by_operand(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> tensor<?x3xf32> {
+  %a = nn.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+  func.return %a : tensor<?x3xf32>
+}
+
+// -----
+
+/// A computed shape stays unknown: nothing to refine.
+// CHECK-LABEL: func.func @negative_computed_shape
+// CHECK-SAME: -> tensor<*xf32>
+// CHECK: nn.reshape {{.*}} -> tensor<*xf32>
+func.func @negative_computed_shape(%x: tensor<2x6xf32>, %s: tensor<2xi64>) -> tensor<*xf32> {
+  %r = nn.reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// A called function keeps its signature: its returned value keeps its type.
+// CHECK-LABEL: func.func @negative_called_function
+// CHECK-SAME: -> tensor<*xf32>
+// CHECK: nn.reshape {{.*}} -> tensor<*xf32>
+func.func @negative_called_function(%x: tensor<2x6xf32>) -> tensor<*xf32> {
+  %s = nn.constant dense<[3, 4]> : tensor<2xi64>
+  %r = nn.reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+func.func @caller(%x: tensor<2x6xf32>) -> tensor<*xf32> {
+  %y = func.call @negative_called_function(%x) : (tensor<2x6xf32>) -> tensor<*xf32>
+  func.return %y : tensor<*xf32>
+}
