@@ -10,10 +10,17 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.transforms.dead_code_elimination import dce
 
+from graph_opt.dialects.nn.conv import ConvolutionBase
+from graph_opt.dialects.nn.fused import FusedMatMulOp
+from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp
+from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.convert_to_int_patterns import (
     FoldWeightFakeQuant,
     convert_to_int_patterns,
 )
+from graph_opt.remarks import warn
 
 
 @dataclass(frozen=True)
@@ -43,9 +50,37 @@ class ConvertToIntPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not any(isinstance(o, FakeQuantOp) for o in op.walk()):
+            warn(
+                "convert-to-int: no fake quantization in the module, nothing to "
+                "convert: run calibrate and quantize first"
+            )
+            return
         PatternRewriteWalker(
             GreedyRewritePatternApplier(convert_to_int_patterns(self.unsigned_io))
         ).rewrite_module(op)
         dce(op)
         PatternRewriteWalker(FoldWeightFakeQuant()).rewrite_module(op)
         dce(op)
+        _report_float_linear_ops(op)
+
+
+def _report_float_linear_ops(module: ModuleOp) -> None:
+    """Warn about the convolutions and matrix products left in float."""
+    integer = [o for o in module.walk() if isinstance(o, QConvOp | QMatMulOp)]
+    left = [
+        o
+        for o in module.walk()
+        if isinstance(o, FLOAT_LINEAR_OPS) and not isinstance(o, QConvOp)
+    ]
+    if left:
+        names = op_result_names(left[0])
+        first = f"{left[0].name} {names[0] or left[0].results[0].name_hint or ''}"
+        warn(
+            f"convert-to-int: {len(left)} of {len(left) + len(integer)} convolutions "
+            f"and matrix products stay float (first: {first.strip()}: its input or "
+            "weights have no fake quantization)"
+        )
+
+
+FLOAT_LINEAR_OPS = (ConvolutionBase, MatMulOp, GemmOp, FusedMatMulOp)

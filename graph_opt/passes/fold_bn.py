@@ -13,6 +13,7 @@ from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.fold_bn_patterns import explain_fold_bn, fold_bn_patterns
 from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.remarks import warn
 
 __all__ = ["FoldBatchNormPass", "explain_fold_bn", "fold_batch_norms"]
 
@@ -38,21 +39,34 @@ class FoldBatchNormPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        fold_batch_norms(op)
+        before = _batch_norms(op)
+        changed = fold_batch_norms(op)
+        left = [(bn, explain_fold_bn(bn)) for bn in _batch_norms(op)]
+        left = [(bn, reason) for bn, reason in left if reason is not None]
         if self.explain:
-            for batch_norm in op.walk():
-                if isinstance(batch_norm, BatchNormOp):
-                    reason = explain_fold_bn(batch_norm)
-                    if reason is not None:
-                        print(
-                            f"fold-bn: {_label(batch_norm)} not folded: {reason}",
-                            file=sys.stderr,
-                        )
+            for batch_norm, reason in left:
+                print(
+                    f"fold-bn: {_label(batch_norm)} not folded: {reason}",
+                    file=sys.stderr,
+                )
+        if left:
+            batch_norm, reason = left[0]
+            warn(
+                f"fold-bn: folded {len(before) - len(left)} of {len(before)} batch "
+                f"norms; {len(left)} left (first: {_label(batch_norm)}: {reason}; "
+                "fold-bn{explain=true} lists all)"
+            )
+        elif not changed:
+            warn("fold-bn: found no batch norm to fold")
 
 
 def fold_batch_norms(module: ModuleOp) -> bool:
     """Run `fold-bn` (without `explain`) on `module`; whether it changed anything."""
     return dispatching_walker(fold_bn_patterns()).rewrite_module(module)
+
+
+def _batch_norms(module: ModuleOp) -> list[BatchNormOp]:
+    return [op for op in module.walk() if isinstance(op, BatchNormOp)]
 
 
 def _label(op: BatchNormOp) -> str:

@@ -253,3 +253,29 @@ func.func @negative_reshape_splitting_channels(%x: tensor<1x1x2x2xf32>) -> tenso
   %z = nn.batch_norm %r, %gamma, %beta, %mean, %var : (tensor<1x2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2x2xf32>
   func.return %z : tensor<1x2x2x2x2xf32>
 }
+
+// -----
+
+/// Batch norms computed from constants through identities (what a frozen Keras
+/// model has): the scale and shift are evaluated, the conv takes them.
+// CHECK-LABEL: func.func @decomposed_bn_through_identities
+// CHECK-NEXT:    %[[B:.*]] = nn.constant dense<5.000000e-01> : tensor<2xf32>
+// CHECK-NEXT:    %[[W:.*]] = nn.constant dense<3.000000e+00> : tensor<2x1x1x1xf32>
+// CHECK-NEXT:    %[[C:.*]] = nn.conv %x, %[[W]], %[[B]]
+// CHECK-NEXT:    func.return %[[C]]
+func.func @decomposed_bn_through_identities(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w0 = nn.constant dense<1.5> : tensor<2x1x1x1xf32>
+  %w = nn.identity %w0 : (tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %c = nn.conv %x, %w : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %v0 = nn.constant dense<3.0> : tensor<2x1x1xf32>
+  %v = nn.identity %v0 : (tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %one = nn.constant dense<1.0> : tensor<f32>
+  %vp = nn.add %v, %one : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+  %sd = nn.sqrt %vp : (tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %g = nn.constant dense<4.0> : tensor<2x1x1xf32>
+  %s = nn.div %g, %sd : (tensor<2x1x1xf32>, tensor<2x1x1xf32>) -> tensor<2x1x1xf32>
+  %m = nn.mul %c, %s : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %t = nn.constant dense<0.5> : tensor<2x1x1xf32>
+  %y = nn.add %m, %t : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  func.return %y : tensor<1x2x4x4xf32>
+}

@@ -1,0 +1,58 @@
+"""Passes say what they were asked to do and left undone (GraphOptWarning), and
+the command line prints each warning as one line on stderr."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from graph_opt import api
+from graph_opt.remarks import GraphOptWarning
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "conv_bn_relu.onnx"
+
+BN_LEFT = """
+func.func @main(%x: tensor<1x1x4x4xf32>, %gamma: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
+  %w = nn.constant dense<1.0> : tensor<2x1x1x1xf32>
+  %p = nn.constant dense<1.0> : tensor<2xf32>
+  %y = nn.conv %x, %w : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %z = nn.batch_norm %y, %gamma, %p, %p, %p : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  func.return %z : tensor<1x2x4x4xf32>
+}
+"""
+
+
+def test_fold_bn_says_how_many_batch_norms_stay_and_why():
+    with pytest.warns(
+        GraphOptWarning, match=r"folded 0 of 1 batch norms; 1 left.*not a constant"
+    ):
+        api.run(api.parse(BN_LEFT), "fold-bn")
+
+
+def test_fold_bn_with_nothing_to_fold_warns():
+    module = api.load(EXAMPLE)
+    api.run(module, "fold-bn")
+    with pytest.warns(GraphOptWarning, match="found no batch norm to fold"):
+        api.run(module, "fold-bn")
+
+
+def test_fold_bn_that_folds_everything_is_silent(recwarn):
+    api.run(api.load(EXAMPLE), "fold-bn")
+    assert not [w for w in recwarn if issubclass(w.category, GraphOptWarning)]
+
+
+def test_convert_to_int_without_fake_quantization_warns():
+    with pytest.warns(GraphOptWarning, match="no fake quantization.*quantize first"):
+        api.run(api.load(EXAMPLE), "convert-to-int")
+
+
+def test_command_line_prints_one_line_warnings_and_succeeds(tmp_path: Path):
+    result = subprocess.run(
+        ["graph-opt", str(EXAMPLE), "-p", "fold-bn,convert-to-int", "-o", str(tmp_path / "out.mlir")],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0
+    assert result.stderr.splitlines() == [
+        "graph-opt: warning: convert-to-int: no fake quantization in the module, "
+        "nothing to convert: run calibrate and quantize first"
+    ]
