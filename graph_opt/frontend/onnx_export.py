@@ -15,6 +15,7 @@ from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.opaque import OpaqueOp
+from graph_opt.dialects.nn.types import StringType
 from graph_opt.entry import entry_function
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import argument_names, op_result_names, result_names
@@ -27,7 +28,9 @@ from graph_opt.frontend.onnx_import import (
 from graph_opt.frontend.onnx_op_table import exporter_of, load_mappings
 from graph_opt.frontend.onnx_subgraphs import defined_names, outer_names, rename_outer
 from graph_opt.frontend.onnx_types import tensor_from_dense, value_info_for
+from graph_opt.frontend.tensorflow.effects import EFFECT_OPS
 from graph_opt.gc_pause import collector_paused
+from graph_opt.remarks import warn
 
 DEFAULT_OPSET = 18
 
@@ -157,7 +160,8 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
             builder.names[op.output], op.value, builder.initializers.add()
         )
     elif type(op) is OpaqueOp:
-        export_opaque(builder, op)
+        if not is_tensorflow_effect(op):  # no ONNX form: dropped, said by export_module
+            export_opaque(builder, op)
     elif (export := exporter_of(type(op))) is not None:
         export(builder, op)
     else:
@@ -173,7 +177,32 @@ def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelPr
     with collector_paused():
         if has_channels_last_ops(module):
             module = channels_first_copy(module)
-        return _export_module(module, function)
+        model = _export_module(module, function)
+    effects = [op for op in module.walk() if is_tensorflow_effect(op)]
+    if effects:
+        kinds = sorted({op.op_type.data for op in effects})  # type: ignore[attr-defined]
+        warn(
+            f"ONNX has no form for TensorFlow's side effects: {len(effects)} ops "
+            f"({', '.join(kinds)}) left out of the export"
+        )
+    return model
+
+
+def is_tensorflow_effect(op: Operation) -> bool:
+    """An Assert or print of a TensorFlow graph, or a string made for one."""
+    return (
+        type(op) is OpaqueOp
+        and op.domain is not None
+        and op.domain.data == "tf"
+        and (op.op_type.data in EFFECT_OPS or _string_typed(op))
+    )
+
+
+def _string_typed(op: Operation) -> bool:
+    return any(
+        isinstance(getattr(r.type, "element_type", None), StringType)
+        for r in op.results
+    )
 
 
 def has_channels_last_ops(module: ModuleOp) -> bool:

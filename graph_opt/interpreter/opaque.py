@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
@@ -31,6 +32,8 @@ def _opset(op: OpaqueOp) -> list[onnx.OperatorSetIdProto]:
 class OpaqueFunctions(InterpreterFunctions):
     @impl(OpaqueOp)
     def run_opaque(self, interpreter: Interpreter, op: OpaqueOp, args):
+        if op.domain is not None and op.domain.data == "tf":
+            return _run_tensorflow_effect(op, args)
         from graph_opt.frontend.onnx_export import ExportBuilder, export_opaque
 
         builder = ExportBuilder(opset=0)
@@ -59,3 +62,21 @@ class OpaqueFunctions(InterpreterFunctions):
         except Exception as e:  # the reference evaluator raises many types
             raise InterpretationError(f"{op.op_type.data}: {e}") from e
         return tuple(outputs)
+
+
+def _run_tensorflow_effect(op: OpaqueOp, args) -> tuple:
+    """TensorFlow's side effects (frontend/tensorflow/effects.py): an Assert
+    whose condition fails stops the run, as in TensorFlow; prints print nothing
+    and strings are empty (the reference interpreter computes tensors)."""
+    op_type = op.op_type.data
+    if op_type == "Assert":
+        if not np.all(args[0]):
+            raise InterpretationError(f"TensorFlow Assert failed at {op.location}")
+        return ()
+    if op_type in ("Print", "PrintV2"):
+        return ()
+    if op_type in ("Const", "StringFormat"):
+        shape = getattr(op.results[0].type, "shape", None)
+        dims = [d.data for d in shape.data] if shape is not None else []
+        return (np.full(dims, "", dtype=object),)
+    raise InterpretationError(f"no implementation of TensorFlow's {op_type}")

@@ -49,14 +49,14 @@ class FoldBatchNormPass(ModulePass):
                     f"fold-bn: {_label(batch_norm)} not folded: {reason}",
                     file=sys.stderr,
                 )
-        if left:
+        if left and not self.explain:  # explain has said which stay, and why
             batch_norm, reason = left[0]
             warn(
                 f"fold-bn: folded {len(before) - len(left)} of {len(before)} batch "
                 f"norms; {len(left)} left (first: {_label(batch_norm)}: {reason}; "
                 "fold-bn{explain=true} lists all)"
             )
-        elif not changed:
+        elif not left and not changed:
             warn("fold-bn: found no batch norm to fold")
 
 

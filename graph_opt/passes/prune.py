@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -15,19 +16,37 @@ from xdsl.pattern_rewriter import (
 
 from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
+from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
 from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.passes.purity import RemoveUnusedPureOpaqueOps
 from graph_opt.passes.value_forwarding import forward_operand
 
 
 class RemoveInferenceIdentities(RewritePattern):
-    """Replace identity, stop_gradient and inference dropout by their input."""
+    """Replace identity, stop_gradient and inference dropout by their input,
+    unless the op moves its input to another device (Grappler's ModelPruner
+    keeps those: the copy is the op's job)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self, op: IdentityOp | StopGradientOp | DropoutOp, rewriter: PatternRewriter
     ):
-        forward_operand(rewriter, op, op.input)
+        if not crosses_devices(op):
+            forward_operand(rewriter, op, op.input)
+
+
+def crosses_devices(op: Operation) -> bool:
+    """Whether the op is placed on a device (`tf.device`) other than its input's producer."""
+    device = op.attributes.get(DEVICE_ATTR)
+    if device is None:
+        return False
+    producer = op.operands[0].owner
+    source = (
+        producer.attributes.get(DEVICE_ATTR)
+        if isinstance(producer, Operation)
+        else None
+    )
+    return source is not None and source != device
 
 
 def prune_patterns() -> list[RewritePattern]:
@@ -46,7 +65,8 @@ class PrunePass(ModulePass):
 
     Function results and their names (`nn.name` result attributes) stay, and so
     do ops that may have side effects: nn.opaque is kept unless its ONNX
-    operator is known to be pure.
+    operator is known to be pure (a TensorFlow Assert or print stays). An
+    identity that moves its input to another device (`tf.device`) stays.
     """
 
     name = "prune"

@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.tools.diagnostics import one_line
 from graph_opt.tools.pass_docs import describe_passes
 
@@ -171,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # pass over the IR at exit (~0.5 s for 20,000 nodes), the memory goes back
         # to the system anyway. Callers in a longer-lived process pass argv.
         atexit.register(gc.freeze)
+    print_warnings_as_one_line("graph-opt")
     input_name = None
     try:
         tool = GraphOptMain(

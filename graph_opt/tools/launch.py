@@ -12,18 +12,15 @@ from importlib import import_module
 from graph_opt.gc_pause import collector_paused
 
 
-def _run(module: str, program: str) -> int:
-    from graph_opt.remarks import print_warnings_as_one_line
-
-    print_warnings_as_one_line(program)
+def _run(module: str) -> int:
     with collector_paused():
         main = import_module(module).main
     return main()
 
 
 def graph_opt() -> int:
-    return _run("graph_opt.tools.graph_opt_main", "graph-opt")
+    return _run("graph_opt.tools.graph_opt_main")
 
 
 def graph_opt_run() -> int:
-    return _run("graph_opt.tools.run_main", "graph-opt-run")
+    return _run("graph_opt.tools.run_main")

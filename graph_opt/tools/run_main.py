@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.tools.diagnostics import one_line
 
 
@@ -49,6 +50,7 @@ def read_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    print_warnings_as_one_line("graph-opt-run")
     try:
         from graph_opt import api
         from graph_opt.entry import entry_function

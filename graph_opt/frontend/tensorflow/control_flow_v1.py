@@ -89,16 +89,20 @@ def _users(nodes: Sequence[NodeDef]) -> dict[str, list[tuple[NodeDef, int]]]:
 
 
 def _body(name: str, args: list[str], members: list[NodeDef], renames, outputs) -> Body:
-    """A body of `members` whose refs in `renames` read arguments instead; control inputs drop."""
+    """A body of `members` whose refs in `renames` read arguments instead; control
+    inputs stay between members only (they may order side effects)."""
     copies = [NodeDef(name=arg, op=ARG_OP) for arg in args]
+    inside = {node.name for node in members}
     for node in members:
         copy = _copy(node)
-        data = []
+        data, controls = [], []
         for text in node.input:
             source, index, control = _split(text)
             if not control:
                 data.append(renames.get(_ref(source, index), text))
-        copy.input[:] = data
+            elif source in inside:
+                controls.append(text)
+        copy.input[:] = data + controls
         copies.append(copy)
     return Body(name, copies, args, [renames.get(o, o) for o in outputs])
 

@@ -33,6 +33,16 @@ from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.tensorflow import attrs
 from graph_opt.frontend.tensorflow.dilated_conv import fuse_dilated_convs
+from graph_opt.frontend.tensorflow.effects import (
+    CONTROL_INPUTS_ATTR,
+    DEVICE_ATTR,
+    DT_STRING,
+    EFFECT_OPS,
+    EffectfulFunctions,
+    after_effects,
+    control_inputs_attr,
+    string_valued,
+)
 from graph_opt.frontend.tensorflow.functions import ARG_OP, Body, library_bodies
 from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.tensorflow.placeholders import feed_defaults
@@ -189,7 +199,7 @@ def graph_def_from_bytes(
 class _Graph:
     """The nodes of a GraphDef by name, with their data and control inputs."""
 
-    def __init__(self, nodes: Sequence[NodeDef]):
+    def __init__(self, nodes: Sequence[NodeDef], library: dict[str, Body]):
         self.nodes: dict[str, NodeDef] = {}
         self.index: dict[str, int] = {}
         for i, node in enumerate(nodes):
@@ -218,14 +228,25 @@ class _Graph:
                     )
             self.data[node.name] = data
             self.control[node.name] = control
+        self.after_effects = after_effects(
+            self.nodes,
+            {
+                name: [r.node for r in self.data[name]] + self.control[name]
+                for name in self.nodes
+            },
+            EffectfulFunctions(library),
+        )
 
     def sinks(self) -> list[TensorRef]:
-        """Output 0 of every node whose outputs no node reads (placeholders and NoOps aside)."""
+        """Output 0 of every node whose outputs no node reads, through data or
+        control edges (placeholders, NoOps and side effects aside)."""
+        control_read = {c for controls in self.control.values() for c in controls}
         return [
             TensorRef(name, 0)
             for name, node in self.nodes.items()
             if name not in self.outputs_used
-            and node.op not in ("Placeholder", "NoOp", ARG_OP)
+            and name not in control_read
+            and node.op not in ("Placeholder", "NoOp", ARG_OP, *EFFECT_OPS)
         ]
 
     def needed(self, outputs: Sequence[TensorRef]) -> list[str]:
@@ -235,10 +256,13 @@ class _Graph:
         needed = {ref.node for ref in outputs}
         stack = list(needed)
         while stack:
-            for ref in self.data[stack.pop()]:
-                if ref.node not in needed:
-                    needed.add(ref.node)
-                    stack.append(ref.node)
+            name = stack.pop()
+            sources = [ref.node for ref in self.data[name]]
+            sources += [c for c in self.control[name] if c in self.after_effects]
+            for source in sources:
+                if source not in needed:
+                    needed.add(source)
+                    stack.append(source)
         waiting = dict.fromkeys(needed, 0)
         users: dict[str, list[str]] = {}
         for name in needed:
@@ -298,7 +322,11 @@ def _placeholder_type(node: NodeDef, override: Sequence[int] | None) -> Attribut
 
 
 def _opaque(
-    b: ImportBuilder, node: NodeDef, inputs: list[SSAValue], count: int
+    b: ImportBuilder,
+    node: NodeDef,
+    inputs: list[SSAValue],
+    count: int,
+    types: list[Attribute] | None = None,
 ) -> Operation:
     simple, complex_attrs = {}, NodeDef()
     for key in sorted(node.attr):
@@ -316,7 +344,8 @@ def _opaque(
         props["attrs"] = DictionaryAttr(simple)
     if complex_attrs.attr:
         props["serialized_attrs"] = BytesAttr(complex_attrs.SerializeToString())
-    types = _declared_output_types(node) or [b.unranked(inputs)] * max(count, 1)
+    if types is None:
+        types = _declared_output_types(node) or [b.unranked(inputs)] * max(count, 1)
     op = OpaqueOp.build(operands=[inputs], result_types=[types], properties=props)
     return b.builder.insert(op)
 
@@ -340,7 +369,8 @@ def _check_supported(graph: _Graph, order: list[str]) -> None:
         graph.nodes[n].op
         for n in order
         if graph.nodes[n].op not in IMPORTERS
-        and graph.nodes[n].op not in ("Placeholder", ARG_OP)
+        and graph.nodes[n].op not in ("Placeholder", ARG_OP, *EFFECT_OPS)
+        and not string_valued(graph.nodes[n])
     )
     if unsupported:
         listing = ", ".join(
@@ -369,7 +399,7 @@ def import_graph_def(
     nodes = feed_defaults(
         functionalize(list(graph_def.node), context.library), input_shapes
     )
-    graph = _Graph(nodes)
+    graph = _Graph(nodes, context.library)
     for name in input_shapes:
         if name not in graph.nodes or graph.nodes[name].op != "Placeholder":
             raise FrontendError(
@@ -378,7 +408,7 @@ def import_graph_def(
     output_refs = _output_refs(graph, outputs)
     fused = fuse_dilated_convs(nodes)  # after the default outputs are known
     if fused is not nodes:
-        graph = _Graph(fused)
+        graph = _Graph(fused, context.library)
     order = graph.needed(output_refs)
     if not allow_opaque:
         _check_supported(graph, order)
@@ -409,7 +439,10 @@ def import_body(
     """Import a function body at the end of `block`, its arguments bound to `args`."""
     from graph_opt.frontend.tensorflow.control_flow_v1 import functionalize
 
-    graph = _Graph(fuse_dilated_convs(functionalize(body.nodes, context.library)))
+    graph = _Graph(
+        fuse_dilated_convs(functionalize(body.nodes, context.library)),
+        context.library,
+    )
     output_refs = [parse_input(text)[0] for text in body.outputs]
     for ref in output_refs:
         if ref.node not in graph.nodes:
@@ -437,9 +470,13 @@ def _import_nodes(
         node = graph.nodes[name]
         b.node = node
         inputs = [_lookup(graph, values, node, ref) for ref in graph.data[name]]
+        last = b.builder.insertion_point.block.last_op
         values[name] = _import_node(
             b, node, inputs, graph.outputs_used[name], b.context.allow_opaque
         )
+        effects = [c for c in graph.control[name] if c in graph.after_effects]
+        if effects or node.device:
+            _mark_ops_after(b, last, node.device, effects)
     return [_lookup(graph, values, None, ref) for ref in output_refs]
 
 
@@ -452,6 +489,8 @@ def _import_node(
 ) -> list[SSAValue]:
     last = b.builder.insertion_point.block.last_op
     try:
+        if node.op in EFFECT_OPS or string_valued(node):
+            return _effect(b, node, inputs)
         if node.op not in IMPORTERS:
             raise Declined("unsupported op")
         produced = IMPORTERS[node.op](b, node, inputs)
@@ -474,6 +513,34 @@ def _import_node(
             op.location = name_location([f"{node.name}/{op.name.removeprefix('nn.')}"])
         op = op.next_op
     return results
+
+
+def _effect(b: ImportBuilder, node: NodeDef, inputs: list[SSAValue]) -> list[SSAValue]:
+    """A side-effecting op: an nn.opaque without results (Print forwards its
+    input); or a string it prints, an nn.opaque with a string result."""
+    if string_valued(node):
+        shape = node.attr["value"].tensor.tensor_shape if node.op == "Const" else None
+        dims = [] if shape is None else shape_dims(shape)
+        op = _opaque(b, node, inputs, 1, types=[tensor_type(DT_STRING, dims)])
+        op.location = name_location([node.name])
+        return list(op.results)
+    op = _opaque(b, node, inputs, 0, types=[])
+    op.location = name_location([node.name])
+    return [inputs[0]] if node.op == "Print" else []
+
+
+def _mark_ops_after(
+    b: ImportBuilder, last: Operation | None, device: str, effects: list[str]
+) -> None:
+    """Keep the node's device and the side effects it waits on, on its ops."""
+    block = b.builder.insertion_point.block
+    op = last.next_op if last is not None else block.first_op
+    while op is not None:
+        if device:
+            op.attributes[DEVICE_ATTR] = StringAttr(device)
+        if effects:
+            op.attributes[CONTROL_INPUTS_ATTR] = control_inputs_attr(effects)
+        op = op.next_op
 
 
 def _erase_after(b: ImportBuilder, last: Operation | None) -> None:

@@ -17,6 +17,7 @@ from xdsl.ir import Attribute
 from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.dtypes import element_type
 from graph_opt.dialects.nn.shapes import DYN
+from graph_opt.dialects.nn.types import StringType
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.tensorflow.schema import DATA_TYPES
 
@@ -68,6 +69,8 @@ def numpy_dtype(dtype: int) -> np.dtype:
 
 
 def mlir_element_type(dtype: int) -> Attribute:
+    if dtype == DATA_TYPES["DT_STRING"]:
+        return StringType()
     return element_type(numpy_dtype(dtype))
 
 
