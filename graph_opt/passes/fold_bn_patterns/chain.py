@@ -152,6 +152,9 @@ def plan_chain_fold(anchor: Operation) -> ChainFold | str:
             affine = op_affine if affine is None else affine.then(op_affine)
     if affine is None:
         affine = ChannelAffine.identity(fold.channels)
+    refusal = fold.refuses(affine)
+    if refusal is not None:
+        return refusal
     return ChainFold(producer, fold, affine, chain)
 
 

@@ -14,8 +14,14 @@ from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import AddOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, channel_axis
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.passes.fold_bn_patterns.channels import ChannelAffine
+from graph_opt.passes.fold_bn_patterns.requantize import (
+    requantize_refusal,
+    requantized_weight,
+)
 from graph_opt.passes.fold_bn_patterns.weights import (
     FreedConstants,
     along,
@@ -36,6 +42,8 @@ class OutputChannelFold:
     axis: int
     channels: int
     rewrite: Rewrite
+    refuses: Callable[[ChannelAffine], str | None] = lambda affine: None
+    """Why this op cannot take that map (checked before `rewrite`)."""
 
 
 def output_channel_fold(op: Operation) -> OutputChannelFold | str:
@@ -58,7 +66,10 @@ def _filter_and_bias(
     bias_value = operands[2] if len(operands) == 3 else None
     weights = float_constant(filter_value, f"the {op.name} filter")
     if isinstance(weights, str):
-        return weights
+        quantized = _quantized_weights(filter_value)
+        if quantized is None:
+            return _fake_quantized_reason(filter_value, op) or weights
+        weights = quantized
     bias = None
     if bias_value is not None:
         bias = float_constant(bias_value, f"the {op.name} bias")
@@ -83,6 +94,18 @@ def _conv_like(
     if channels == DYN:
         return f"the {op.name} output channel count is unknown"
 
+    quantizer = (
+        filter_value.owner if _quantized_weights(filter_value) is not None else None
+    )
+
+    def refuses(affine: ChannelAffine) -> str | None:
+        if quantizer is None:
+            return None
+        spread = factor(weights, np.ones(channels)).shape  # channels on one axis
+        if spread.count(channels) != 1 or len(spread) != weights.ndim:
+            return "the filter's output channels do not lie on one axis"
+        return requantize_refusal(quantizer, spread.index(channels), affine.scale)
+
     def rewrite(
         affine: ChannelAffine, rewriter: PatternRewriter, freed: FreedConstants
     ) -> None:
@@ -101,18 +124,51 @@ def _conv_like(
             replaces=bias_value is not None,
             freed=freed,
         )
-        new_filter = folded_weight(
-            weights * factor(weights, affine.scale),
-            filter_value,
-            "bn_folded",
-            op,
-            rewriter,
-        )
+        if quantizer is None:
+            new_filter = folded_weight(
+                weights * factor(weights, affine.scale),
+                filter_value,
+                "bn_folded",
+                op,
+                rewriter,
+            )
+        else:
+            new_filter = requantized_weight(
+                quantizer, weights * factor(weights, affine.scale), affine.scale, op,
+                rewriter,
+            )  # fmt: skip
         if new_filter is not filter_value or new_bias is not bias_value:
             op.operands = [op.operands[0], new_filter, new_bias]
         rewriter.notify_op_modified(op)
 
-    return OutputChannelFold(axis, channels, rewrite)
+    return OutputChannelFold(axis, channels, rewrite, refuses)
+
+
+def _quantized_weights(value: SSAValue) -> np.ndarray | None:
+    """The constant weights a per-channel nn.fake_quant (its only user) quantizes."""
+    quantizer = value.owner
+    if not isinstance(quantizer, FakeQuantOp) or quantizer.axis is None:
+        return None
+    if not value.has_one_use():
+        return None
+    weights = float_constant(quantizer.input, "")
+    return None if isinstance(weights, str) else weights
+
+
+def _fake_quantized_reason(value: SSAValue, op: Operation) -> str | None:
+    """Why a fake-quantized filter (maybe reshaped, as TF's depthwise filters
+    are) cannot take the fold, or None when it is not fake-quantized."""
+    owner = value.owner
+    if isinstance(owner, ReshapeOp):
+        owner = owner.input.owner
+    if not isinstance(owner, FakeQuantOp):
+        return None
+    if len(owner.mins) == 1:
+        return (
+            f"the {op.name} filter is fake-quantized per tensor: scaling its "
+            "channels would change its quantization levels"
+        )
+    return f"the {op.name} filter's per-channel fake quantization is not on its output channels"
 
 
 def _conv(op: ConvOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:

@@ -279,3 +279,53 @@ func.func @decomposed_bn_through_identities(%x: tensor<1x1x4x4xf32>) -> tensor<1
   %y = nn.add %m, %t : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
   func.return %y : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+/// A conv whose filter is fake-quantized per output channel (quantization-aware
+/// training): the scale moves into the weights and into the channels' ranges.
+// CHECK-LABEL: func.func @per_channel_fake_quantized_filter
+// CHECK:         %[[W:.*]] = nn.constant dense<{{\[\[\[\[}}1.000000e+00, -7.500000e-01{{\]\]\]\]}}> : tensor<1x1x1x2xf32>
+// CHECK-NEXT:    %[[Q:.*]] = nn.fake_quant %[[W]] {min = array<f32: -2.000000e+00, -1.500000e+00>, max = array<f32: 2.000000e+00, 1.500000e+00>, num_bits = 8 : i64, narrow_range = 1 : i64, axis = 3 : i64}
+// CHECK-NEXT:    nn.conv %x, %[[Q]], %{{.*}} {data_layout = "NHWC"}
+// CHECK-NOT:     nn.batch_norm
+func.func @per_channel_fake_quantized_filter(%x: tensor<1x2x2x1xf32>) -> tensor<1x2x2x2xf32> {
+  %w0 = nn.constant dense<[[[[0.5, -0.25]]]]> : tensor<1x1x1x2xf32>
+  %w = nn.fake_quant %w0 {min = array<f32: -1.0, -0.5>, max = array<f32: 1.0, 0.5>, num_bits = 8 : i64, narrow_range = 1 : i64, axis = 3 : i64} : (tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+  %c = nn.conv %x, %w {data_layout = "NHWC"} : (tensor<1x2x2x1xf32>, tensor<1x1x1x2xf32>) -> tensor<1x2x2x2xf32>
+  %gamma = nn.constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %beta = nn.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %mean = nn.constant dense<0.0> : tensor<2xf32>
+  %var = nn.constant dense<1.0> : tensor<2xf32>
+  %y = nn.batch_norm %c, %gamma, %beta, %mean, %var {epsilon = 0.0 : f32, data_layout = "NHWC"} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  func.return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+/// Per-tensor fake quantization: scaling the channels would change the levels.
+// CHECK-LABEL: func.func @negative_per_tensor_fake_quantized_filter
+// CHECK: nn.batch_norm
+func.func @negative_per_tensor_fake_quantized_filter(%x: tensor<1x2x2x1xf32>) -> tensor<1x2x2x2xf32> {
+  %w0 = nn.constant dense<[[[[0.5, -0.25]]]]> : tensor<1x1x1x2xf32>
+  %w = nn.fake_quant %w0 {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+  %c = nn.conv %x, %w {data_layout = "NHWC"} : (tensor<1x2x2x1xf32>, tensor<1x1x1x2xf32>) -> tensor<1x2x2x2xf32>
+  %g = nn.constant dense<2.0> : tensor<2xf32>
+  %y = nn.batch_norm %c, %g, %g, %g, %g {data_layout = "NHWC"} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  func.return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+/// A negative scale would move the nudged zero point: not folded.
+// CHECK-LABEL: func.func @negative_scale_on_fake_quantized_filter
+// CHECK: nn.batch_norm
+func.func @negative_scale_on_fake_quantized_filter(%x: tensor<1x2x2x1xf32>) -> tensor<1x2x2x2xf32> {
+  %w0 = nn.constant dense<[[[[0.5, -0.25]]]]> : tensor<1x1x1x2xf32>
+  %w = nn.fake_quant %w0 {min = array<f32: -1.0, -0.5>, max = array<f32: 1.0, 0.5>, num_bits = 8 : i64, axis = 3 : i64} : (tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+  %c = nn.conv %x, %w {data_layout = "NHWC"} : (tensor<1x2x2x1xf32>, tensor<1x1x1x2xf32>) -> tensor<1x2x2x2xf32>
+  %g = nn.constant dense<[-2.0, 1.0]> : tensor<2xf32>
+  %one = nn.constant dense<1.0> : tensor<2xf32>
+  %y = nn.batch_norm %c, %g, %one, %one, %one {data_layout = "NHWC"} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  func.return %y : tensor<1x2x2x2xf32>
+}

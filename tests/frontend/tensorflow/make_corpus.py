@@ -13,6 +13,7 @@ norm statistics, and saved into corpus/ as:
 - NAME.pbtxt: the frozen graph as text, when it is small;
 - NAME_saved_model/: tf.saved_model.save of a module whose serving_default
   signature is the model;
+- qat_conv_bn: a tensorflow-model-optimization quantization-aware model;
 - NAME.npz: `in:<placeholder>` seeded inputs, `out:<i>` TensorFlow's outputs,
   `outputs` the frozen graph's output tensor names, `signature_inputs` /
   `signature_outputs` the SavedModel signature's keys (outputs in key order).
@@ -20,7 +21,9 @@ norm statistics, and saved into corpus/ as:
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -129,6 +132,34 @@ def nested_loops_function():
     return nested
 
 
+def qat_model():
+    """A tensorflow-model-optimization quantization-aware conv+BN+relu+dense
+    model (tf_keras, run in a process with TF_USE_LEGACY_KERAS=1), trained a
+    few steps so that the FakeQuant ranges are not trivial."""
+    import tensorflow_model_optimization as tfmot
+
+    keras = tf.keras
+    model = keras.Sequential(
+        [
+            keras.layers.Conv2D(8, 3, padding="same", input_shape=(16, 16, 3)),
+            keras.layers.BatchNormalization(),
+            keras.layers.ReLU(),
+            keras.layers.DepthwiseConv2D(3, padding="same"),
+            keras.layers.BatchNormalization(),
+            keras.layers.ReLU(),
+            keras.layers.GlobalAveragePooling2D(),
+            keras.layers.Dense(4),
+        ]
+    )
+    model = tfmot.quantization.keras.quantize_model(model)
+    model.compile(optimizer="adam", loss="mse")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((32, 16, 16, 3)).astype(np.float32)
+    y = rng.standard_normal((32, 4)).astype(np.float32)
+    model.fit(x, y, epochs=2, batch_size=8, verbose=0)
+    return model
+
+
 def model_function(model):
     spec = [
         tf.TensorSpec((1, *t.shape[1:]), t.dtype, name="input") for t in model.inputs
@@ -186,6 +217,13 @@ def write(name: str, function, has_control_flow: bool, rng, model=None) -> None:
 
 
 def main(names: list[str]) -> None:
+    if names == ["--qat"]:  # in the legacy-Keras process that main starts
+        tf.keras.utils.set_random_seed(0)
+        model = qat_model()
+        write(
+            "qat_conv_bn", model_function(model), False, np.random.default_rng(9), model
+        )
+        return
     tf.keras.utils.set_random_seed(0)
     CORPUS.mkdir(exist_ok=True)
     rng = np.random.default_rng(0)
@@ -199,6 +237,10 @@ def main(names: list[str]) -> None:
     if not names or "nested_loops" in names:
         write("nested_loops", nested_loops_function(), True, rng)
         print("nested_loops written")
+    if not names or "qat_conv_bn" in names:
+        env = dict(os.environ, TF_USE_LEGACY_KERAS="1")
+        subprocess.run([sys.executable, __file__, "--qat"], env=env, check=True)
+        print("qat_conv_bn written")
 
 
 if __name__ == "__main__":
