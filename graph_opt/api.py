@@ -69,8 +69,9 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
 
 
 def load(source) -> ModuleOp:
-    """A module from an .onnx, .pb/.pbtxt (TensorFlow GraphDef) or .mlir path,
-    or an onnx.ModelProto."""
+    """A module from an .onnx, .pb/.pbtxt (TensorFlow GraphDef) or .mlir path, a
+    TensorFlow SavedModel directory (signature serving_default), or an
+    onnx.ModelProto."""
     from graph_opt.frontend.onnx_import import import_model, load_model
 
     if not isinstance(source, str | os.PathLike):
@@ -78,6 +79,10 @@ def load(source) -> ModuleOp:
     path = Path(source)
     if path.suffix == ".onnx":
         return import_model(load_model(str(path)))
+    if path.is_dir():
+        from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+
+        return import_saved_model(path)
     if path.suffix in (".pb", ".pbtxt"):
         from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 

@@ -1,4 +1,5 @@
-"""Input formats of `graph-opt` besides MLIR: ONNX and TensorFlow GraphDefs (.pb, .pbtxt)."""
+"""Input formats of `graph-opt` besides MLIR: ONNX, TensorFlow GraphDefs (.pb,
+.pbtxt) and SavedModel directories."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import argparse
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+
+SAVED_MODEL = "saved_model"
+"""The frontend of a directory input (a TensorFlow SavedModel)."""
 
 
 def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
@@ -26,6 +30,12 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
         "--outputs",
         metavar="A,B",
         help="TensorFlow outputs to import (`node` or `node:1`); default: the nodes nothing reads",
+    )
+    arg_parser.add_argument(
+        "--signature",
+        default="serving_default",
+        metavar="NAME",
+        help="The signature of a TensorFlow SavedModel directory to import",
     )
     arg_parser.add_argument(
         "--allow-tf-opaque",
@@ -68,3 +78,17 @@ def register_frontends(tool) -> None:
 
     tool.available_frontends["pb"] = parse_graph_def
     tool.available_frontends["pbtxt"] = parse_graph_def
+
+    def parse_saved_model(stream: IO[bytes]) -> ModuleOp:
+        from graph_opt.frontend.tensorflow import parse_input_shapes
+        from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+
+        stream.close()
+        return import_saved_model(
+            tool.get_input_name(),
+            tool.args.signature,
+            parse_input_shapes(tool.args.input_shape),
+            allow_opaque=tool.args.allow_tf_opaque,
+        )
+
+    tool.available_frontends[SAVED_MODEL] = parse_saved_model

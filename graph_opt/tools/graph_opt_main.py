@@ -6,6 +6,7 @@ import argparse
 import atexit
 import dataclasses
 import gc
+import io
 import os
 import sys
 import tempfile
@@ -96,6 +97,15 @@ class GraphOptMain(xDSLOptMain):
             steps = [*self.args.single_passes, self.args.passes]
             self.args.passes = ",".join(s for s in steps if s)
         super().setup_pipeline()
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """A directory is a TensorFlow SavedModel: its frontend reads the files."""
+        name = self.args.input_file
+        if name is not None and os.path.isdir(name) and self.args.frontend is None:
+            from graph_opt.tools.frontends import SAVED_MODEL
+
+            return io.BytesIO(), SAVED_MODEL
+        return super().get_input_stream()
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset=0):
         self._input_verified = file_extension in VERIFIED_FRONTENDS

@@ -129,6 +129,44 @@ _MESSAGES = [
         "repeated NodeDef node = 1", "VersionDef versions = 4",
         "int32 version = 3", "FunctionDefLibrary library = 2",
     ]),
+    # SavedModel (tensorflow/core/protobuf/{saved_model,meta_graph,
+    # saved_object_graph,trackable_object_graph}.proto) and the tensor bundle
+    # of its checkpoint (tensorflow/core/protobuf/tensor_bundle.proto)
+    Message("SavedModel", [
+        "int64 saved_model_schema_version = 1",
+        "repeated MetaGraphDef meta_graphs = 2",
+    ]),
+    Message("MetaGraphDef", [
+        "GraphDef graph_def = 2", "map<string, SignatureDef> signature_def = 5",
+        "SavedObjectGraph object_graph_def = 7",
+    ]),
+    Message("SignatureDef", [
+        "map<string, TensorInfo> inputs = 1", "map<string, TensorInfo> outputs = 2",
+        "string method_name = 3",
+    ]),
+    Message("TensorInfo", [
+        "oneof encoding string name = 1", "DataType dtype = 2",
+        "TensorShapeProto tensor_shape = 3",
+    ]),
+    Message("SavedObjectGraph", ["repeated SavedObject nodes = 1"]),
+    Message("SavedObject", ["oneof kind SavedVariable variable = 7"]),
+    Message("SavedVariable", [
+        "DataType dtype = 1", "TensorShapeProto shape = 2", "string name = 6",
+    ]),
+    Message("TrackableObjectGraph", ["repeated TrackableObject nodes = 1"], [
+        Message("TrackableObject", ["repeated SerializedTensor attributes = 2"], [
+            Message("SerializedTensor", [
+                "string name = 1", "string full_name = 2", "string checkpoint_key = 3",
+            ]),
+        ]),
+    ]),
+    Message("BundleHeaderProto", [
+        "int32 num_shards = 1", "int32 endianness = 2", "VersionDef version = 3",
+    ]),
+    Message("BundleEntryProto", [
+        "DataType dtype = 1", "TensorShapeProto shape = 2", "int32 shard_id = 3",
+        "int64 offset = 4", "int64 size = 5", "fixed32 crc32c = 6",
+    ]),
 ]  # fmt: skip
 
 _Field = descriptor_pb2.FieldDescriptorProto
@@ -139,6 +177,7 @@ _SCALARS = {
     "uint64": _Field.TYPE_UINT64,
     "int32": _Field.TYPE_INT32,
     "uint32": _Field.TYPE_UINT32,
+    "fixed32": _Field.TYPE_FIXED32,
     "bool": _Field.TYPE_BOOL,
     "string": _Field.TYPE_STRING,
     "bytes": _Field.TYPE_BYTES,
@@ -238,3 +277,7 @@ VersionDef = _CLASSES["VersionDef"]
 FunctionDefLibrary = _CLASSES["FunctionDefLibrary"]
 FunctionDef = _CLASSES["FunctionDef"]
 OpDef = _CLASSES["OpDef"]
+SavedModel = _CLASSES["SavedModel"]
+TrackableObjectGraph = _CLASSES["TrackableObjectGraph"]
+BundleHeaderProto = _CLASSES["BundleHeaderProto"]
+BundleEntryProto = _CLASSES["BundleEntryProto"]

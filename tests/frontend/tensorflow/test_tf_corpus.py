@@ -19,6 +19,7 @@ from graph_opt.dialects.nn.elementwise import AddOp, MulOp
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.frontend.tensorflow.saved_model import import_saved_model
 from graph_opt.passes import get_all_passes
 from graph_opt.passes.constant_eval import computed_constant
 from graph_opt.passes.fold_bn import explain_fold_bn
@@ -26,8 +27,10 @@ from graph_opt.passes.fold_bn import explain_fold_bn
 CORPUS = Path(__file__).parent / "corpus"
 MODELS = sorted(p.stem for p in CORPUS.glob("*.npz"))
 FORMS = sorted(
-    p.name for p in CORPUS.iterdir() if p.suffix in (".pb", ".pbtxt")
-)  # frozen with lowered control flow, `_functional`, and text
+    p.name
+    for p in CORPUS.iterdir()
+    if p.suffix in (".pb", ".pbtxt") or p.name.endswith("_saved_model")
+)  # frozen with lowered control flow, `_functional`, text, and SavedModel
 PASSES = [
     "fold-bn",
     "fold-constants",
@@ -41,7 +44,7 @@ CNNS = [m for m in MODELS if m not in ("nested_loops", "text_lstm")]
 
 
 def model_of(form: str) -> str:
-    return form.split(".")[0].removesuffix("_functional")
+    return form.split(".")[0].removesuffix("_functional").removesuffix("_saved_model")
 
 
 @cache
@@ -54,11 +57,15 @@ def reference(model: str):
 
 
 def load(form: str) -> ModuleOp:
+    if form.endswith("_saved_model"):
+        return import_saved_model(CORPUS / form)
     _, outputs, _ = reference(model_of(form))
     return import_graph_def(load_graph_def(str(CORPUS / form)), outputs=outputs)
 
 
 def run_onnx(model_bytes: bytes, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Inputs by placeholder name; a SavedModel's are its signature's keys, which
+    the corpus's models name as their placeholders."""
     session = ort.InferenceSession(model_bytes, providers=["CPUExecutionProvider"])
     return session.run(None, {i.name: inputs[i.name] for i in session.get_inputs()})
 
@@ -75,11 +82,17 @@ def assert_matches_tensorflow(actual, expected) -> None:
 def test_the_corpus_is_complete():
     assert {m for m in MODELS} >= {
         "mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0",
-        "densenet", "text_lstm", "nested_loops", "dilated_conv_bn",
+        "densenet", "text_lstm", "nested_loops", "dilated_conv_bn", "qat_conv_bn",
     }  # fmt: skip
     for model in MODELS:
         assert (CORPUS / f"{model}.pb").exists()
         assert (CORPUS / f"{model}_saved_model" / "saved_model.pb").exists()
+        data = np.load(CORPUS / f"{model}.npz")
+        assert sorted(
+            k.removeprefix("in:") for k in data.files if k.startswith("in:")
+        ) == list(
+            data["signature_inputs"]
+        )  # the harness feeds SavedModels by these names
     for model in ("text_lstm", "nested_loops"):
         assert (CORPUS / f"{model}_functional.pb").exists()
 
@@ -91,14 +104,17 @@ def test_onnx_export_matches_tensorflow(form: str):
     assert_matches_tensorflow(run_onnx(model.SerializeToString(), inputs), expected)
 
 
-@pytest.mark.parametrize("model", ["mobilenet_v2", "nested_loops", "text_lstm"])
-def test_first_command_converts_to_onnx(model: str, tmp_path: Path):
-    """`graph-opt model.pb -t onnx -o out.onnx`, as a TensorFlow user types it."""
-    inputs, outputs, expected = reference(model)
+@pytest.mark.parametrize(
+    "form", ["mobilenet_v2.pb", "nested_loops.pb", "text_lstm_saved_model"]
+)
+def test_first_command_converts_to_onnx(form: str, tmp_path: Path):
+    """`graph-opt model.pb -t onnx -o out.onnx` (or a SavedModel directory), as
+    a TensorFlow user types it."""
+    inputs, outputs, expected = reference(model_of(form))
     out = tmp_path / "out.onnx"
+    names = [] if form.endswith("_saved_model") else ["--outputs", ",".join(outputs)]
     result = subprocess.run(
-        ["graph-opt", str(CORPUS / f"{model}.pb"), "--outputs", ",".join(outputs),
-         "-t", "onnx", "-o", str(out)],
+        ["graph-opt", str(CORPUS / form), *names, "-t", "onnx", "-o", str(out)],
         capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

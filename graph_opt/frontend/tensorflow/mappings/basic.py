@@ -12,6 +12,8 @@ from graph_opt.frontend.tensorflow.tensors import dense_from_tensor
 
 register_simple("Identity", IdentityOp)
 register_simple("StopGradient", StopGradientOp)
+# a variable's read, once its handle is bound to a Const (SavedModel import)
+register_simple("ReadVariableOp", IdentityOp)
 # unfed, its default value (fed, a placeholder: see `placeholders`)
 register_simple("PlaceholderWithDefault", IdentityOp)
 
