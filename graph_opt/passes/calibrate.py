@@ -12,6 +12,7 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.entry import entry_function
+from graph_opt.passes.fold_bn import fold_batch_norms
 from graph_opt.quantization.calibration import (
     RANGE_ATTR,
     calibrate_ranges,
@@ -32,6 +33,9 @@ class CalibratePass(ModulePass):
     (TensorFlow's EMA of per-sample min and max, weight `decay`, started at the
     first sample), percentile (the `percentile`-th and (100 - percentile)-th
     percentiles of all values). Constants and fake_quant results get no range.
+    Batch norms are folded first (fold-bn), as TensorFlow's
+    create_training_graph folds them before quantizing, so that the ranges are
+    those of the layers quantize will see, whatever ran before.
     """
 
     name = "calibrate"
@@ -53,6 +57,7 @@ class CalibratePass(ModulePass):
             raise PassFailedException('calibrate needs inputs="samples.npz"')
         function = entry_function(op)
         samples = load_samples(self.inputs, function)
+        fold_batch_norms(op)
         observed = {
             inner
             for inner in function.walk()

@@ -14,15 +14,18 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
+from graph_opt import api
 from graph_opt.dialects.nn.conv import ConvolutionBase
 from graph_opt.dialects.nn.elementwise import AddOp, MulOp
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+from graph_opt.interpreter import run_function
 from graph_opt.passes import get_all_passes
 from graph_opt.passes.constant_eval import computed_constant
 from graph_opt.passes.fold_bn import explain_fold_bn
+from graph_opt.remarks import GraphOptWarning
 
 CORPUS = Path(__file__).parent / "corpus"
 MODELS = sorted(p.stem for p in CORPUS.glob("*.npz"))
@@ -168,3 +171,26 @@ def test_fold_bn_alone_leaves_no_foldable_batch_norm(model: str):
     module = load(f"{model}.pb")
     assert foldable_batch_norms(module)  # the model has batch norms to fold
     assert foldable_batch_norms(apply(module, "fold-bn")) == []
+
+
+def test_int8_pipeline_on_a_fresh_import(tmp_path: Path):
+    """calibrate, quantize and convert-to-int straight after import (no fold-bn
+    or fuse-ops first): the convs become int8, and the integer graph stays
+    within one output quantization step of the fake-quantized one."""
+    inputs, _, _ = reference("mobilenet_v2")
+    rng = np.random.default_rng(0)
+    samples = tmp_path / "samples.npz"
+    np.savez(samples, input=rng.standard_normal((4, 1, 32, 32, 3)).astype(np.float32))
+    module = load("mobilenet_v2.pb")
+    api.run(
+        module,
+        f'calibrate{{inputs="{samples}"}},quantize{{per-channel=true symmetric=true}}',
+    )
+    fake_quantized = run_function(module, [inputs["input"]])[0]
+    with pytest.warns(GraphOptWarning, match="stay float"):
+        api.run(module, "convert-to-int")
+    ops = [op.name for op in module.walk()]
+    assert ops.count("nn.qconv") >= 45 and ops.count("nn.conv") <= 5
+    integer = run_function(module, [inputs["input"]])[0]
+    # softmax probabilities: one 8-bit step of [0, 1] at most
+    assert float(np.max(np.abs(integer - fake_quantized))) <= 1 / 255
