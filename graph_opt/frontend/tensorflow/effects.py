@@ -11,6 +11,7 @@ attribute `tf.control_inputs`. Control edges between side-effect-free nodes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
@@ -49,6 +50,8 @@ class EffectfulFunctions:
     def __call__(self, node: NodeDef) -> bool:
         if node.op in EFFECT_OPS:
             return True
+        if node.op not in CALL_OPS:
+            return False
         return any(self.function(name) for name in _called(node))
 
     def function(self, name: str) -> bool:
@@ -68,9 +71,15 @@ def _called(node: NodeDef) -> list[str]:
     ]
 
 
+CALL_OPS = frozenset(
+    {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall",
+     "StatefulPartitionedCall"}
+)  # fmt: skip
+
+
 def after_effects(
     nodes: dict[str, NodeDef],
-    inputs: dict[str, list[str]],
+    inputs: Callable[[str], list[str]],
     is_effect: EffectfulFunctions,
 ) -> frozenset[str]:
     """The nodes that run after a side effect: those whose inputs (data or
@@ -80,8 +89,8 @@ def after_effects(
     if not effects:
         return frozenset()
     readers: dict[str, list[str]] = {}
-    for name, sources in inputs.items():
-        for source in sources:
+    for name in nodes:
+        for source in inputs(name):
             readers.setdefault(source, []).append(name)
     found, stack = set(effects), list(effects)
     while stack:

@@ -230,10 +230,7 @@ class _Graph:
             self.control[node.name] = control
         self.after_effects = after_effects(
             self.nodes,
-            {
-                name: [r.node for r in self.data[name]] + self.control[name]
-                for name in self.nodes
-            },
+            lambda name: [r.node for r in self.data[name]] + self.control[name],
             EffectfulFunctions(library),
         )
 
