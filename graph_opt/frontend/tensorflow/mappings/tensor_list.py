@@ -10,18 +10,11 @@ from graph_opt.dialects.nn.base import i64_array, i64_attr
 from graph_opt.dialects.nn.compare import EqualOp, SelectOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype as element_dtype
 from graph_opt.dialects.nn.shape_ops import UnsqueezeOp
-from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import GatherOp
+from graph_opt.frontend.tensorflow.mappings.index_ops import static_shape
 from graph_opt.frontend.tensorflow.mappings.shape_ops import int_constant
 from graph_opt.frontend.tensorflow.op_table import importer
 from graph_opt.frontend.tensorflow.tensors import numpy_dtype
-
-
-def _static_shape(b, value, what: str) -> list[int]:
-    value_type = ranked(value)
-    if value_type is None or DYN in value_type.get_shape():
-        b.decline(f"{what} needs a static shape")
-    return list(value_type.get_shape())
 
 
 @importer("TensorListReserve")
@@ -43,7 +36,7 @@ def import_as_tensor(b, node, inputs):
 
 @importer("TensorListLength")
 def import_length(b, node, inputs):
-    (length, *_) = _static_shape(b, inputs[0], "TensorListLength")
+    (length, *_) = static_shape(b, inputs[0], "TensorListLength")
     return [b.constant(np.array(length, np.int32))]
 
 
@@ -57,7 +50,7 @@ def import_get_item(b, node, inputs):
 def import_set_item(b, node, inputs):
     """The list with item `index` replaced: a select on `range(length) == index`."""
     items, index, item = inputs
-    shape = _static_shape(b, items, "TensorListSetItem")
+    shape = static_shape(b, items, "TensorListSetItem")
     positions = np.arange(shape[0]).reshape([-1] + [1] * (len(shape) - 1))
     index_dtype = element_dtype(index.type.element_type)
     mask = b.create(EqualOp, [b.constant(positions.astype(index_dtype)), index])
