@@ -32,7 +32,11 @@ def string_valued(node: NodeDef) -> bool:
     imported as nn.opaque with a string result, whatever --allow-tf-opaque says."""
     if node.op in PRINT_FORMATTING_OPS:
         return True
-    return node.op == "Const" and node.attr["value"].tensor.dtype == DT_STRING
+    return (
+        node.op == "Const"
+        and "value" in node.attr
+        and node.attr["value"].tensor.dtype == DT_STRING
+    )
 
 
 CONTROL_INPUTS_ATTR = "tf.control_inputs"
