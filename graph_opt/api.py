@@ -97,10 +97,27 @@ def pipeline(spec: str | Sequence[ModulePass]) -> PassPipeline:
     return PassPipeline(tuple(spec))
 
 
-def run(module: ModuleOp, spec: str | Sequence[ModulePass] | PassPipeline) -> ModuleOp:
-    """Apply a pipeline in place, verify the result, and return the module."""
+def run(
+    module: ModuleOp,
+    spec: str | Sequence[ModulePass] | PassPipeline,
+    statistics: list | None = None,
+) -> ModuleOp:
+    """Apply a pipeline in place, verify the result, and return the module.
+
+    With a `statistics` list, a `graph_opt.statistics.PassStatistics` of each
+    pass run is appended to it (rewrites by pattern, ops before and after by
+    kind, the pass's own counts and warnings)."""
     passes = spec if isinstance(spec, PassPipeline) else pipeline(spec)
-    passes.apply(context(), module)
+    if statistics is None:
+        passes.apply(context(), module)
+    else:
+        from graph_opt.statistics import collecting
+
+        ctx = context()
+        for one_pass in passes.passes:
+            with collecting(one_pass.name, module) as stats:
+                one_pass.apply(ctx, module)
+            statistics.append(stats)
     module.verify()
     return module
 

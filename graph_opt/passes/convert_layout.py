@@ -25,6 +25,7 @@ from graph_opt.passes.layout_patterns import (
     transpose_op,
     transpose_perm,
 )
+from graph_opt.remarks import warn
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ class ConvertLayoutPass(ModulePass):
                 layout_patterns(self.target, transposes), dce_enabled=False
             )
         )
-        walker.rewrite_module(op)
+        if not walker.rewrite_module(op):
+            warn(f"convert-layout: found no op outside the {self.target} layout")
         if self.keep_io_layout:
             return
         called = {

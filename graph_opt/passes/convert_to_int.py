@@ -21,6 +21,7 @@ from graph_opt.passes.convert_to_int_patterns import (
     convert_to_int_patterns,
 )
 from graph_opt.remarks import warn
+from graph_opt.statistics import record
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,8 @@ def _report_float_linear_ops(module: ModuleOp) -> None:
         for o in module.walk()
         if isinstance(o, FLOAT_LINEAR_OPS) and not isinstance(o, QConvOp)
     ]
+    record("convolutions and matrix products int8", len(integer))
+    record("convolutions and matrix products float", len(left))
     if left:
         names = op_result_names(left[0])
         first = f"{left[0].name} {names[0] or left[0].results[0].name_hint or ''}"

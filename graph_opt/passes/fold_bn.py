@@ -14,6 +14,7 @@ from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.fold_bn_patterns import explain_fold_bn, fold_bn_patterns
 from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.remarks import warn
+from graph_opt.statistics import record
 
 __all__ = ["FoldBatchNormPass", "explain_fold_bn", "fold_batch_norms"]
 
@@ -43,6 +44,8 @@ class FoldBatchNormPass(ModulePass):
         changed = fold_batch_norms(op)
         left = [(bn, explain_fold_bn(bn)) for bn in _batch_norms(op)]
         left = [(bn, reason) for bn, reason in left if reason is not None]
+        record("nn.batch_norm folded", len(before) - len(left))
+        record("nn.batch_norm left", len(left))
         if self.explain:
             for batch_norm, reason in left:
                 print(

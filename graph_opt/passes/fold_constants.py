@@ -18,6 +18,7 @@ from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.passes.refine_shapes import refine_shapes
 from graph_opt.passes.shape_patterns import MaterializeShapeQueries
 from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
+from graph_opt.remarks import warn
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ class FoldConstantsPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        fold_constants(op, self.max_size)
+        if not fold_constants(op, self.max_size):
+            warn("fold-constants: found nothing to fold")
 
 
 def fold_constants_patterns(module: ModuleOp, max_size: int) -> list[RewritePattern]:

@@ -11,6 +11,7 @@ from xdsl.pattern_rewriter import RewritePattern
 
 from graph_opt.passes.fusion_patterns import FUSION_PATTERNS
 from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.remarks import warn
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,8 @@ class FuseOpsPass(ModulePass):
     name = "fuse-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        fuse_ops(op)
+        if not fuse_ops(op):
+            warn("fuse-ops: found nothing to fuse")
 
 
 def fuse_patterns() -> list[RewritePattern]:

@@ -20,6 +20,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from graph_opt.passes.erasure import erase_op, has_unused_results
+from graph_opt.statistics import count_rewrite
 
 
 def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
@@ -55,6 +56,13 @@ def accepts(
     return not isinstance(pattern, ClassFilteredPattern) or pattern.accepts_class(
         op_class
     )
+
+
+class EraseDeadOps:
+    """What the statistics call the erasure of trivially dead ops."""
+
+
+DEAD_CODE = EraseDeadOps()
 
 
 @dataclass(eq=False, repr=False)
@@ -96,10 +104,12 @@ class OpTypeDispatch(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if has_unused_results(op) and is_trivially_dead(op):
             erase_op(rewriter, op)
+            count_rewrite(DEAD_CODE)
             return
         for pattern in self.patterns_for(type(op)):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
+                count_rewrite(pattern)
                 return
 
 

@@ -20,6 +20,7 @@ from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
 from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.passes.purity import RemoveUnusedPureOpaqueOps
 from graph_opt.passes.value_forwarding import forward_operand
+from graph_opt.remarks import warn
 
 
 class RemoveInferenceIdentities(RewritePattern):
@@ -72,4 +73,5 @@ class PrunePass(ModulePass):
     name = "prune"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        prune(op)
+        if not prune(op):
+            warn("prune: found nothing to remove")

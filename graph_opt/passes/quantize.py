@@ -28,6 +28,8 @@ from graph_opt.passes.quantize_patterns import (
     weight_range,
 )
 from graph_opt.quantization.calibration import RANGE_ATTR
+from graph_opt.remarks import warn
+from graph_opt.statistics import record
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,10 @@ class QuantizePass(ModulePass):
         ]
         activations = _unique(v for m in matches for v in m.activations)
         ranges = _calibrated_ranges(activations)
+        record("layers quantized", len(matches))
+        record("activations quantized", len(activations))
+        if not matches:
+            warn("quantize: found no conv, matmul or gemm layer to quantize")
         for match in matches:
             self._quantize_weight(match)
         for value in activations:

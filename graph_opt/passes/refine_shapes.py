@@ -15,6 +15,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import DYN, ranked, types_compatible
+from graph_opt.remarks import warn
+from graph_opt.statistics import record
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,10 @@ class RefineShapesPass(ModulePass):
     name = "refine-shapes"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        refine_shapes(op)
+        refined = refine_shapes(op)
+        record("result types refined", refined)
+        if not refined:
+            warn("refine-shapes: found no type to refine")
 
 
 def refine_shapes(module: ModuleOp) -> int:

@@ -56,3 +56,45 @@ def test_command_line_prints_one_line_warnings_and_succeeds(tmp_path: Path):
         "graph-opt: warning: convert-to-int: no fake quantization in the module, "
         "nothing to convert: run calibrate and quantize first"
     ]
+
+
+@pytest.mark.parametrize(
+    "pass_name, message",
+    [
+        ("prune", "prune: found nothing to remove"),
+        ("fold-constants", "fold-constants: found nothing to fold"),
+        ("fuse-ops", "fuse-ops: found nothing to fuse"),
+        ("refine-shapes", "refine-shapes: found no type to refine"),
+        ("convert-layout", "convert-layout: found no op outside the NCHW layout"),
+        ("quantize", "quantize: found no conv, matmul or gemm layer"),
+    ],
+)
+def test_a_pass_with_nothing_to_do_says_so(pass_name: str, message: str):
+    module = api.parse(
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %y = nn.tanh %x : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  func.return %y : tensor<4xf32>\n}"
+    )
+    with pytest.warns(GraphOptWarning, match=message):
+        api.run(module, pass_name)
+
+
+def test_statistics_say_what_each_pass_did():
+    stats = []
+    api.run(api.load(EXAMPLE), "fold-bn,fuse-ops", statistics=stats)
+    fold, fuse = stats
+    assert fold.name == "fold-bn" and fold.counters == {
+        "nn.batch_norm folded": 1,
+        "nn.batch_norm left": 0,
+    }
+    assert fold.changed_ops()["nn.batch_norm"] == (1, 0)
+    assert sum(fold.rewrites.values()) >= 1
+    assert fuse.changed_ops()["nn.fused_conv"] == (0, 1)
+    assert "'fold-bn'" in fold.table() and "nn.batch_norm folded" in fold.table()
+
+
+def test_statistics_keep_and_still_say_warnings():
+    stats = []
+    with pytest.warns(GraphOptWarning, match="no fake quantization"):
+        api.run(api.load(EXAMPLE), "convert-to-int", statistics=stats)
+    assert "no fake quantization" in stats[0].warnings[0]
