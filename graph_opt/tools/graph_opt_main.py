@@ -145,6 +145,7 @@ class GraphOptMain(xDSLOptMain):
             self.args.target = OUTPUT_SUFFIX_TARGETS.get(suffix, self.args.target)
         spec = ",".join(p for p in self.args.passes if p)
         self.pass_times: list[tuple[str, float]] = []
+        self._stage_times: dict[str, float] = {}
         self.pipeline = build_pipeline(
             spec, self.available_passes, self.offered_passes(), self._between_passes
         )
@@ -154,6 +155,9 @@ class GraphOptMain(xDSLOptMain):
         now = time.perf_counter()
         if previous is not None:
             self.pass_times.append((previous.name, now - self._pass_started))
+            for stage, seconds in self._stage_times.items():  # optimize's stages
+                self.pass_times.append((f"{previous.name}: {stage}", seconds))
+            self._stage_times.clear()
         if not self.args.disable_verify:
             module.verify()
         if previous and next_pass and self.args.print_between_passes:
@@ -218,7 +222,13 @@ class GraphOptMain(xDSLOptMain):
     def run(self):
         self._temporary_output = None
         try:
-            super().run()
+            if self.args.time_passes:
+                from graph_opt.passes.optimize import timing_stages
+
+                with timing_stages() as self._stage_times:
+                    super().run()
+            else:
+                super().run()
         except BaseException:
             if self._temporary_output and os.path.exists(self._temporary_output):
                 os.unlink(self._temporary_output)
@@ -230,12 +240,14 @@ class GraphOptMain(xDSLOptMain):
 
 
 def format_pass_times(times: Sequence[tuple[str, float]]) -> str:
-    """A table of seconds and percent of the total per pass, as MLIR's --mlir-timing."""
-    total = sum(seconds for _, seconds in times)
+    """A table of seconds and percent of the total per pass, as MLIR's --mlir-timing;
+    a pass's stages (`pass: stage`) are indented under it and not counted twice."""
+    total = sum(seconds for name, seconds in times if ": " not in name)
     lines = [f"{'seconds':>9}  {'percent':>7}  pass"]
     for name, seconds in [*times, ("total", total)]:
         percent = 100 * seconds / total if total else 0.0
-        lines.append(f"{seconds:9.4f}  {percent:6.1f}%  {name}")
+        indent = "  " if ": " in name else ""
+        lines.append(f"{seconds:9.4f}  {percent:6.1f}%  {indent}{name}")
     return "\n".join(lines)
 
 
