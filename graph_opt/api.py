@@ -84,7 +84,10 @@ def load(source) -> ModuleOp:
 def pipeline(spec: str | Sequence[ModulePass]) -> PassPipeline:
     """A pipeline from xDSL pipeline syntax (`a,b{opt=1}`) or pass objects."""
     if isinstance(spec, str):
-        return PassPipeline.parse_spec(available_passes(), spec)
+        from graph_opt.tools.pipeline import build_pipeline
+
+        passes = available_passes()
+        return build_pipeline(spec, passes, passes)
     return PassPipeline(tuple(spec))
 
 
