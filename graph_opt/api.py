@@ -12,7 +12,6 @@ Out-of-tree passes and dialects: `api.register_pass(MyPass)`, `api.register_dial
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,6 +22,8 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.universe import Universe
+
+from graph_opt.files import write_atomically
 
 _extra_passes: dict[str, Callable[[], type[ModulePass]]] = {}
 _extra_dialects: dict[str, Callable[[], Dialect]] = {}
@@ -93,7 +94,10 @@ def load(source) -> ModuleOp:
 def pipeline(spec: str | Sequence[ModulePass]) -> PassPipeline:
     """A pipeline from xDSL pipeline syntax (`a,b{opt=1}`) or pass objects."""
     if isinstance(spec, str):
-        return PassPipeline.parse_spec(available_passes(), spec)
+        from graph_opt.tools.pipeline import build_pipeline
+
+        passes = available_passes()
+        return build_pipeline(spec, passes, passes)
     return PassPipeline(tuple(spec))
 
 
@@ -139,13 +143,4 @@ def save(module: ModuleOp, path: str | os.PathLike) -> None:
         data = export_module(module).SerializeToString()
     else:
         data = to_mlir(module).encode()
-    handle, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=".graph-opt-", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    write_atomically(path, data)

@@ -36,47 +36,57 @@ from graph_opt.dialects.nn.types import OptionalType, SequenceType, StringType
 from graph_opt.frontend.errors import FrontendError
 
 _UNSIGNED = Signedness.UNSIGNED
-ELEMENT_TYPES: dict[int, Attribute] = {
-    TensorProto.FLOAT: Float32Type(),
-    TensorProto.UINT8: IntegerType(8, _UNSIGNED),
-    TensorProto.INT8: IntegerType(8),
-    TensorProto.UINT16: IntegerType(16, _UNSIGNED),
-    TensorProto.INT16: IntegerType(16),
-    TensorProto.INT32: IntegerType(32),
-    TensorProto.INT64: IntegerType(64),
-    TensorProto.STRING: StringType(),
-    TensorProto.BOOL: IntegerType(1),
-    TensorProto.FLOAT16: Float16Type(),
-    TensorProto.DOUBLE: Float64Type(),
-    TensorProto.UINT32: IntegerType(32, _UNSIGNED),
-    TensorProto.UINT64: IntegerType(64, _UNSIGNED),
-    TensorProto.COMPLEX64: ComplexType(Float32Type()),
-    TensorProto.COMPLEX128: ComplexType(Float64Type()),
-    TensorProto.BFLOAT16: BFloat16Type(),
-    TensorProto.FLOAT8E4M3FN: Float8E4M3FNType(),
-    TensorProto.FLOAT8E4M3FNUZ: Float8E4M3FNUZType(),
-    TensorProto.FLOAT8E5M2: Float8E5M2Type(),
-    TensorProto.FLOAT8E5M2FNUZ: Float8E5M2FNUZType(),
-    TensorProto.UINT4: IntegerType(4, _UNSIGNED),
-    TensorProto.INT4: IntegerType(4),
-    TensorProto.FLOAT4E2M1: Float4E2M1FNType(),
-    TensorProto.FLOAT8E8M0: Float8E8M0FNUType(),
-    TensorProto.UINT2: IntegerType(2, _UNSIGNED),
-    TensorProto.INT2: IntegerType(2),
-    TensorProto.FLOAT6E2M3: Float6E2M3FNType(),
-    TensorProto.FLOAT6E3M2: Float6E3M2FNType(),
+_ELEMENT_TYPES_BY_NAME: dict[str, Attribute] = {
+    "FLOAT": Float32Type(),
+    "UINT8": IntegerType(8, _UNSIGNED),
+    "INT8": IntegerType(8),
+    "UINT16": IntegerType(16, _UNSIGNED),
+    "INT16": IntegerType(16),
+    "INT32": IntegerType(32),
+    "INT64": IntegerType(64),
+    "STRING": StringType(),
+    "BOOL": IntegerType(1),
+    "FLOAT16": Float16Type(),
+    "DOUBLE": Float64Type(),
+    "UINT32": IntegerType(32, _UNSIGNED),
+    "UINT64": IntegerType(64, _UNSIGNED),
+    "COMPLEX64": ComplexType(Float32Type()),
+    "COMPLEX128": ComplexType(Float64Type()),
+    "BFLOAT16": BFloat16Type(),
+    "FLOAT8E4M3FN": Float8E4M3FNType(),
+    "FLOAT8E4M3FNUZ": Float8E4M3FNUZType(),
+    "FLOAT8E5M2": Float8E5M2Type(),
+    "FLOAT8E5M2FNUZ": Float8E5M2FNUZType(),
+    "UINT4": IntegerType(4, _UNSIGNED),
+    "INT4": IntegerType(4),
+    "FLOAT4E2M1": Float4E2M1FNType(),
+    "FLOAT8E8M0": Float8E8M0FNUType(),
+    "UINT2": IntegerType(2, _UNSIGNED),
+    "INT2": IntegerType(2),
+    "FLOAT6E2M3": Float6E2M3FNType(),
+    "FLOAT6E3M2": Float6E3M2FNType(),
 }
-"""Every ONNX element type and its MLIR type (MLIR's names, as onnx-mlir uses them)."""
+ELEMENT_TYPES: dict[int, Attribute] = {
+    getattr(TensorProto, name): element
+    for name, element in _ELEMENT_TYPES_BY_NAME.items()
+    if hasattr(TensorProto, name)
+}
+"""Every ONNX element type and its MLIR type (MLIR's names, as onnx-mlir uses them);
+the installed onnx's types only (older releases lack the newest)."""
 
 _ONNX_DTYPES = {t: d for d, t in ELEMENT_TYPES.items()}
 _SUB_BYTE = {
-    TensorProto.UINT4,
-    TensorProto.INT4,
-    TensorProto.FLOAT4E2M1,
-    TensorProto.UINT2,
-    TensorProto.INT2,
-    TensorProto.FLOAT6E2M3,
-    TensorProto.FLOAT6E3M2,
+    getattr(TensorProto, name)
+    for name in (
+        "UINT4",
+        "INT4",
+        "FLOAT4E2M1",
+        "UINT2",
+        "INT2",
+        "FLOAT6E2M3",
+        "FLOAT6E3M2",
+    )
+    if hasattr(TensorProto, name)
 }
 """Types that ONNX packs several to a byte (a dense attribute holds one per byte)."""
 _NOT_RAW_AS_IS = _SUB_BYTE | {TensorProto.BOOL}

@@ -10,7 +10,10 @@ finds something it could change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -143,6 +146,38 @@ FIXED_POINT_STEPS: tuple[Callable[[ModuleOp], bool], ...] = (
 every pattern of the pattern passes, so no pass of it changes anything there."""
 
 
+_stage_times: ContextVar[dict[str, float] | None] = ContextVar(
+    "optimize_stage_times", default=None
+)
+
+
+@contextmanager
+def timing_stages() -> Iterator[dict[str, float]]:
+    """Seconds spent in each of `optimize`'s stages while in the block, by stage name."""
+    times: dict[str, float] = {}
+    token = _stage_times.set(times)
+    try:
+        yield times
+    finally:
+        _stage_times.reset(token)
+
+
+def _run_stage(stage: Callable[[ModuleOp], bool], module: ModuleOp) -> bool:
+    times = _stage_times.get()
+    if times is None:
+        return stage(module)
+    start = time.perf_counter()
+    try:
+        return stage(module)
+    finally:
+        name = stage.__name__.replace("_", "-")
+        times[name] = times.get(name, 0.0) + time.perf_counter() - start
+
+
+def simplify_without_fusion(module: ModuleOp) -> bool:
+    return simplify(module, fuse=False)
+
+
 @dataclass(frozen=True)
 class OptimizePass(ModulePass):
     """Run prune, fold-constants, fold-bn, fuse-ops, cse and dce until the graph stops changing."""
@@ -156,11 +191,12 @@ class OptimizePass(ModulePass):
         change left: each step runs its own rewrites to a fixed point, so running
         the step that made that change again would change nothing either."""
         with collector_paused():
-            simplify(op, fuse=False)
+            _run_stage(simplify_without_fusion, op)
             pending = len(FIXED_POINT_STEPS)
             for _ in range(self.max_iterations):
                 for run in FIXED_POINT_STEPS:
-                    pending = len(FIXED_POINT_STEPS) - 1 if run(op) else pending - 1
+                    changed = _run_stage(run, op)
+                    pending = len(FIXED_POINT_STEPS) - 1 if changed else pending - 1
                     if pending == 0:
                         return
         raise PassFailedException(

@@ -46,11 +46,18 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
 
 def register_frontends(tool) -> None:
     def parse_onnx(stream: IO[bytes]) -> ModuleOp:
-        from graph_opt.frontend.onnx_import import import_model, load_model
+        from graph_opt.frontend.onnx_import import (
+            import_model,
+            load_model,
+            model_from_bytes,
+        )
 
         name = tool.get_input_name()
-        stream.close()
-        model = load_model(name)
+        if tool.args.input_file is None:  # stdin: no directory for external data
+            model = model_from_bytes(stream.read(), name)
+        else:
+            stream.close()
+            model = load_model(name)
         return import_model(
             model,
             allow_opaque=not tool.args.no_opaque,

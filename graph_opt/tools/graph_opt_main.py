@@ -10,6 +10,7 @@ import io
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from typing import IO
 
@@ -17,16 +18,30 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+import graph_opt
+from graph_opt.files import chmod_for_umask
 from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.tools.diagnostics import one_line
-from graph_opt.tools.pass_docs import describe_passes
+from graph_opt.tools.pass_docs import describe_passes, describe_patterns
+from graph_opt.tools.pipeline import PipelineError, build_pipeline
+
+OUTPUT_SUFFIX_TARGETS = {".mlir": "mlir", ".onnx": "onnx"}
+"""The target `-o FILE` implies by FILE's suffix when `-t` is not given."""
+
+GRAPH_OPT_TARGETS = ("mlir", "onnx")
+"""The output formats offered (xDSL's other targets print no graph)."""
 
 LISTED_XDSL_PASSES = {
     "canonicalize": "Apply the canonicalization patterns of every op (xDSL).",
     "cse": "Eliminate common subexpressions (xDSL).",
     "dce": "Remove ops whose results are unused and that have no side effects (xDSL).",
 }
-"""xDSL passes shown by --list-passes beside graph-opt's own (all of xDSL's run with -p)."""
+"""xDSL passes shown by --help and --list-passes beside graph-opt's own (all of xDSL's run with -p)."""
+
+
+class _DefaultTarget(str):
+    """`-t`'s default, told apart from an explicit `-t mlir`."""
+
 
 VERIFIED_FRONTENDS = {"onnx"}
 """Input formats whose frontend verifies the module it returns (more cheaply than
@@ -35,6 +50,8 @@ VERIFIED_FRONTENDS = {"onnx"}
 
 class GraphOptMain(xDSLOptMain):
     """xDSLOptMain with graph-opt registered; adds --pass, --list-passes and `-t onnx`."""
+
+    version_format = f"graph-opt {graph_opt.__version__} (xDSL {{xdsl_version}})"
 
     _input_verified = False
     """Whether the frontend verified the module being processed (see VERIFIED_FRONTENDS)."""
@@ -67,16 +84,48 @@ class GraphOptMain(xDSLOptMain):
     def register_all_targets(self):
         super().register_all_targets()
         self.available_targets["onnx"] = _onnx_target_placeholder
+        self.available_targets = {
+            name: self.available_targets[name] for name in GRAPH_OPT_TARGETS
+        }
+
+    def offered_passes(self) -> list[str]:
+        """graph-opt's passes and the xDSL ones that apply to its graphs."""
+        return sorted(
+            name
+            for name, factory in self.available_passes.items()
+            if name in LISTED_XDSL_PASSES
+            or factory().__module__.startswith("graph_opt")
+        )
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
+        # Replace xDSL's -p (append) and -t (default told apart, graph-opt's targets).
+        arg_parser._optionals.conflict_handler = "resolve"
         arg_parser.add_argument(
-            "--pass",
-            dest="single_passes",
+            "-p",
+            "--passes",
             action="append",
             default=[],
+            metavar="PIPELINE",
+            help="Passes to run, e.g. 'fold-bn,calibrate{inputs=\"s.npz\"}' "
+            "(repeatable: appended in order). Passes: "
+            + ", ".join(self.offered_passes()),
+        )
+        arg_parser.add_argument(
+            "-t",
+            "--target",
+            default=_DefaultTarget("mlir"),
+            help="Output format: "
+            + ", ".join(self.available_targets)
+            + " (default: from -o's suffix, else mlir)",
+        )
+        arg_parser._optionals.conflict_handler = "error"
+        arg_parser.add_argument(
+            "--pass",
+            dest="passes",
+            action="append",
             metavar="NAME",
-            help="Run a pass (repeatable, in the order given; runs before -p)",
+            help="Run a pass (same as -p; repeatable, in the order given)",
         )
         arg_parser.add_argument(
             "--list-passes",
@@ -93,10 +142,33 @@ class GraphOptMain(xDSLOptMain):
         register_frontend_arguments(arg_parser)
 
     def setup_pipeline(self):
-        if self.args.single_passes:
-            steps = [*self.args.single_passes, self.args.passes]
-            self.args.passes = ",".join(s for s in steps if s)
-        super().setup_pipeline()
+        if isinstance(self.args.target, _DefaultTarget) and self.args.output_file:
+            suffix = os.path.splitext(self.args.output_file)[1].lower()
+            self.args.target = OUTPUT_SUFFIX_TARGETS.get(suffix, self.args.target)
+        spec = ",".join(p for p in self.args.passes if p)
+        self.pass_times: list[tuple[str, float]] = []
+        self._stage_times: dict[str, float] = {}
+        self.pipeline = build_pipeline(
+            spec, self.available_passes, self.offered_passes(), self._between_passes
+        )
+
+    def _between_passes(self, previous, module: ModuleOp, next_pass) -> None:
+        """xDSL's callback, with timings kept for a table and prints on stderr."""
+        now = time.perf_counter()
+        if previous is not None:
+            self.pass_times.append((previous.name, now - self._pass_started))
+            for stage, seconds in self._stage_times.items():  # optimize's stages
+                self.pass_times.append((f"{previous.name}: {stage}", seconds))
+            self._stage_times.clear()
+        if not self.args.disable_verify:
+            module.verify()
+        if previous and next_pass and self.args.print_between_passes:
+            from xdsl.printer import Printer
+
+            print(f"// IR after {previous.name}:", file=sys.stderr)
+            Printer(stream=sys.stderr).print_op(module)
+            print("\n", file=sys.stderr)
+        self._pass_started = time.perf_counter()
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """A directory is a TensorFlow SavedModel: its frontend reads the files."""
@@ -145,9 +217,7 @@ class GraphOptMain(xDSLOptMain):
             "w", dir=directory, prefix=".graph-opt-", suffix=".tmp", delete=False
         )
         self._temporary_output = handle.name
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(handle.name, 0o666 & ~umask)
+        chmod_for_umask(handle.name)
         return handle
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
@@ -163,13 +233,33 @@ class GraphOptMain(xDSLOptMain):
     def run(self):
         self._temporary_output = None
         try:
-            super().run()
+            if self.args.time_passes:
+                from graph_opt.passes.optimize import timing_stages
+
+                with timing_stages() as self._stage_times:
+                    super().run()
+            else:
+                super().run()
         except BaseException:
             if self._temporary_output and os.path.exists(self._temporary_output):
                 os.unlink(self._temporary_output)
             raise
         if self._temporary_output:
             os.replace(self._temporary_output, self.args.output_file)
+        if self.args.time_passes:
+            print(format_pass_times(self.pass_times), file=sys.stderr)
+
+
+def format_pass_times(times: Sequence[tuple[str, float]]) -> str:
+    """A table of seconds and percent of the total per pass, as MLIR's --mlir-timing;
+    a pass's stages (`pass: stage`) are indented under it and not counted twice."""
+    total = sum(seconds for name, seconds in times if ": " not in name)
+    lines = [f"{'seconds':>9}  {'percent':>7}  pass"]
+    for name, seconds in [*times, ("total", total)]:
+        percent = 100 * seconds / total if total else 0.0
+        indent = "  " if ": " in name else ""
+        lines.append(f"{seconds:9.4f}  {percent:6.1f}%  {indent}{name}")
+    return "\n".join(lines)
 
 
 def _onnx_target_placeholder(module: ModuleOp, stream: IO[str]) -> None:
@@ -191,6 +281,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         input_name = tool.args.input_file
         if tool.args.list_passes:
             print(describe_passes(tool.available_passes, LISTED_XDSL_PASSES))
+            print(describe_patterns())
             return 0
         tool.run()
     except SystemExit as e:
@@ -199,6 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except ParseError as e:
         print(one_line(e), file=sys.stderr)
+        return 1
+    except PipelineError as e:
+        print(f"graph-opt: error: {e}", file=sys.stderr)
         return 1
     except BaseException as e:  # every other failure is reported as one line
         if os.environ.get("GRAPH_OPT_TRACEBACK"):

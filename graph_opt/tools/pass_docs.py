@@ -14,24 +14,30 @@ def summary(pass_class: type[ModulePass]) -> str:
     return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
-def options(pass_class: type[ModulePass]) -> list[str]:
+def _pipeline_value(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, tuple | list):
+        return ",".join(_pipeline_value(v) for v in value)
+    return str(value)
+
+
+def options(pass_class: type[ModulePass]) -> list[tuple[str, str]]:
+    """`(name=default, help)` per option, as written in a pipeline: `pass{name=value}`."""
     described = []
     for field in dataclasses.fields(pass_class):
         if field.name == "name" or not field.init:
             continue
-        default = (
-            "" if field.default is dataclasses.MISSING else f" = {field.default!r}"
-        )
-        kind = (
-            field.type
-            if isinstance(field.type, str)
-            else getattr(field.type, "__name__", str(field.type))
-        )
+        if field.default is not dataclasses.MISSING:
+            default = _pipeline_value(field.default)
+        elif field.default_factory is not dataclasses.MISSING:
+            default = _pipeline_value(field.default_factory())
+        else:
+            default = "..."
         help_text = field.metadata.get("help", "")
-        described.append(
-            f"{field.name.replace('_', '-')}: {kind}{default}"
-            + (f"  ({help_text})" if help_text else "")
-        )
+        described.append((f"{field.name.replace('_', '-')}={default}", help_text))
     return described
 
 
@@ -47,5 +53,18 @@ def describe_passes(
         if name not in also and not pass_class.__module__.startswith("graph_opt"):
             continue
         lines.append(f"{name}: {also.get(name) or summary(pass_class)}")
-        lines.extend(f"    --{opt}" for opt in options(pass_class))
+        lines.extend(
+            f"    {name}{{{option}}}" + (f"  {help_text}" if help_text else "")
+            for option, help_text in options(pass_class)
+        )
     return "\n".join(lines)
+
+
+def describe_patterns() -> str:
+    """The registered patterns (`--explain-pattern`, `partition-pattern{pattern=NAME}`)."""
+    from graph_opt.patterns.registry import PATTERNS
+
+    return "\n".join(
+        ["patterns (--explain-pattern=NAME, partition-pattern{pattern=NAME}):"]
+        + [f"    {name}" for name in sorted(PATTERNS)]
+    )

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
+import io
 import sys
-import tempfile
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,15 +16,18 @@ from graph_opt.tools.diagnostics import one_line
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="graph-opt-run",
-        description="Run a module (.mlir or .onnx) with graph-opt's numpy reference interpreter.",
+        description="Run a model with graph-opt's numpy reference interpreter.",
+        epilog="graph-opt's input options (-f, --input-shape, --outputs, ...) are accepted too.",
     )
-    parser.add_argument("model", help="path to an .mlir or .onnx file")
+    parser.add_argument(
+        "model", help="any input graph-opt reads (.mlir, .onnx, .pb, .pbtxt, ...)"
+    )
     parser.add_argument(
         "-i",
         "--inputs",
         action="append",
         default=[],
-        help="an .npz of inputs by argument name, or NAME=file.npy (repeatable)",
+        help="an .npz of inputs by argument name, NAME=file.npy, or file.npy for a one-input model (repeatable)",
     )
     parser.add_argument(
         "-o", "--output", required=True, help="an .npz to write the outputs to"
@@ -33,18 +35,44 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--function", help="the function to run (default: the only public one)"
     )
-    return parser.parse_args(argv)
+    args, args.frontend_args = parser.parse_known_args(argv)
+    return args
 
 
-def read_inputs(specs: Sequence[str]) -> dict[str, np.ndarray]:
+def load_module(model: str, frontend_args: Sequence[str]):
+    """The module graph-opt would read from `model`: the same frontends and options."""
+    from graph_opt.tools.graph_opt_main import GraphOptMain
+
+    tool = GraphOptMain(args=[model, *frontend_args])
+    chunks, extension = tool.prepare_input()
+    (chunk, _), *_ = chunks
+    try:
+        module = tool.parse_chunk(chunk, extension)
+    finally:
+        chunk.close()
+    if not tool.args.disable_verify:
+        module.verify()
+    return module
+
+
+def read_inputs(specs: Sequence[str], argument_names: Sequence[str]) -> dict:
     inputs: dict[str, np.ndarray] = {}
     for spec in specs:
         if "=" in spec:
             name, path = spec.split("=", 1)
             inputs[name] = np.load(path)
-        else:
-            with np.load(spec) as archive:
-                inputs.update({name: archive[name] for name in archive.files})
+            continue
+        loaded = np.load(spec)
+        if isinstance(loaded, np.ndarray):
+            if len(argument_names) != 1:
+                raise ValueError(
+                    f"{spec}: one array for a model of {len(argument_names)} inputs; "
+                    "give NAME=file.npy per input or an .npz"
+                )
+            inputs[argument_names[0]] = loaded
+            continue
+        with loaded as archive:
+            inputs.update({name: archive[name] for name in archive.files})
     return inputs
 
 
@@ -52,19 +80,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     print_warnings_as_one_line("graph-opt-run")
     try:
-        from graph_opt import api
         from graph_opt.entry import entry_function
-        from graph_opt.frontend.names import result_names
+        from graph_opt.files import write_atomically
+        from graph_opt.frontend.names import argument_names, result_names
         from graph_opt.interpreter import run_function
 
-        module = api.load(args.model)
-        outputs = run_function(module, read_inputs(args.inputs), args.function)
-        names = result_names(entry_function(module, args.function))
-        directory = os.path.dirname(os.path.abspath(args.output))
-        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".npz")
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, **dict(zip(names, outputs, strict=True)))
-        os.replace(temporary, args.output)
+        module = load_module(args.model, args.frontend_args)
+        function = entry_function(module, args.function)
+        inputs = read_inputs(args.inputs, argument_names(function))
+        outputs = run_function(module, inputs, args.function)
+        names = result_names(function)
+        data = io.BytesIO()
+        np.savez(data, **dict(zip(names, outputs, strict=True)))
+        write_atomically(args.output, data.getvalue())
+    except SystemExit as e:  # graph-opt's argument errors, already printed
+        return e.code if isinstance(e.code, int) else 1
     except Exception as e:  # one line for the user, never a traceback
         print(f"graph-opt-run: {one_line(e, args.model)}", file=sys.stderr)
         return 1

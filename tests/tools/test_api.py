@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 
 from graph_opt import api
 
@@ -92,3 +93,11 @@ def test_readme_pattern_example_runs():
     section = readme.split("## Pattern language", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+
+
+def test_pipeline_errors_point_at_the_mistake():
+    from graph_opt.tools.pipeline import PipelineError
+
+    with pytest.raises(PipelineError, match="did you mean 'fold-bn'") as error:
+        api.pipeline("cse,fold-nb")
+    assert str(error.value).splitlines()[1:] == ["  cse,fold-nb", "      ^"]

@@ -77,20 +77,6 @@ def test_corrupt_onnx(tmp_path, damage):
     assert_one_line_error(graph_opt("bad.onnx", cwd=tmp_path), "bad.onnx")
 
 
-def test_unknown_pass(tmp_path):
-    line = assert_one_line_error(
-        graph_opt(EXAMPLE, "--pass=no-such-pass", cwd=tmp_path)
-    )
-    assert "no-such-pass" in line
-
-
-def test_bad_pass_option(tmp_path):
-    line = assert_one_line_error(
-        graph_opt(EXAMPLE, "-p", "dce{no-such-option=1}", cwd=tmp_path)
-    )
-    assert "no-such-option" in line or "no_such_option" in line
-
-
 def test_missing_input_file(tmp_path):
     for name in ("missing.onnx", "missing.mlir"):
         assert_one_line_error(graph_opt(name, cwd=tmp_path), name)

@@ -259,9 +259,14 @@ def _message_classes() -> dict[str, type]:
     pool = (
         descriptor_pool.DescriptorPool()
     )  # private: never clashes with TensorFlow's own
-    file_descriptor = pool.Add(_file_proto())
+    proto = _file_proto()
+    pool.Add(proto)  # returns the descriptor only from protobuf 4.22 on
+    file_descriptor = pool.FindFileByName(proto.name)
+    get_class = getattr(message_factory, "GetMessageClass", None)  # protobuf >= 4.22
+    if get_class is None:
+        get_class = message_factory.MessageFactory(pool).GetPrototype
     return {
-        name: message_factory.GetMessageClass(descriptor)
+        name: get_class(descriptor)
         for name, descriptor in file_descriptor.message_types_by_name.items()
     }
 
