@@ -128,6 +128,12 @@ class GraphOptMain(xDSLOptMain):
             help="Run a pass (same as -p; repeatable, in the order given)",
         )
         arg_parser.add_argument(
+            "--pass-statistics",
+            action="store_true",
+            help="Print on stderr, after each pass, the rewrites each pattern made, "
+            "the ops before and after by kind, and what the pass reported",
+        )
+        arg_parser.add_argument(
             "--list-passes",
             action="store_true",
             help="List the available passes with their summaries and options",
@@ -162,6 +168,8 @@ class GraphOptMain(xDSLOptMain):
             self._stage_times.clear()
         if not self.args.disable_verify:
             module.verify()
+        if self.args.pass_statistics:
+            self._collect_statistics(previous, module, next_pass)
         if previous and next_pass and self.args.print_between_passes:
             from xdsl.printer import Printer
 
@@ -169,6 +177,20 @@ class GraphOptMain(xDSLOptMain):
             Printer(stream=sys.stderr).print_op(module)
             print("\n", file=sys.stderr)
         self._pass_started = time.perf_counter()
+
+    def _collect_statistics(self, previous, module: ModuleOp, next_pass) -> None:
+        """--pass-statistics: each pass's statistics on stderr once it ran."""
+        from graph_opt.statistics import collecting
+
+        if previous is not None and self._collection is not None:
+            self._collection.__exit__(None, None, None)
+            print(self._statistics.table(), file=sys.stderr)
+            self._collection = None
+        if next_pass is not None:
+            self._collection = collecting(next_pass.name, module)
+            self._statistics = self._collection.__enter__()
+
+    _collection = None
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """A directory is a TensorFlow SavedModel: its frontend reads the files."""

@@ -98,3 +98,17 @@ def test_statistics_keep_and_still_say_warnings():
     with pytest.warns(GraphOptWarning, match="no fake quantization"):
         api.run(api.load(EXAMPLE), "convert-to-int", statistics=stats)
     assert "no fake quantization" in stats[0].warnings[0]
+
+
+def test_command_line_prints_pass_statistics(tmp_path: Path):
+    result = subprocess.run(
+        ["graph-opt", str(EXAMPLE), "-p", "fold-bn,fuse-ops", "--pass-statistics",
+         "-o", str(tmp_path / "out.mlir")],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    fold, fuse = result.stderr.split("'fuse-ops'")
+    assert fold.startswith("'fold-bn' (") and "1) nn.batch_norm folded" in fold
+    assert "(1 -> 0) 'nn.batch_norm' ops" in fold
+    assert "(0 -> 1) 'nn.fused_conv' ops" in fuse
+    assert "nn.fused_conv" in (tmp_path / "out.mlir").read_text()
