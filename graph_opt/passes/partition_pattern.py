@@ -6,6 +6,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from graph_opt.remarks import warn
+from graph_opt.statistics import record
+
 
 @dataclass(frozen=True)
 class PartitionPatternPass(ModulePass):
@@ -24,4 +27,7 @@ class PartitionPatternPass(ModulePass):
         from graph_opt.patterns.partition import partition
         from graph_opt.patterns.registry import get_pattern
 
-        partition(op, get_pattern(self.pattern), {"composite": self.pattern})
+        outlined = partition(op, get_pattern(self.pattern), {"composite": self.pattern})
+        record("partitions outlined", len(outlined))
+        if not outlined:
+            warn(f"partition-pattern: pattern '{self.pattern}' matched nothing")

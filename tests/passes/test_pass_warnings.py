@@ -112,3 +112,14 @@ def test_command_line_prints_pass_statistics(tmp_path: Path):
     assert "(1 -> 0) 'nn.batch_norm' ops" in fold
     assert "(0 -> 1) 'nn.fused_conv' ops" in fuse
     assert "nn.fused_conv" in (tmp_path / "out.mlir").read_text()
+
+
+def test_partition_pattern_that_matches_nothing_warns():
+    module = api.parse(
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %y = nn.tanh %x : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  func.return %y : tensor<4xf32>\n}"
+    )
+    name = "conv-bias-relu"
+    with pytest.warns(GraphOptWarning, match=f"'{name}' matched nothing"):
+        api.run(module, f"partition-pattern{{pattern={name}}}")
