@@ -61,4 +61,6 @@ def fold_constants(module: ModuleOp, max_size: int) -> bool:
     patterns = fold_constants_patterns(module, max_size)
     folded = dispatching_walker(patterns).rewrite_module(module)
     folded = deduplicate_constants(module) or folded
-    return bool(refine_shapes(module)) or folded
+    if folded:  # a type can only become more precise after a fold
+        refine_shapes(module)
+    return folded

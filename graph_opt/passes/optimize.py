@@ -134,7 +134,9 @@ def simplify_and_fuse(module: ModuleOp) -> bool:
     types (the rest of fold-constants)."""
     changed = simplify(module, fuse=True)
     changed = deduplicate_constants(module) or changed
-    return bool(refine_shapes(module)) or changed
+    if changed:  # a type can only become more precise after a fold
+        refine_shapes(module)
+    return changed
 
 
 FIXED_POINT_STEPS: tuple[Callable[[ModuleOp], bool], ...] = (

@@ -61,6 +61,8 @@ def refine_shapes(module: ModuleOp) -> int:
 
 
 def _refine(op: NNOperation, signature_fixed: bool) -> int:
+    if all(_is_static(r.type) for r in op.results):
+        return 0  # nothing more precise than a static type
     try:
         inferred = op.rule_result_types(list(op.operands), op.properties)
     except VerifyException:
@@ -73,6 +75,22 @@ def _refine(op: NNOperation, signature_fixed: bool) -> int:
             Rewriter.replace_value_with_new_type(result, new_type)
             changed += 1
     return changed
+
+
+_STATIC: dict[int, tuple[Attribute, bool]] = {}
+"""Whether a type is a ranked tensor of static dims, by the identity of the
+(interned) type object, which the entry keeps alive."""
+
+
+def _is_static(t: Attribute) -> bool:
+    known = _STATIC.get(id(t))
+    if known is None:
+        ranked_type = ranked(t)
+        static = ranked_type is not None and DYN not in ranked_type.get_shape()
+        if len(_STATIC) > 1 << 16:
+            _STATIC.clear()
+        known = _STATIC[id(t)] = (t, static)
+    return known[1]
 
 
 def _more_precise(new: Attribute, old: Attribute) -> bool:
