@@ -211,8 +211,8 @@ def transposed_pads_and_sizes(
 
     The full output is stride * (in - 1) + output_padding + dilation * (k - 1) + 1;
     pads crop it (negative ones extend it with zeros). `output_shape` or SAME_*
-    auto_pad (output = in * stride) fix the output instead, and the crop is split
-    (more at the end for SAME_UPPER).
+    auto_pad (output = in * stride, at most the full output) fix the output
+    instead, and the crop is split (more at the end for SAME_UPPER).
     """
     n = len(sizes)
     full = [
@@ -231,7 +231,12 @@ def transposed_pads_and_sizes(
     if output_shape is not None:
         out = list(output_shape)
     else:
-        out = [DYN if i == DYN else i * s for i, s in zip(sizes, strides)]
+        # in * stride, but never beyond the full output: a kernel smaller than
+        # the stride leaves no pad to crop (onnxruntime and onnx's inference)
+        out = [
+            DYN if i == DYN else i * s if f == DYN else min(i * s, f)
+            for i, s, f in zip(sizes, strides, full)
+        ]
     if DYN in full:
         return None, out
     totals = [f - o for f, o in zip(full, out)]
