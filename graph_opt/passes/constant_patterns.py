@@ -28,7 +28,8 @@ def is_splat(array: np.ndarray) -> bool:
     """Whether every element has the same bytes (so one element can store it)."""
     if array.size <= 1 or not any(array.strides):
         return True  # a broadcast scalar, as to_numpy gives for a splat constant
-    rows = array.reshape(-1).view(np.uint8).reshape(array.size, array.itemsize)
+    flat = np.ascontiguousarray(array).reshape(-1)  # a reversed slice is a view
+    rows = flat.view(np.uint8).reshape(array.size, array.itemsize)
     return bool((rows == rows[0]).all())
 
 

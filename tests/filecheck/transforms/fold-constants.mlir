@@ -236,3 +236,20 @@ func.func @negative_fake_quant_of_weight() -> tensor<2xf32> {
   %q = nn.fake_quant %w {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64, narrow_range = 1 : i64} : (tensor<2xf32>) -> tensor<2xf32>
   func.return %q : tensor<2xf32>
 }
+
+// -----
+
+/// A slice with step -1 folds (its result is a reversed view: regression for a
+/// crash in the splat check).
+// CHECK-LABEL: func.func @reversed_slice
+// CHECK-NEXT:    %[[S:.*]] = nn.constant dense<[4.000000e+00, 3.000000e+00, 2.000000e+00, 1.000000e+00]> : tensor<4xf32>
+// CHECK-NEXT:    func.return %[[S]]
+func.func @reversed_slice() -> tensor<4xf32> {
+  %c = nn.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %starts = nn.constant dense<[-1]> : tensor<1xi64>
+  %ends = nn.constant dense<[-9223372036854775807]> : tensor<1xi64>
+  %axes = nn.constant dense<[0]> : tensor<1xi64>
+  %steps = nn.constant dense<[-1]> : tensor<1xi64>
+  %s = nn.slice %c, %starts, %ends, %axes, %steps : (tensor<4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
