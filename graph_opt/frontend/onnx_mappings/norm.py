@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from graph_opt.dialects.nn.base import i64_attr
 from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
 from graph_opt.dialects.nn.shapes import ranked
@@ -42,16 +44,43 @@ def import_layer_norm(b, node, inputs):
     return b.create(LayerNormOp, [v for v in inputs if v is not None], props)
 
 
+LAYER_NORM_OPSET = 17
+
+
 @exporter(LayerNormOp)
 def export_layer_norm(e, op: LayerNormOp):
-    if e.opset < 17:
-        e.unsupported(op, f"LayerNormalization needs opset 17, the model has {e.opset}")
-    e.node(
-        "LayerNormalization",
-        list(op.operands),
-        [op.output],
-        e.props_to_attrs(op.properties),
+    """LayerNormalization from opset 17; before it, its decomposition (a fusion
+    of a decomposed layer norm must not make an older model unexportable)."""
+    if e.opset >= LAYER_NORM_OPSET:
+        e.node(
+            "LayerNormalization",
+            list(op.operands),
+            [op.output],
+            e.props_to_attrs(op.properties),
+        )
+        return
+    x_type = ranked(op.input)
+    if x_type is None:
+        e.unsupported(op, f"an input of unknown rank needs opset {LAYER_NORM_OPSET}")
+    rank = len(x_type.get_shape())
+    axes = list(range(op.axis_value % rank, rank))
+    x = e.name(op.input)
+
+    def step(op_type: str, *inputs: str, **attrs) -> str:
+        out = e.fresh(f"{x}_layer_norm")
+        e.node(op_type, list(inputs), [out], attrs)
+        return out
+
+    epsilon = e.initializer(
+        np.array(op.epsilon_value, dtype=e.numpy_dtype(op.input)), f"{x}_epsilon"
     )
+    centered = step("Sub", x, step("ReduceMean", x, axes=axes))
+    variance = step("ReduceMean", step("Mul", centered, centered), axes=axes)
+    normalized = step("Div", centered, step("Sqrt", step("Add", variance, epsilon)))
+    if op.bias is None:
+        e.node("Mul", [normalized, op.scale], [op.output])
+    else:
+        e.node("Add", [step("Mul", normalized, e.name(op.scale)), op.bias], [op.output])
 
 
 def is_last_axis(axis: int, value) -> bool:
