@@ -9,7 +9,8 @@ node i of the SavedObjectGraph (a variable, named as its VarHandleOp's
 shared_name) is node i of the checkpoint's own object graph, whose
 VARIABLE_VALUE attribute names the tensor's checkpoint key.
 
-The import binds each handle to a Const of its value (ReadVariableOp imports as
+A call's captured handles are its function's `bound_inputs` there. The import
+binds each handle to a Const of its value (ReadVariableOp imports as
 an identity), names the arguments and results after the signature's keys, and
 imports that graph as a frozen one.
 """
@@ -68,7 +69,7 @@ def saved_model_graph(
         raise FrontendError(f"{directory}: no signature '{signature}' (has: {known})")
     graph = GraphDef()
     graph.CopyFrom(meta_graph.graph_def)
-    _bind_variables(graph, _variable_values(directory, meta_graph))
+    _bind_variables(graph, _Checkpoint(directory, meta_graph), meta_graph)
     definition = signatures[signature]
     _name_inputs(graph, {k: v.name for k, v in definition.inputs.items()})
     outputs = _name_outputs(graph, {k: v.name for k, v in definition.outputs.items()})
@@ -89,53 +90,83 @@ def _meta_graph(directory: Path):
     return model.meta_graphs[0]
 
 
-def _variable_values(directory: Path, meta_graph) -> dict[str, object]:
-    """Each variable's value (a lazy reader) by the name its VarHandleOp shares."""
-    variables = [
-        (i, node.variable.name)
-        for i, node in enumerate(meta_graph.object_graph_def.nodes)
-        if node.HasField("variable")
-    ]
-    if not variables:
-        return {}
-    bundle = TensorBundle(directory / "variables" / "variables")
-    checkpoint_graph = TrackableObjectGraph()
-    try:
-        checkpoint_graph.ParseFromString(bundle.string(OBJECT_GRAPH_KEY))
-    except DecodeError as e:
-        raise FrontendError(
-            f"{bundle.prefix}: a corrupt checkpoint object graph"
-        ) from e
-    keys = {}
-    for node_id, name in variables:
-        if node_id >= len(checkpoint_graph.nodes):
-            raise FrontendError(
-                f"{bundle.prefix}: no checkpoint value for variable '{name}'"
-            )
-        attributes = checkpoint_graph.nodes[node_id].attributes
-        keys[name] = next(
+class _Checkpoint:
+    """The checkpoint's tensor for each SavedObjectGraph variable node, read on demand."""
+
+    def __init__(self, directory: Path, meta_graph):
+        self.objects = meta_graph.object_graph_def.nodes
+        self.bundle: TensorBundle | None = None
+        self.graph = TrackableObjectGraph()
+        if any(node.HasField("variable") for node in self.objects):
+            self.bundle = TensorBundle(directory / "variables" / "variables")
+            try:
+                self.graph.ParseFromString(self.bundle.string(OBJECT_GRAPH_KEY))
+            except DecodeError as e:
+                raise FrontendError(
+                    f"{self.bundle.prefix}: a corrupt checkpoint object graph"
+                ) from e
+
+    def value(self, node_id: int):
+        """(array, dtype) of a variable node, or None when it is not one."""
+        if self.bundle is None or not 0 <= node_id < len(self.objects):
+            return None
+        if not self.objects[node_id].HasField("variable"):
+            return None
+        name = self.objects[node_id].variable.name
+        attributes = (
+            self.graph.nodes[node_id].attributes
+            if node_id < len(self.graph.nodes)
+            else []
+        )
+        key = next(
             (a.checkpoint_key for a in attributes if a.name == VARIABLE_VALUE), None
         )
-        if keys[name] is None:
+        if key is None:
             raise FrontendError(
-                f"{bundle.prefix}: no checkpoint value for variable '{name}'"
+                f"{self.bundle.prefix}: no checkpoint value for variable '{name}'"
             )
-    return {name: (bundle, key) for name, key in keys.items()}
+        return self.bundle.tensor(key), self.bundle.entries[key].dtype
+
+    def by_name(self) -> dict[str, int]:
+        """Variable node ids by the name their handles share."""
+        return {
+            node.variable.name: i
+            for i, node in enumerate(self.objects)
+            if node.HasField("variable")
+        }
 
 
-def _bind_variables(graph: GraphDef, values: dict[str, object]) -> None:
-    """Each VarHandleOp of a variable becomes a Const of its value."""
+def _bind_variables(graph: GraphDef, checkpoint: _Checkpoint, meta_graph) -> None:
+    """Each variable handle a function call captures becomes a Const of its value.
+
+    A call's last inputs are its function's captures, in the order of the
+    SavedConcreteFunction's `bound_inputs` (object-graph node ids), as
+    TensorFlow's loader binds them; handles no call binds that way are matched
+    by shared name."""
+    nodes = {node.name: node for node in graph.node}
+    functions = meta_graph.object_graph_def.concrete_functions
+    bound: dict[str, int] = {}
     for node in graph.node:
+        function = node.attr["f"].func.name if "f" in node.attr else ""
+        if function not in functions:
+            continue
+        ids = list(functions[function].bound_inputs)
+        captured = (
+            [i for i in node.input if not i.startswith("^")][-len(ids) :] if ids else []
+        )
+        for text, node_id in zip(captured, ids):
+            bound.setdefault(text.partition(":")[0], node_id)
+    by_name = checkpoint.by_name()
+    for name, node in nodes.items():
         if node.op != "VarHandleOp":
             continue
         shared = (
             node.attr["shared_name"].s.decode() if "shared_name" in node.attr else ""
         )
-        found = values.get(shared or node.name) or values.get(node.name)
-        if found is None:
-            continue  # a handle no signature reads (the saver's), or an error later
-        bundle, key = found
-        _make_const(node, bundle.tensor(key), bundle.entries[key].dtype)
+        node_id = bound.get(name, by_name.get(shared or name))
+        found = None if node_id is None else checkpoint.value(node_id)
+        if found is not None:
+            _make_const(node, *found)
 
 
 def _make_const(node: NodeDef, array, dtype: int) -> None:

@@ -148,7 +148,11 @@ _MESSAGES = [
         "oneof encoding string name = 1", "DataType dtype = 2",
         "TensorShapeProto tensor_shape = 3",
     ]),
-    Message("SavedObjectGraph", ["repeated SavedObject nodes = 1"]),
+    Message("SavedObjectGraph", [
+        "repeated SavedObject nodes = 1",
+        "map<string, SavedConcreteFunction> concrete_functions = 2",
+    ]),
+    Message("SavedConcreteFunction", ["repeated int32 bound_inputs = 2"]),
     Message("SavedObject", ["oneof kind SavedVariable variable = 7"]),
     Message("SavedVariable", [
         "DataType dtype = 1", "TensorShapeProto shape = 2", "string name = 6",

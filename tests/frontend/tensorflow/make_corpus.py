@@ -13,6 +13,7 @@ norm statistics, and saved into corpus/ as:
 - NAME.pbtxt: the frozen graph as text, when it is small;
 - NAME_saved_model/: tf.saved_model.save of a module whose serving_default
   signature is the model;
+- NAME_export/: Keras 3's `model.export` (a free batch dim), for a few models;
 - qat_conv_bn: a tensorflow-model-optimization quantization-aware model;
 - NAME.npz: `in:<placeholder>` seeded inputs, `out:<i>` TensorFlow's outputs,
   `outputs` the frozen graph's output tensor names, `signature_inputs` /
@@ -213,7 +214,28 @@ def write(name: str, function, has_control_flow: bool, rng, model=None) -> None:
         sorted(signature.structured_input_signature[1])
     )
     arrays["signature_outputs"] = np.array(sorted(signature.structured_outputs))
+    if model is not None and name in EXPORTED:
+        arrays |= exported(name, model, rng)
     np.savez(CORPUS / f"{name}.npz", **arrays)
+
+
+EXPORTED = ("dilated_conv_bn", "text_lstm", "resnet50")
+"""Models also saved by Keras 3's `model.export` (a free batch dim), as users have them."""
+
+
+def exported(name: str, model, rng) -> dict[str, np.ndarray]:
+    """NAME_export/: `model.export`, and its outputs on a batch of 2 (keys
+    `export_in`, `export_out`)."""
+    path = CORPUS / f"{name}_export"
+    shutil.rmtree(path, ignore_errors=True)
+    model.export(str(path))
+    spec = model.inputs[0]
+    shape = (2, *spec.shape[1:])
+    if spec.dtype == "int32":
+        x = rng.integers(1, 50, shape).astype(np.int32)
+    else:
+        x = rng.standard_normal(shape).astype(np.float32)
+    return {"export_in": x, "export_out": np.asarray(model(x))}
 
 
 def main(names: list[str]) -> None:

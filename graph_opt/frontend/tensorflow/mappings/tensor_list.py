@@ -10,6 +10,7 @@ from graph_opt.dialects.nn.base import i64_array, i64_attr
 from graph_opt.dialects.nn.compare import EqualOp, SelectOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype as element_dtype
 from graph_opt.dialects.nn.shape_ops import UnsqueezeOp
+from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import GatherOp
 from graph_opt.frontend.tensorflow.mappings.index_ops import static_shape
 from graph_opt.frontend.tensorflow.mappings.shape_ops import int_constant
@@ -19,14 +20,19 @@ from graph_opt.frontend.tensorflow.tensors import numpy_dtype
 
 @importer("TensorListReserve")
 def import_reserve(b, node, inputs):
-    """A list of `num_elements` zero tensors (reading an unset item gives zeros)."""
+    """A list of `num_elements` zero tensors (reading an unset item gives zeros).
+
+    An unknown element dim (a dynamic batch: Keras' LSTM on a SavedModel
+    exported with a free batch) is 1 here: the first item written broadcasts
+    the list to its size (TensorFlow refuses to read an unset item of an
+    unknown shape, so no read sees the difference)."""
     element_shape, count = inputs
     shape = int_constant(b, element_shape, "the element shape")
     (length,) = int_constant(b, count, "the number of elements")
-    if any(d < 0 for d in shape) or length < 0:
-        b.decline("a TensorList needs a known length and element shape")
+    if length < 0:
+        b.decline("a TensorList needs a known length")
     dtype = numpy_dtype(b.attr("element_dtype"))
-    return [b.constant(np.zeros([length, *shape], dtype))]
+    return [b.constant(np.zeros([length, *(max(d, 1) for d in shape)], dtype))]
 
 
 @importer("TensorListFromTensor", "TensorListStack")
@@ -50,7 +56,10 @@ def import_get_item(b, node, inputs):
 def import_set_item(b, node, inputs):
     """The list with item `index` replaced: a select on `range(length) == index`."""
     items, index, item = inputs
-    shape = static_shape(b, items, "TensorListSetItem")
+    items_type = ranked(items)
+    if items_type is None or items_type.get_shape()[0] == DYN:
+        b.decline("TensorListSetItem needs a list of a known length")
+    shape = items_type.get_shape()
     positions = np.arange(shape[0]).reshape([-1] + [1] * (len(shape) - 1))
     index_dtype = element_dtype(index.type.element_type)
     mask = b.create(EqualOp, [b.constant(positions.astype(index_dtype)), index])
