@@ -25,10 +25,10 @@ from graph_opt.tools.diagnostics import one_line
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.tools.pipeline import PipelineError, build_pipeline
 
-OUTPUT_SUFFIX_TARGETS = {".mlir": "mlir", ".onnx": "onnx"}
+OUTPUT_SUFFIX_TARGETS = {".mlir": "mlir", ".onnx": "onnx", ".dot": "dot", ".svg": "svg"}
 """The target `-o FILE` implies by FILE's suffix when `-t` is not given."""
 
-GRAPH_OPT_TARGETS = ("mlir", "onnx")
+GRAPH_OPT_TARGETS = ("mlir", "onnx", "dot", "svg")
 """The output formats offered (xDSL's other targets print no graph)."""
 
 LISTED_XDSL_PASSES = {
@@ -83,7 +83,11 @@ class GraphOptMain(xDSLOptMain):
 
     def register_all_targets(self):
         super().register_all_targets()
+        from graph_opt.tools.dot_export import write_dot, write_svg
+
         self.available_targets["onnx"] = _onnx_target_placeholder
+        self.available_targets["dot"] = write_dot
+        self.available_targets["svg"] = write_svg
         self.available_targets = {
             name: self.available_targets[name] for name in GRAPH_OPT_TARGETS
         }
@@ -126,6 +130,12 @@ class GraphOptMain(xDSLOptMain):
             action="append",
             metavar="NAME",
             help="Run a pass (same as -p; repeatable, in the order given)",
+        )
+        arg_parser.add_argument(
+            "--emit-before",
+            metavar="FILE",
+            help="Also write the graph as it is before the passes (.dot, .svg or "
+            ".mlir, by suffix): with -o after.svg, a before/after pair in one command",
         )
         arg_parser.add_argument(
             "--pass-statistics",
@@ -192,6 +202,28 @@ class GraphOptMain(xDSLOptMain):
 
     _collection = None
 
+    def _emit_before(self, prog: ModuleOp) -> None:
+        """--emit-before FILE: the input graph, in FILE's format, written atomically."""
+        from io import StringIO
+
+        from xdsl.printer import Printer
+
+        from graph_opt.files import write_atomically
+        from graph_opt.tools.dot_export import write_dot, write_svg
+
+        suffix = os.path.splitext(self.args.emit_before)[1]
+        writers = {".dot": write_dot, ".svg": write_svg}
+        text = StringIO()
+        if suffix in writers:
+            writers[suffix](prog, text)
+        elif suffix == ".mlir":
+            Printer(stream=text).print_op(prog)
+        else:
+            raise ValueError(
+                f"--emit-before writes .dot, .svg or .mlir, not '{suffix}'"
+            )
+        write_atomically(self.args.emit_before, text.getvalue().encode())
+
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """A directory is a TensorFlow SavedModel: its frontend reads the files."""
         name = self.args.input_file
@@ -206,6 +238,8 @@ class GraphOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog: ModuleOp):
+        if self.args.emit_before:
+            self._emit_before(prog)
         if self.args.explain_pattern:
             from graph_opt.patterns.registry import print_explanations
 
