@@ -132,6 +132,16 @@ class GraphOptMain(xDSLOptMain):
             help="Run a pass (same as -p; repeatable, in the order given)",
         )
         arg_parser.add_argument(
+            "--elide-weights",
+            nargs="?",
+            const=16,
+            type=int,
+            metavar="N",
+            help="Print constants of more than N elements (default 16) as "
+            "dense_resource<__elided__>, as MLIR's --mlir-elide-elementsattrs-if-larger; "
+            "for reading only (the text no longer holds the weights)",
+        )
+        arg_parser.add_argument(
             "--emit-before",
             metavar="FILE",
             help="Also write the graph as it is before the passes (.dot, .svg or "
@@ -276,7 +286,29 @@ class GraphOptMain(xDSLOptMain):
         chmod_for_umask(handle.name)
         return handle
 
+    def _check_elision(self) -> None:
+        limit = self.args.elide_weights
+        if limit is None:
+            return
+        if limit < 0:
+            raise ValueError(
+                f"--elide-weights takes a count of elements >= 0, not {limit}"
+            )
+        if self.args.target not in ("mlir", "dot", "svg") or self.args.print_op_generic:
+            raise ValueError(
+                "--elide-weights is for reading MLIR in its custom form: the output "
+                "must keep the weights with -t onnx or --print-op-generic"
+            )
+
     def output_resulting_program(self, prog: ModuleOp) -> str:
+        if self.args.target == "mlir" and self.args.elide_weights is not None:
+            from graph_opt.dialects.nn.constant import ELISION
+
+            ELISION.larger_than = self.args.elide_weights
+            try:
+                return super().output_resulting_program(prog)
+            finally:
+                ELISION.larger_than = None
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
         from graph_opt.frontend.onnx_export import export_module
@@ -288,6 +320,7 @@ class GraphOptMain(xDSLOptMain):
 
     def run(self):
         self._temporary_output = None
+        self._check_elision()
         try:
             if self.args.time_passes:
                 from graph_opt.passes.optimize import timing_stages

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,6 +16,17 @@ from xdsl.traits import ConstantLike, Pure
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.dense import from_numpy, to_numpy
 from graph_opt.dialects.nn.new_op import new_op
+
+
+class _Elision:
+    """`--elide-weights=N`: constants of more than N elements print as MLIR's
+    `dense_resource<__elided__>` (readable, but no longer parseable to the same
+    weights). None: every constant prints in full."""
+
+    larger_than: int | None = None
+
+
+ELISION = _Elision()
 
 
 @irdl_op_definition
@@ -53,6 +65,11 @@ class ConstantOp(NNOperation):
     def print(self, printer: Printer) -> None:
         printer.print_op_attributes(self.attributes)
         printer.print_string(" ")
+        limit = ELISION.larger_than
+        if limit is not None and math.prod(self.value.type.get_shape()) > limit:
+            printer.print_string("dense_resource<__elided__> : ")
+            printer.print_attribute(self.value.type)
+            return
         printer.print_attribute(self.value)
 
     @classmethod
