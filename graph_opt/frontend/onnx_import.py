@@ -44,6 +44,7 @@ from graph_opt.frontend.onnx_types import (
     type_from_proto,
 )
 from graph_opt.gc_pause import collector_paused
+from graph_opt.progress import chunked_progress
 from graph_opt.verification import SignatureVerifier, signature_verifiable
 
 OPSET_ATTR = "nn.onnx_opset_import"
@@ -419,7 +420,7 @@ def _import_model(model: onnx.ModelProto, allow_opaque: bool, verify: bool) -> M
         _bind(_initializer_op(builder, tensor), [tensor.name], values)
     for sparse in graph.sparse_initializer:
         _bind(_sparse_initializer_op(builder, sparse), [sparse.values.name], values)
-    for node in nodes:
+    for node in chunked_progress(nodes, len(nodes), "import"):
         _import_node(builder, node, values)
     outputs = []
     for o in graph.output:

@@ -39,6 +39,7 @@ from graph_opt.passes.fuse_ops import fuse_ops, fuse_patterns
 from graph_opt.passes.op_dispatch import dispatching_walker, walk_ops
 from graph_opt.passes.prune import prune, prune_patterns
 from graph_opt.passes.refine_shapes import refine_shapes
+from graph_opt.progress import Steps
 
 
 def op_count(module: ModuleOp) -> int:
@@ -192,15 +193,21 @@ class OptimizePass(ModulePass):
         """Stop once every step has run, without a change, on the module the last
         change left: each step runs its own rewrites to a fixed point, so running
         the step that made that change again would change nothing either."""
-        with collector_paused():
-            _run_stage(simplify_without_fusion, op)
-            pending = len(FIXED_POINT_STEPS)
-            for _ in range(self.max_iterations):
-                for run in FIXED_POINT_STEPS:
-                    changed = _run_stage(run, op)
-                    pending = len(FIXED_POINT_STEPS) - 1 if changed else pending - 1
-                    if pending == 0:
-                        return
+        steps = Steps("optimize")
+        try:
+            with collector_paused():
+                steps.step("simplify")
+                _run_stage(simplify_without_fusion, op)
+                pending = len(FIXED_POINT_STEPS)
+                for _ in range(self.max_iterations):
+                    for run in FIXED_POINT_STEPS:
+                        steps.step(run.__name__.replace("_", "-"))
+                        changed = _run_stage(run, op)
+                        pending = len(FIXED_POINT_STEPS) - 1 if changed else pending - 1
+                        if pending == 0:
+                            return
+        finally:
+            steps.close()
         raise PassFailedException(
             f"optimize did not reach a fixed point in {self.max_iterations} iterations"
         )

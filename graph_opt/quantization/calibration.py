@@ -22,6 +22,7 @@ from graph_opt.dialects.nn.shapes import dims_compatible
 from graph_opt.entry import entry_function
 from graph_opt.frontend.names import argument_names
 from graph_opt.interpreter.runner import make_function_interpreter
+from graph_opt.progress import progress
 
 RANGE_ATTR = "nn.range"
 """The discardable attribute holding an op's calibrated result range: array<f32: min, max>."""
@@ -180,7 +181,7 @@ def calibrate_ranges(
     target = entry_function(module, function)
     arg_types = target.function_type.inputs.data
     observer = _RangeObserver(observed, make)
-    for sample in samples:
+    for sample in progress(samples, len(samples), "calibrate"):
         interpreter = make_function_interpreter(module)
         interpreter.listeners = (observer,)
         args = tuple(

@@ -132,6 +132,11 @@ class GraphOptMain(xDSLOptMain):
             help="Run a pass (same as -p; repeatable, in the order given)",
         )
         arg_parser.add_argument(
+            "--quiet",
+            action="store_true",
+            help="No progress bars (shown on stderr for long work when it is a terminal)",
+        )
+        arg_parser.add_argument(
             "--elide-weights",
             nargs="?",
             const=16,
@@ -319,6 +324,9 @@ class GraphOptMain(xDSLOptMain):
         return ""
 
     def run(self):
+        from graph_opt.progress import SETTINGS
+
+        SETTINGS.quiet = self.args.quiet
         self._temporary_output = None
         self._check_elision()
         try:
