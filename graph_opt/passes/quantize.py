@@ -20,6 +20,7 @@ from graph_opt.dialects.nn.quant import (
     fake_quant_props,
 )
 from graph_opt.frontend.names import op_result_names
+from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
 from graph_opt.passes.quantize_patterns import (
     LayerMatch,
     activation_range,
@@ -86,8 +87,7 @@ class QuantizePass(ModulePass):
         ranges = _calibrated_ranges(activations)
         record("layers quantized", len(matches))
         record("activations quantized", len(activations))
-        if not matches:
-            warn("quantize: found no conv, matmul or gemm layer to quantize")
+        _report_float_layers(op, {m.layer for m in matches}, include, exclude)
         for match in matches:
             self._quantize_weight(match)
         for value in activations:
@@ -170,3 +170,27 @@ def _insert_after(value: SSAValue, props) -> None:
     if value.name_hint:
         quant.output.name_hint = f"{value.name_hint}_quant"
     value.replace_uses_with_if(quant.output, lambda use: use.operation is not quant)
+
+
+def _report_float_layers(module: ModuleOp, quantized: set, include, exclude) -> None:
+    """Warn about the convs and matrix products quantize leaves float, and why."""
+    layers = [o for o in module.walk() if isinstance(o, FLOAT_LINEAR_OPS)]
+    if not layers:
+        warn("quantize: found no conv, matmul or gemm layer to quantize")
+        return
+    left = [o for o in layers if o not in quantized]
+    record("layers left float", len(left))
+    if not left:
+        return
+    first = left[0]
+    why = (
+        "excluded by include/exclude"
+        if not _selected(first, include, exclude)
+        else "its weights are not constants, or its result feeds no quantizable activation"
+    )
+    names = op_result_names(first)
+    label = f"{first.name} {names[0] or first.results[0].name_hint or ''}".strip()
+    warn(
+        f"quantize: {len(left)} of {len(layers)} convolutions and matrix products get "
+        f"no fake quantization (first: {label}: {why})"
+    )
