@@ -154,6 +154,8 @@ def export_opaque(e: ExportBuilder, op: OpaqueOp) -> None:
 
 def export_op(builder: ExportBuilder, op: Operation) -> None:
     """Emit one op (region ops export their regions through this too)."""
+    if type(op) is ConstantOp and op.output.first_use is None:
+        return  # nothing reads it: no initializer (onnxruntime would drop it, noisily)
     builder.name_results(op)
     if type(op) is ConstantOp:
         tensor_from_dense(

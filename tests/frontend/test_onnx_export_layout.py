@@ -91,3 +91,15 @@ def test_channels_first_graph_is_exported_without_transposes():
 def test_unranked_channels_last_input_is_a_one_line_error():
     with pytest.raises(FrontendError, match="unknown rank.*--input-shape"):
         export_module(api.parse(UNRANKED))
+
+
+def test_unused_constants_are_not_exported():
+    module = api.parse("""
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %unused = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %one = nn.constant dense<1.0> : tensor<f32>
+  %y = nn.add %x, %one : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}""")
+    initializers = export_module(module).graph.initializer
+    assert [list(t.dims) for t in initializers] == [[]]  # only the scalar read by add
