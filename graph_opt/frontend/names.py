@@ -19,6 +19,8 @@ from xdsl.ir import Operation, SSAValue
 from graph_opt.dialects.nn.attr_builders import name_loc
 
 NAME_ATTR = "nn.name"
+DIM_NAMES_ATTR = "nn.dim_names"
+"""Symbolic dim names (ONNX dim_param) of a function argument or result."""
 
 
 def _names_of(attrs: object, count: int, prefix: str) -> list[str]:
@@ -41,8 +43,29 @@ def result_names(function: func.FuncOp) -> list[str]:
     return _names_of(function.res_attrs, len(function.function_type.outputs), "output_")
 
 
-def name_attrs(names: list[str]) -> ArrayAttr:
-    return ArrayAttr([DictionaryAttr({NAME_ATTR: StringAttr(n)}) for n in names])
+def name_attrs(names: list[str], dim_names: list[list[str]] | None = None) -> ArrayAttr:
+    """Argument or result attributes: each name, and the symbolic names of its
+    dims where the source gave some (`nn.dim_names = ["batch", "", ...]`)."""
+    entries = []
+    for i, name in enumerate(names):
+        entry: dict = {NAME_ATTR: StringAttr(name)}
+        dims = dim_names[i] if dim_names else None
+        if dims and any(dims):
+            entry[DIM_NAMES_ATTR] = ArrayAttr([StringAttr(d) for d in dims])
+        entries.append(DictionaryAttr(entry))
+    return ArrayAttr(entries)
+
+
+def dim_names_of(attrs: object, count: int) -> list[list[str]]:
+    """The `nn.dim_names` of each argument or result ([] where none)."""
+    entries = list(attrs.data) if attrs is not None else []  # type: ignore[attr-defined]
+    found = []
+    for i in range(count):
+        names = entries[i].data.get(DIM_NAMES_ATTR) if i < len(entries) else None
+        found.append(
+            [n.data for n in names.data] if isinstance(names, ArrayAttr) else []
+        )
+    return found
 
 
 def name_location(names: list[str]):

@@ -18,7 +18,12 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.types import StringType
 from graph_opt.entry import entry_function
 from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.names import argument_names, op_result_names, result_names
+from graph_opt.frontend.names import (
+    argument_names,
+    dim_names_of,
+    op_result_names,
+    result_names,
+)
 from graph_opt.frontend.onnx_attrs import onnx_attr
 from graph_opt.frontend.onnx_import import (
     FUNCTIONS_ATTR,
@@ -234,9 +239,10 @@ def _export_module(module: ModuleOp, function: str | None) -> onnx.ModelProto:
     builder = ExportBuilder(opsets.get("", DEFAULT_OPSET))
     block = target.body.blocks.first
     inputs = []
-    for arg, name in zip(block.args, argument_names(target)):
+    arg_dims = dim_names_of(target.arg_attrs, len(block.args))
+    for arg, name, dims in zip(block.args, argument_names(target), arg_dims):
         builder.names[arg] = builder.fresh(name)
-        inputs.append(value_info_for(builder.names[arg], arg.type))
+        inputs.append(value_info_for(builder.names[arg], arg.type, dims))
     returned = list(block.last_op.operands) if block.last_op else []
     out_names = result_names(target)
     _reserve_names(builder, block, returned, out_names)
@@ -244,10 +250,11 @@ def _export_module(module: ModuleOp, function: str | None) -> onnx.ModelProto:
         if type(op) is not func.ReturnOp:
             export_op(builder, op)
     outputs = []
-    for value, name in zip(returned, out_names):
+    result_dims = dim_names_of(target.res_attrs, len(returned))
+    for value, name, dims in zip(returned, out_names, result_dims):
         if builder.names[value] != name:
             builder.node("Identity", [value], [name])
-        outputs.append(value_info_for(name, value.type))
+        outputs.append(value_info_for(name, value.type, dims))
     opset_ids = [onnx.helper.make_opsetid(d, v) for d, v in opsets.items()]
     ir_version = module.attributes.get(IR_VERSION_ATTR)
     if isinstance(ir_version, IntegerAttr):

@@ -40,6 +40,7 @@ from graph_opt.frontend.onnx_op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.onnx_subgraphs import outer_names
 from graph_opt.frontend.onnx_types import (
     dense_from_tensor,
+    dim_params,
     onnx_element_type,
     type_from_proto,
 )
@@ -436,8 +437,12 @@ def _import_model(model: onnx.ModelProto, allow_opaque: bool, verify: bool) -> M
         "main",
         FunctionType.from_lists(arg_types, [v.type for v in outputs]),
         Region(block),
-        arg_attrs=name_attrs([i.name for i in graph_inputs]),
-        res_attrs=name_attrs([o.name for o in graph.output]),
+        arg_attrs=name_attrs(
+            [i.name for i in graph_inputs], [dim_params(i) for i in graph_inputs]
+        ),
+        res_attrs=name_attrs(
+            [o.name for o in graph.output], [dim_params(o) for o in graph.output]
+        ),
     )
     if verify:
         _verify_ops(block, builder)

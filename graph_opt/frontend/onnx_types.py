@@ -145,6 +145,14 @@ def type_from_proto(type_proto: TypeProto) -> Attribute | None:
     raise FrontendError(f"unsupported ONNX type {kind.removesuffix('_type')}")
 
 
+def dim_params(value_info: onnx.ValueInfoProto) -> list[str]:
+    """The symbolic dim names of a tensor input or output ("" for the others)."""
+    tensor = value_info.type.tensor_type
+    if not value_info.type.HasField("tensor_type") or not tensor.HasField("shape"):
+        return []
+    return [d.dim_param for d in tensor.shape.dim]
+
+
 def type_proto_for(value_type: Attribute) -> TypeProto:
     if isinstance(value_type, SequenceType):
         return onnx.helper.make_sequence_type_proto(
@@ -163,8 +171,16 @@ def type_proto_for(value_type: Attribute) -> TypeProto:
     return onnx.helper.make_tensor_type_proto(dtype, shape)
 
 
-def value_info_for(name: str, value_type: Attribute) -> onnx.ValueInfoProto:
-    return onnx.helper.make_value_info(name, type_proto_for(value_type))
+def value_info_for(
+    name: str, value_type: Attribute, dim_names: list[str] | None = None
+) -> onnx.ValueInfoProto:
+    """A graph input's or output's type; its unknown dims keep their symbolic names."""
+    info = onnx.helper.make_value_info(name, type_proto_for(value_type))
+    if dim_names and info.type.HasField("tensor_type"):
+        for dim, dim_name in zip(info.type.tensor_type.shape.dim, dim_names):
+            if dim_name and not dim.HasField("dim_value"):
+                dim.dim_param = dim_name
+    return info
 
 
 def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:

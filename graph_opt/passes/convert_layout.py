@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorType
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
@@ -16,6 +16,7 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.layout import DATA_LAYOUTS
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
+from graph_opt.frontend.names import DIM_NAMES_ATTR
 from graph_opt.passes.layout_patterns import (
     Transposes,
     inverse,
@@ -84,11 +85,13 @@ class ConvertLayoutPass(ModulePass):
     def _convert_signature(self, function: func.FuncOp) -> None:
         """Inputs some transpose moves into the target layout, and outputs that a
         transpose moves out of it, take the target layout."""
+        old_inputs = list(function.function_type.inputs)
         for arg in list(function.body.block.args):
             t = ranked(arg)
             if t is not None and t.get_num_dims() >= 3:
                 self._convert_input(arg, t)
         returned = function.get_return_op()
+        old_outputs = list(function.function_type.outputs)
         if returned is not None:
             old = list(returned.operands)
             returned.operands = [self._output(v) for v in old]
@@ -96,6 +99,26 @@ class ConvertLayoutPass(ModulePass):
                 if isinstance(value.owner, TransposeOp) and not value.uses:
                     Rewriter.erase_op(value.owner)
         function.update_function_type()
+        function.arg_attrs = self._permuted_dim_names(
+            function.arg_attrs, old_inputs, function.function_type.inputs
+        )
+        function.res_attrs = self._permuted_dim_names(
+            function.res_attrs, old_outputs, function.function_type.outputs
+        )
+
+    def _permuted_dim_names(self, attrs, old_types, new_types):
+        """Symbolic dim names (`nn.dim_names`) follow the dims a new layout moved."""
+        if attrs is None:
+            return attrs
+        entries = list(attrs.data)
+        for i, (old, new) in enumerate(zip(old_types, new_types)):
+            names = entries[i].data.get(DIM_NAMES_ATTR) if i < len(entries) else None
+            if old == new or not isinstance(names, ArrayAttr):
+                continue
+            perm = layout_perm(self.target, len(names.data))
+            moved = ArrayAttr([names.data[p] for p in perm])
+            entries[i] = DictionaryAttr({**entries[i].data, DIM_NAMES_ATTR: moved})
+        return ArrayAttr(entries)
 
     def _convert_input(self, arg: BlockArgument, t: TensorType) -> None:
         """The argument in the target layout, when a transpose moves it there; its
