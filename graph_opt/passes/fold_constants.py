@@ -8,6 +8,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
+from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.interpreter.runner import make_interpreter
 from graph_opt.passes.constant_patterns import (
@@ -42,6 +43,10 @@ class FoldConstantsPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.max_size < 0:
+            raise PassFailedException(
+                f"fold-constants: max-size must be 0 or more, got {self.max_size}"
+            )
         if not fold_constants(op, self.max_size):
             warn("fold-constants: found nothing to fold")
 

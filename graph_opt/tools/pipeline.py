@@ -68,6 +68,7 @@ def check_specs(
                 f"unknown pass '{pass_spec.name}'{did_you_mean(pass_spec.name, offered)}",
             )
         known = option_names(available[pass_spec.name]())
+        _check_repeated_options(spec, max(column, 0), pass_spec.name)
         for option in pass_spec.parameters:
             normalized = option.replace("_", "-")
             if normalized not in known:
@@ -79,6 +80,27 @@ def check_specs(
                     f"pass '{pass_spec.name}' has no option '{option}'"
                     f"{did_you_mean(normalized, known)} (options: {listing})",
                 )
+
+
+def _check_repeated_options(spec: str, column: int, name: str) -> None:
+    """An option given twice in one pass's braces is an error (xDSL keeps the last)."""
+    start = column + len(name)
+    if not spec.startswith("{", start):
+        return
+    end = spec.find("}", start)
+    body = spec[start + 1 : end if end >= 0 else len(spec)]
+    seen: set[str] = set()
+    for found in re.finditer(r'"[^"]*"|([\w-]+)\s*=', body):
+        option = found.group(1)
+        if option is None:
+            continue  # a quoted value
+        if option.replace("_", "-") in seen:
+            raise pointing_at(
+                spec,
+                start + 1 + found.start(1),
+                f"pass '{name}' is given option '{option}' twice",
+            )
+        seen.add(option.replace("_", "-"))
 
 
 def build_pipeline(

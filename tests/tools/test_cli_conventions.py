@@ -293,3 +293,19 @@ def test_graph_opt_run_one_npy_for_several_inputs_is_an_error(tmp_path):
     lines = result.stderr.decode().splitlines()
     assert len(lines) == 1 and "one array for a model of 2 inputs" in lines[0]
     assert not (tmp_path / "y.npz").exists()
+
+
+def test_an_option_given_twice_is_refused_with_a_caret(tmp_path):
+    result = graph_opt(
+        EXAMPLE, "-p", "fold-bn{explain=true explain=false}", cwd=tmp_path
+    )
+    lines = pipeline_error(result)
+    assert "option 'explain' twice" in lines[0]
+    assert caret_under(lines).startswith("explain=false")
+
+
+def test_an_option_out_of_range_is_a_one_line_error(tmp_path):
+    result = graph_opt(EXAMPLE, "-p", "fold-constants{max-size=-1}", cwd=tmp_path)
+    assert result.returncode == 1
+    stderr = result.stderr.decode()
+    assert stderr.count("\n") == 1 and "max-size must be 0 or more, got -1" in stderr
