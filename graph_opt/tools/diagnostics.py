@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import sys
+
 from xdsl.utils.exceptions import ParseError
+
+RECURSION_LIMIT = 20_000
+"""Python's recursion limit in the commands (parsers recurse per nesting level):
+far above what real models nest (a few hundred levels of MLIR regions parse)."""
+
+
+def raise_recursion_limit() -> None:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
 
 
 def one_line(error: BaseException, input_name: str | None = None) -> str:
     """`file:line:col: error: message` for parse errors, else the first informative line."""
+    if isinstance(error, RecursionError):
+        prefix = f"{input_name}: " if input_name else ""
+        return (
+            f"{prefix}error: the input nests too deeply: its parse or a pass went past "
+            f"Python's recursion limit ({sys.getrecursionlimit()} calls)"
+        )
     if isinstance(error, ParseError):
         loc = error.span.get_location()
         return f"{loc.file}:{loc.line}:{loc.col}: error: {error.msg}"

@@ -21,7 +21,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 import graph_opt
 from graph_opt.files import chmod_for_umask
 from graph_opt.remarks import print_warnings_as_one_line
-from graph_opt.tools.diagnostics import one_line
+from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.tools.pipeline import PipelineError, build_pipeline
 
@@ -370,6 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # to the system anyway. Callers in a longer-lived process pass argv.
         atexit.register(gc.freeze)
     print_warnings_as_one_line("graph-opt")
+    raise_recursion_limit()
     input_name = None
     try:
         tool = GraphOptMain(

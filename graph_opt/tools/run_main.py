@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from graph_opt.remarks import print_warnings_as_one_line
-from graph_opt.tools.diagnostics import one_line
+from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -79,6 +79,7 @@ def read_inputs(specs: Sequence[str], argument_names: Sequence[str]) -> dict:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     print_warnings_as_one_line("graph-opt-run")
+    raise_recursion_limit()
     try:
         from graph_opt.entry import entry_function
         from graph_opt.files import write_atomically
