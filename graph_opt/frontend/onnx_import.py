@@ -35,7 +35,6 @@ from graph_opt.dialects.nn.types import StringType
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.onnx_attrs import SIMPLE_TYPES, mlir_attr
-from graph_opt.frontend.onnx_mappings.quant import fold_qdq_pairs
 from graph_opt.frontend.onnx_op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.onnx_subgraphs import outer_names
 from graph_opt.frontend.onnx_types import (
@@ -429,8 +428,6 @@ def _import_model(model: onnx.ModelProto, allow_opaque: bool, verify: bool) -> M
             raise FrontendError(f"graph output '{o.name}' is not computed by the graph")
         outputs.append(values[o.name])
     block.add_op(func.ReturnOp(*outputs))
-    if any(n.op_type == "DequantizeLinear" for n in nodes):
-        fold_qdq_pairs(block)
     if not allow_opaque:
         _reject_opaque(block)
     function = func.FuncOp(

@@ -58,7 +58,8 @@ class QIntFunctions(InterpreterFunctions):
     def run_dequantize(self, interpreter: Interpreter, op: DequantizeOp, args):
         (x,) = args
         scale, zero_point = quantization_params(op, x.ndim)
-        return (((x.astype(np.int64) - zero_point) * scale).astype(np.float32),)
+        steps = (x.astype(np.int64) - zero_point).astype(np.float32)
+        return (steps * scale,)  # in float32, as onnxruntime
 
     @impl(QConvOp)
     def run_qconv(self, interpreter: Interpreter, op: QConvOp, args):

@@ -1,5 +1,5 @@
-"""QDQ pairs import as nn.fake_quant and nn.fake_quant exports as a QDQ pair; both
-compute what onnxruntime computes on the ONNX side."""
+"""QuantizeLinear / DequantizeLinear import exactly (nn.quantize / nn.dequantize) and
+nn.fake_quant exports as a QDQ pair; each computes what onnxruntime computes."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import pytest
 from onnx import helper, numpy_helper
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
-from graph_opt.api import parse
+from graph_opt.api import parse, run
+from graph_opt.dialects.nn.dtypes import element_type
 from graph_opt.dialects.nn.opaque import OpaqueOp
-from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.dialects.nn.qint import DequantizeOp, QuantizeOp
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
@@ -76,60 +77,91 @@ def ops_of(module, op_type):
         (np.array([0.02, 0.005, 0.04], np.float32), np.array([0, 10, -3], np.int8), 1),
         (np.array([0.01, 0.02], np.float32), np.array([200, 3], np.uint8), 0),
         (np.float32(1e-4), np.uint16(30000), None),
+        (np.float32(0.0386410690), np.int16(-7), None),
+        (np.array([0.05], np.float32), np.int8(3), None),  # onnxruntime's bias form
     ],
-)
-def test_qdq_pair_imports_as_fake_quant(scale, zero_point, axis):
+)  # fmt: skip
+def test_qdq_pair_is_exact_through_import_and_export(scale, zero_point, axis):
     model = qdq_model(scale, zero_point, axis)
     module = import_model(model)
-    (fake_quant,) = ops_of(module, FakeQuantOp)
+    (quantize,) = ops_of(module, QuantizeOp)
+    (dequantize,) = ops_of(module, DequantizeOp)
     assert not ops_of(module, OpaqueOp)
-    assert fake_quant.axis_value == axis
-    assert fake_quant.bits == 8 * np.dtype(zero_point.dtype).itemsize
+    assert quantize.scales.tobytes() == np.asarray(scale, np.float32).tobytes()
+    assert quantize.output.type.element_type == element_type(zero_point.dtype)
     x = wide_input()
-    np.testing.assert_allclose(
-        run_function(module, [x])[0], run_onnx(model, x)[0], rtol=0, atol=1e-6
-    )
+    (expected,) = run_onnx(model, x)
+    np.testing.assert_array_equal(run_function(module, [x])[0], expected)
+    exported = export_module(module)
+    np.testing.assert_array_equal(run_onnx(exported, x)[0], expected)
+    scales = [numpy_helper.to_array(i) for i in exported.graph.initializer
+              if i.data_type == onnx.TensorProto.FLOAT]  # fmt: skip
+    assert all(s.tobytes() == np.asarray(scale, np.float32).tobytes() for s in scales)
 
 
-def test_quantized_value_used_elsewhere_keeps_its_quantize():
+@pytest.mark.parametrize("opset", [10, 13, 19, 21])
+def test_qdq_without_zero_point_is_uint8_at_every_opset(opset):
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "scale"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "scale"], ["y"]),
+    ]
+    model = qdq_model(np.float32(0.03), np.uint8(0), nodes=nodes)
+    model.opset_import[0].version = opset
+    module = import_model(model)
+    assert len(ops_of(module, QuantizeOp)) == len(ops_of(module, DequantizeOp)) == 1
+    x = wide_input()
+    np.testing.assert_array_equal(run_function(module, [x])[0], run_onnx(model, x)[0])
+
+
+def test_quantized_value_used_elsewhere_is_an_output():
     model = qdq_model(
         np.float32(0.05), np.uint8(128), extra_outputs=[("q", onnx.TensorProto.UINT8)]
     )
     module = import_model(model)
-    assert len(ops_of(module, FakeQuantOp)) == 1
-    assert [op.op_type.data for op in ops_of(module, OpaqueOp)] == ["QuantizeLinear"]
+    assert not ops_of(module, OpaqueOp)
     x = wide_input()
     for actual, expected in zip(run_function(module, [x]), run_onnx(model, x)):
-        np.testing.assert_allclose(actual, expected, atol=1e-6)
+        np.testing.assert_array_equal(actual, expected)
 
 
-def test_negative_pair_with_different_scales_stays_opaque():
-    module = import_model(
-        qdq_model(np.float32(0.05), np.uint8(3), dq_scale=np.float32(0.1))
-    )
-    assert not ops_of(module, FakeQuantOp)
-    assert len(ops_of(module, OpaqueOp)) == 2
-
-
-def test_negative_lone_dequantize_stays_opaque():
+def test_quantized_weights_stay_quantized_through_optimize():
+    weight = RNG.integers(-127, 128, SHAPE).astype(np.int8)
     nodes = [
-        helper.make_node("Relu", ["x"], ["r"]),
-        helper.make_node("Cast", ["r"], ["q"], to=onnx.TensorProto.UINT8),
-        helper.make_node("DequantizeLinear", ["q", "scale", "zero_point"], ["y"]),
+        helper.make_node("DequantizeLinear", ["w", "scale", "zero_point"], ["wf"]),
+        helper.make_node("Add", ["x", "wf"], ["y"]),
     ]
-    module = import_model(qdq_model(np.float32(0.05), np.uint8(3), nodes=nodes))
-    assert not ops_of(module, FakeQuantOp)
-    assert "DequantizeLinear" in [op.op_type.data for op in ops_of(module, OpaqueOp)]
+    model = qdq_model(np.float32(0.05), np.int8(0), nodes=nodes)
+    model.graph.initializer.append(numpy_helper.from_array(weight, "w"))
+    module = import_model(model)
+    run(module, "optimize")
+    assert len(ops_of(module, DequantizeOp)) == 1
+    x = wide_input()
+    exported = export_module(module)
+    assert [n.op_type for n in exported.graph.node] == ["DequantizeLinear", "Add"]
+    np.testing.assert_array_equal(run_onnx(exported, x)[0], run_onnx(model, x)[0])
 
 
-def test_negative_runtime_scale_stays_opaque():
+def test_negative_pair_with_different_scales_is_two_exact_ops():
+    model = qdq_model(np.float32(0.05), np.uint8(3), dq_scale=np.float32(0.1))
+    module = import_model(model)
+    assert len(ops_of(module, QuantizeOp)) == len(ops_of(module, DequantizeOp)) == 1
+    x = wide_input()
+    np.testing.assert_array_equal(run_function(module, [x])[0], run_onnx(model, x)[0])
+
+
+def test_negative_runtime_scale_stays_opaque_and_runs():
     nodes = [
         helper.make_node("Abs", ["scale"], ["abs_scale"]),
         helper.make_node("QuantizeLinear", ["x", "abs_scale", "zero_point"], ["q"]),
         helper.make_node("DequantizeLinear", ["q", "abs_scale", "zero_point"], ["y"]),
     ]
-    module = import_model(qdq_model(np.float32(0.05), np.uint8(3), nodes=nodes))
-    assert not ops_of(module, FakeQuantOp)
+    model = qdq_model(np.float32(0.05), np.uint8(3), nodes=nodes)
+    model.opset_import[0].version = 17  # onnx's evaluator implements them from 19
+    module = import_model(model)
+    assert not ops_of(module, QuantizeOp)
+    assert len(ops_of(module, OpaqueOp)) == 2
+    x = wide_input()
+    np.testing.assert_array_equal(run_function(module, [x])[0], run_onnx(model, x)[0])
 
 
 def fake_quant_module(props: str, shape="2x3x4", weight=False, opset=None):
@@ -180,7 +212,11 @@ def test_fake_quant_exports_as_qdq_pair(props, weight, zero_point_type, clamp):
         run_onnx(model, x)[0], run_function(module, [x])[0], rtol=0, atol=1e-6
     )
     reimported = import_model(model)
-    assert len(ops_of(reimported, FakeQuantOp)) == 1
+    assert (
+        len(ops_of(reimported, QuantizeOp))
+        == len(ops_of(reimported, DequantizeOp))
+        == 1
+    )
 
 
 def test_16_bit_fake_quant_exports_with_opset_21():

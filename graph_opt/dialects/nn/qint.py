@@ -8,6 +8,7 @@ onto one TOSA op (plus constants and layout transposes).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -206,6 +207,8 @@ class DequantizeOp(QuantizationOp):
     """ONNX DequantizeLinear: (x - zero_point) * scale, as f32."""
 
     name = "nn.dequantize"
+    KEEP_ON_CONSTANTS: ClassVar[bool] = True
+    """A quantized weight stays quantized: runtimes run its consumer in integers."""
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:

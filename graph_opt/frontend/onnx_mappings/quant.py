@@ -1,125 +1,119 @@
-"""QDQ format: QuantizeLinear -> DequantizeLinear pairs <-> nn.fake_quant.
+"""QDQ format: ONNX QuantizeLinear / DequantizeLinear <-> nn.quantize / nn.dequantize,
+and nn.fake_quant exported as a QuantizeLinear -> DequantizeLinear pair.
 
-A pair with constant, equal scales and zero points is one fake quantization:
-its integer type's levels [tmin, tmax] become the range
-[(tmin - zp) * scale, (tmax - zp) * scale], whose nudged scale and zero point
-are the pair's. Pairs are found after import (`fold_qdq_pairs`), since the
-quantized value between them may have other users; a lone QuantizeLinear or
-DequantizeLinear stays nn.opaque.
+A QuantizeLinear or DequantizeLinear with a constant float32 scale and a
+constant zero point (or none) imports as nn.quantize / nn.dequantize with
+that exact scale, zero point and integer type, so a QDQ model (onnxruntime's
+`quantize_static`) comes back bit-exact; any other stays nn.opaque, run by
+onnx's reference evaluator.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.ir import Block, Operation, SSAValue
-from xdsl.rewriter import Rewriter
+import onnx
+from xdsl.dialects.builtin import AnyFloat, UnrankedTensorType
+from xdsl.ir import Attribute, SSAValue
 
 from graph_opt.dialects.nn.constant import constant_value
-from graph_opt.dialects.nn.opaque import OpaqueOp
-from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
-from graph_opt.dialects.nn.shapes import ranked
-from graph_opt.frontend.onnx_op_table import exporter
+from graph_opt.dialects.nn.dtypes import element_type, numpy_dtype
+from graph_opt.dialects.nn.qint import DequantizeOp, QuantizeOp, quantization_props
+from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.dialects.nn.shapes import ranked, tensor_type
+from graph_opt.frontend.onnx_op_table import exporter, importer
 from graph_opt.quantization.fake_quant_math import nudge, quant_range
 
-INTEGER_TYPES = {
-    np.dtype(np.int8): 8,
-    np.dtype(np.uint8): 8,
-    np.dtype(np.int16): 16,
-    np.dtype(np.uint16): 16,
-}
-"""Zero-point types of a QDQ pair that nn.fake_quant models, with their bit width."""
+QUANTIZED_TYPES = frozenset(
+    np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32)
+)
+"""Integer types nn.quantize / nn.dequantize hold (int32 only dequantizes: biases)."""
+KNOWN_ATTRS = {"QuantizeLinear": {"axis", "saturate"}, "DequantizeLinear": {"axis"}}
+"""Attributes whose every value the nn ops model (block_size only at 0)."""
 
 
-def fold_qdq_pairs(block: Block) -> None:
-    """Replace each DequantizeLinear of a matching QuantizeLinear by nn.fake_quant
-    (run on the imported block, return included, so every use is known)."""
-    for op in list(block.ops):
-        if type(op) is not OpaqueOp or not _is_onnx(op, "DequantizeLinear"):
-            continue
-        fake_quant = _fake_quant_of_pair(op)
-        if fake_quant is None:
-            continue
-        quantize = op.operands[0].owner
-        fake_quant.location = op.location
-        fake_quant.results[0].name_hint = op.results[0].name_hint
-        Rewriter.replace_op(op, fake_quant)
-        if not quantize.results[0].uses:
-            Rewriter.erase_op(quantize)
-
-
-def _is_onnx(op: Operation, op_type: str) -> bool:
-    return (
-        isinstance(op, OpaqueOp)
-        and op.op_type.data == op_type
-        and op.domain is None
-        and op.serialized_attrs is None
-        and op.absent_inputs is None
-    )
-
-
-def _attr(op: OpaqueOp, name: str, default: int) -> int:
-    attrs = op.attrs.data if op.attrs is not None else {}
-    return attrs[name].value.data if name in attrs else default  # type: ignore[union-attr]
-
-
-def _scale_and_zero_point(op: OpaqueOp) -> tuple[np.ndarray, np.ndarray] | None:
-    """The constant scale and zero point of a Q or DQ node (all attributes known)."""
-    known = {"axis", "saturate"} if op.op_type.data == "QuantizeLinear" else {"axis"}
-    attrs = op.attrs.data if op.attrs is not None else {}
-    if len(op.operands) != 3 or set(attrs) - known:
-        return None  # no zero point (type from output_dtype), or block quantization
-    scale, zero_point = (constant_value(v) for v in op.operands[1:])
-    if scale is None or zero_point is None or scale.shape != zero_point.shape:
+@importer("QuantizeLinear", "DequantizeLinear")
+def import_quantization(b, node, inputs):
+    params = _constant_params(b, node, inputs)
+    if params is None:
         return None
-    return scale, zero_point
+    scale, zero_point, axis = params
+    props = quantization_props(scale.ravel(), zero_point.ravel(), axis)
+    x = inputs[0]
+    if node.op_type == "DequantizeLinear":
+        return b.create(DequantizeOp, [x], props)
+    result_type = _quantized_type(x, element_type(zero_point.dtype))
+    return b.insert(QuantizeOp.create_inferred([x], props, [result_type]))
 
 
-def _fake_quant_of_pair(dequantize: OpaqueOp) -> FakeQuantOp | None:
-    quantize = dequantize.operands[0].owner
-    if not _is_onnx(quantize, "QuantizeLinear") or len(dequantize.operands) < 2:
+def _constant_params(b, node, inputs):
+    """(scale, zero point, axis or None) when the nn ops express the node exactly."""
+    attrs = b.attrs(node)
+    if set(attrs) - KNOWN_ATTRS[node.op_type] - {"block_size", "output_dtype"}:
         return None
-    pair = [_scale_and_zero_point(quantize), _scale_and_zero_point(dequantize)]
-    if None in pair:
+    if attrs.get("block_size", 0) != 0 or None in inputs[:2]:
         return None
-    (scale, zero_point), (dq_scale, dq_zero_point) = pair
-    if (
-        zero_point.dtype not in INTEGER_TYPES
-        or scale.dtype != np.float32
-        or not np.array_equal(scale, dq_scale)
-        or not np.array_equal(zero_point, dq_zero_point)
-        or dq_zero_point.dtype != zero_point.dtype
-        or not (scale > 0).all()
-        or scale.ndim > 1
+    x, scale = inputs[0], b.constant_value(inputs[1])
+    zero_point = b.constant_value(inputs[2]) if len(inputs) > 2 and inputs[2] else None
+    if scale is None or scale.dtype != np.float32 or scale.ndim > 1:
+        return None
+    if not (np.isfinite(scale) & (scale > 0)).all():
+        return None
+    if zero_point is None:
+        if len(inputs) > 2 and inputs[2] is not None:
+            return None  # a computed zero point
+        dtype = _default_zero_point_type(b, node, x)
+        if dtype is None:
+            return None
+        zero_point = np.zeros(scale.shape, dtype)
+    if scale.size == 1 and zero_point.size == 1:  # onnxruntime: per tensor
+        scale, zero_point = scale.reshape(()), zero_point.reshape(())
+    if zero_point.dtype not in QUANTIZED_TYPES or zero_point.shape != scale.shape:
+        return None
+    element = getattr(x.type, "element_type", None)
+    if node.op_type == "QuantizeLinear":
+        if zero_point.dtype == np.int32 or not isinstance(element, AnyFloat):
+            return None
+    elif element is None or _dtype_of(element) != zero_point.dtype:
+        return None
+    if "output_dtype" in attrs and attrs["output_dtype"] not in (
+        0,
+        _onnx_type(zero_point),
     ):
         return None
-    x = quantize.operands[0]
-    axis = _channel_axis(quantize, dequantize, x, scale)
-    if axis is False:
-        return None
-    info = np.iinfo(zero_point.dtype)
-    offsets = zero_point.astype(np.float64).ravel()
-    step = scale.astype(np.float64).ravel()
-    props = fake_quant_props(
-        (info.min - offsets) * step,
-        (info.max - offsets) * step,
-        INTEGER_TYPES[zero_point.dtype],
-        axis=axis,
-    )
-    return FakeQuantOp.create_inferred([x], props, [dequantize.results[0].type])
-
-
-def _channel_axis(quantize, dequantize, x: SSAValue, scale: np.ndarray):
-    """None per tensor, the normalized axis per channel, False if not expressible."""
     if scale.ndim == 0:
+        return scale, zero_point, None
+    if b.opset < 13:
+        return None  # per-axis quantization came with opset 13
+    return scale, zero_point, attrs.get("axis", 1)
+
+
+def _default_zero_point_type(b, node, x: SSAValue) -> np.dtype | None:
+    """The integer type of a node without a zero point: output_dtype, the
+    input's type (DequantizeLinear), else uint8."""
+    output_dtype = b.attrs(node).get("output_dtype")
+    if output_dtype:
+        return onnx.helper.tensor_dtype_to_np_dtype(output_dtype)
+    if node.op_type == "DequantizeLinear":
+        return _dtype_of(getattr(x.type, "element_type", None))
+    return np.dtype(np.uint8)
+
+
+def _dtype_of(element: Attribute | None) -> np.dtype | None:
+    try:
+        return None if element is None else numpy_dtype(element)
+    except ValueError:
         return None
-    axis = _attr(quantize, "axis", 1)
+
+
+def _onnx_type(array: np.ndarray) -> int:
+    return onnx.helper.np_dtype_to_tensor_dtype(array.dtype)
+
+
+def _quantized_type(x: SSAValue, integer: Attribute) -> Attribute:
     x_type = ranked(x)
-    if axis != _attr(dequantize, "axis", 1) or x_type is None:
-        return False
-    rank = len(x_type.get_shape())
-    if not -rank <= axis < rank:
-        return False
-    return axis % rank
+    if x_type is None:
+        return UnrankedTensorType(integer)
+    return tensor_type(integer, x_type.get_shape())
 
 
 @exporter(FakeQuantOp)
