@@ -220,11 +220,54 @@ def inferred_value_types(model: onnx.ModelProto) -> dict[str, Attribute]:
     light = onnx.ModelProto()
     _copy_without_weights(model, light)
     try:
-        inferred = onnx.shape_inference.infer_shapes(light, data_prop=True)
+        inferred = onnx.shape_inference.infer_shapes(
+            light, data_prop=_data_propagation_is_cheap(light)
+        )
     except Exception:  # inference is best effort: missing types come from our rules
         inferred = light
     graph = inferred.graph
     return _types_of([*graph.value_info, *graph.output, *graph.input])
+
+
+DATA_PROPAGATION_LIMIT = 1 << 12
+"""onnx's data propagation holds each 1-D value it meets as a list of dims, so
+a long 1-D tensor costs it time and memory by its length: past this length,
+shapes are inferred without it."""
+SIZE_MAKING_OPS = frozenset(
+    [
+        "ConstantOfShape",
+        "Expand",
+        "Tile",
+        "Range",
+        "Resize",
+        "Upsample",
+        "Pad",
+        "OneHot",
+    ]
+)
+
+
+def _data_propagation_is_cheap(model: onnx.ModelProto) -> bool:
+    """Whether no 1-D value is longer than DATA_PROPAGATION_LIMIT: those
+    declared, and for graphs that make sizes from values, those inferred."""
+    graph = model.graph
+    if _has_long_vector([*graph.input, *graph.output, *graph.value_info]):
+        return False
+    if not any(node.op_type in SIZE_MAKING_OPS for node in graph.node):
+        return True
+    try:
+        plain = onnx.shape_inference.infer_shapes(model)
+    except Exception:
+        return True  # the caller's inference reports it
+    return not _has_long_vector(plain.graph.value_info)
+
+
+def _has_long_vector(infos) -> bool:
+    for info in infos:
+        dims = info.type.tensor_type.shape.dim
+        if len(dims) == 1 and dims[0].dim_value > DATA_PROPAGATION_LIMIT:
+            return True
+    return False
 
 
 def _copy_without_weights(model: onnx.ModelProto, light: onnx.ModelProto) -> None:

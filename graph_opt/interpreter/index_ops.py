@@ -7,6 +7,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn.base import int_value
+from graph_opt.interpreter.limits import check_size
 
 
 def one_hot(indices, values, depth: int, axis: int, wrap_negative: bool) -> np.ndarray:
@@ -42,6 +43,7 @@ class IndexFunctions(InterpreterFunctions):
     def run_range(self, interpreter: Interpreter, op: ix.RangeOp, args):
         start, limit, delta = (a.item() for a in args)
         count = ix.range_length(start, limit, delta)
+        check_size(op, [count], args[0].dtype)
         return ((start + np.arange(count) * delta).astype(args[0].dtype),)
 
     @impl(ix.OneHotOp)
@@ -50,6 +52,7 @@ class IndexFunctions(InterpreterFunctions):
         axis = int_value(op.properties, "axis", -1)
         axis = axis if axis >= 0 else axis + indices.ndim + 1
         wrap = bool(int_value(op.properties, "wrap_negative", 0))
+        check_size(op, [indices.size, op.depth.value.data], values.dtype)
         return (one_hot(indices, values, op.depth.value.data, axis, wrap),)
 
     @impl(ix.TopKOp)

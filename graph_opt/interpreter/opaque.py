@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+from onnx import numpy_helper
 from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.opaque import OpaqueOp
+from graph_opt.interpreter.limits import check_size, static_size
 
 
 def _opset(op: OpaqueOp) -> list[onnx.OperatorSetIdProto]:
@@ -55,6 +57,8 @@ class OpaqueFunctions(InterpreterFunctions):
             ],
         )
         model = onnx.helper.make_model(graph, opset_imports=_opset(op))
+        if any(static_size(r.type) is None for r in op.results):
+            _check_inferred_sizes(op, model, args)
         try:
             outputs = _evaluator(model).run(
                 None, {f"in{i}": a for i, a in enumerate(args)}
@@ -62,6 +66,42 @@ class OpaqueFunctions(InterpreterFunctions):
         except Exception as e:  # the reference evaluator raises many types
             raise InterpretationError(f"{op.op_type.data}: {e}") from e
         return tuple(outputs)
+
+
+SHAPE_DATA_ELEMENTS = 64
+"""Inputs up to this size are shown to shape inference (shapes, axes, repeats)."""
+
+
+def _check_inferred_sizes(op: OpaqueOp, model: onnx.ModelProto, args) -> None:
+    """Refuse, before running it, an op whose result onnx's shape inference
+    (with the small inputs' values) finds above the tensor limit."""
+    typed = onnx.ModelProto()
+    typed.CopyFrom(model)
+    graph = typed.graph
+    del graph.input[:]
+    for i, arg in enumerate(args):
+        array = np.asarray(arg)
+        if array.dtype == object:
+            return
+        if array.size <= SHAPE_DATA_ELEMENTS:
+            graph.initializer.append(numpy_helper.from_array(array, f"in{i}"))
+        else:
+            elem = onnx.helper.np_dtype_to_tensor_dtype(array.dtype)
+            graph.input.append(
+                onnx.helper.make_tensor_value_info(f"in{i}", elem, array.shape)
+            )
+    try:
+        inferred = onnx.shape_inference.infer_shapes(typed, data_prop=True)
+    except Exception:  # shape inference rejects what the evaluator reports better
+        return
+    for output in inferred.graph.output:
+        tensor = output.type.tensor_type
+        dims = [
+            d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim
+        ]
+        if tensor.HasField("shape") and None not in dims and tensor.elem_type:
+            dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+            check_size(op, dims, dtype)
 
 
 def _evaluator(model: onnx.ModelProto) -> ReferenceEvaluator:

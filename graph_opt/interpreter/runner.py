@@ -11,12 +11,13 @@ from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.entry import entry_function
+from graph_opt.interpreter.limits import ResultSizeGuard
 from graph_opt.interpreter.registry import control_flow_functions, nn_functions
 
 
 def make_interpreter(module: ModuleOp) -> Interpreter:
     """An interpreter of single nn ops (`run_op`), as constant folding uses."""
-    interpreter = Interpreter(module)
+    interpreter = Interpreter(module, listeners=(ResultSizeGuard(),))
     for functions in nn_functions():
         interpreter.register_implementations(functions)
     return interpreter

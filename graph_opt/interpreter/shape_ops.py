@@ -7,6 +7,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn import shape_ops as s
 from graph_opt.dialects.nn.base import int_list, int_value
+from graph_opt.interpreter.limits import check_size
 
 
 @register_impls
@@ -56,4 +57,6 @@ class ShapeFunctions(InterpreterFunctions):
     ):
         (shape,) = args
         fill = op.fill_value()
-        return (np.full([int(d) for d in shape], fill, fill.dtype),)
+        dims = [int(d) for d in shape]
+        check_size(op, dims, fill.dtype)
+        return (np.full(dims, fill, fill.dtype),)

@@ -9,6 +9,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import int_list, int_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.interpreter.limits import check_size
 
 SATURATING_FLOAT8 = {
     np.dtype(d)
@@ -103,7 +104,9 @@ class TensorFunctions(InterpreterFunctions):
     @impl(t.TileOp)
     def run_tile(self, interpreter: Interpreter, op: t.TileOp, args):
         x, repeats = args
-        return (np.tile(x, [int(r) for r in repeats]),)
+        repeats = [int(r) for r in repeats]
+        check_size(op, [x.size, *repeats], x.dtype)
+        return (np.tile(x, repeats),)
 
     @impl(t.DropoutOp)
     def run_dropout(self, interpreter: Interpreter, op: t.DropoutOp, args):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -19,6 +20,7 @@ from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.shapes import dims_compatible, ranked, tensor_type
 from graph_opt.frontend.names import name_location, op_result_names
+from graph_opt.interpreter.limits import TensorTooLarge, static_size, tensor_limit
 from graph_opt.passes.op_dispatch import ClassFilteredPattern, walk_ops
 from graph_opt.passes.purity import is_pure
 from graph_opt.passes.value_forwarding import can_forward
@@ -31,11 +33,6 @@ def is_splat(array: np.ndarray) -> bool:
     flat = np.ascontiguousarray(array).reshape(-1)  # a reversed slice is a view
     rows = flat.view(np.uint8).reshape(array.size, array.itemsize)
     return bool((rows == rows[0]).all())
-
-
-def stored_size(array: np.ndarray) -> int:
-    """Elements a constant of this array stores: one for a splat."""
-    return 1 if is_splat(array) else array.size
 
 
 def dense_attr(
@@ -98,14 +95,18 @@ EVALUATION_ERRORS = (
 class FoldConstantOps(ClassFilteredPattern):
     """Evaluate a side-effect-free op whose operands are all constants.
 
-    The fold is declined when the new constants would store more than
-    `max_size` elements beyond those of the operands; declined ops are not
-    evaluated again.
+    The fold is declined when its results would hold more than `max_size`
+    elements beyond those of its operands (full sizes: a splat is exported
+    whole), checked before the op runs, from its result types or, for results
+    whose size depends on values, by the op itself (`interpreter.limits`).
+    Declined ops are not evaluated again; those declined for size are kept
+    in `too_large` with the elements they would have made.
     """
 
     interpreter: Interpreter
     max_size: int
     declined: set[Operation] = field(default_factory=set[Operation])
+    too_large: dict[Operation, str] = field(default_factory=dict[Operation, str])
     evaluated_classes: dict[type[Operation], bool] = field(
         default_factory=dict[type[Operation], bool]
     )
@@ -119,18 +120,28 @@ class FoldConstantOps(ClassFilteredPattern):
             return
         if op in self.declined or not is_pure(op):
             return
-        inputs = [constant_value(v) for v in op.operands]
         self.declined.add(op)
+        inputs = [constant_value(v) for v in op.operands]
+        distinct_inputs = {v: a for v, a in zip(op.operands, inputs)}.values()
+        budget = self.max_size + sum(a.size for a in distinct_inputs)
+        declared = [static_size(r.type) for r in op.results]
+        if None not in declared:
+            count = sum(math.prod(shape) for shape, _ in declared)  # type: ignore[misc]
+            if count > budget:
+                self.too_large[op] = f"{count:,} elements"
+                return
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), tensor_limit(max_elements=budget):
                 outputs = self.interpreter.run_op(op, tuple(inputs))
+        except TensorTooLarge as e:
+            self.too_large[op] = str(e)
+            return
         except EVALUATION_ERRORS:
             return  # no implementation, or it rejects these values: keep the op
         outputs = [np.asarray(o) for o in outputs]
-        distinct_inputs = {v: a for v, a in zip(op.operands, inputs)}.values()
-        growth = sum(map(stored_size, outputs)) - sum(map(stored_size, distinct_inputs))
-        if growth > self.max_size:
-            return  # the model would grow by more than max_size elements
+        if sum(o.size for o in outputs) > budget:
+            self.too_large[op] = f"{sum(o.size for o in outputs):,} elements"
+            return
         replace_by_arrays(rewriter, op, outputs)
 
     def accepts_class(self, op_class: type[Operation]) -> bool:

@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
+from graph_opt.frontend.names import op_result_names
 from graph_opt.interpreter.runner import make_interpreter
 from graph_opt.passes.constant_patterns import (
     FoldConstantOps,
@@ -20,6 +22,7 @@ from graph_opt.passes.refine_shapes import refine_shapes
 from graph_opt.passes.shape_patterns import MaterializeShapeQueries
 from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
 from graph_opt.remarks import warn
+from graph_opt.statistics import record
 
 
 @dataclass(frozen=True)
@@ -47,25 +50,59 @@ class FoldConstantsPass(ModulePass):
             raise PassFailedException(
                 f"fold-constants: max-size must be 0 or more, got {self.max_size}"
             )
-        if not fold_constants(op, self.max_size):
+        folded, left_for_size = fold_and_report(op, self.max_size)
+        if not folded and not left_for_size:
             warn("fold-constants: found nothing to fold")
 
 
-def fold_constants_patterns(module: ModuleOp, max_size: int) -> list[RewritePattern]:
-    """The patterns of `fold-constants` (which then merges equal constants) on `module`."""
+def fold_constants_patterns(
+    module: ModuleOp, max_size: int, too_large: dict[Operation, str] | None = None
+) -> list[RewritePattern]:
+    """The patterns of `fold-constants` (which then merges equal constants) on
+    `module`; the last evaluates ops on constants, noting in `too_large` those
+    it leaves for size."""
     interpreter = make_interpreter(module)
+    folder = FoldConstantOps(interpreter, max_size)
+    if too_large is not None:
+        folder.too_large = too_large
     return [
         MaterializeShapeQueries(interpreter),
         *(pattern() for pattern in SIMPLIFY_PATTERNS),
-        FoldConstantOps(interpreter, max_size),
+        folder,
     ]
 
 
 def fold_constants(module: ModuleOp, max_size: int) -> bool:
     """Run `fold-constants` on `module`; whether it changed anything."""
+    return fold_and_report(module, max_size)[0]
+
+
+def fold_and_report(module: ModuleOp, max_size: int) -> tuple[bool, int]:
+    """Run `fold-constants`: whether it changed anything, and how many ops it
+    left unfolded for size (reported as a warning)."""
     patterns = fold_constants_patterns(module, max_size)
     folded = dispatching_walker(patterns).rewrite_module(module)
     folded = deduplicate_constants(module) or folded
     if folded:  # a type can only become more precise after a fold
         refine_shapes(module)
-    return folded
+    return folded, report_too_large(patterns[-1].too_large, max_size)  # type: ignore[attr-defined]
+
+
+def report_too_large(too_large: dict[Operation, str], max_size: int) -> int:
+    """Warn about the ops left unfolded for size that are still in the module; how many."""
+    left = [op for op in too_large if op.parent is not None]
+    record("constant ops left for size", len(left))
+    if left:
+        first = left[0]
+        warn(
+            f"fold-constants: {len(left)} op(s) on constants left unfolded, their "
+            f"results being larger than max-size={max_size} allows (first: "
+            f"{_label(first)}: {too_large[first]}); "
+            "raise max-size to fold them"
+        )
+    return len(left)
+
+
+def _label(op: Operation) -> str:
+    name = op_result_names(op)[0] if op.results else None
+    return f"{op.name} {name}" if name else op.name

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import is_trivially_dead, region_dce
@@ -34,6 +35,7 @@ from graph_opt.passes.fold_constants import (
     FoldConstantsPass,
     fold_constants,
     fold_constants_patterns,
+    report_too_large,
 )
 from graph_opt.passes.fuse_ops import fuse_ops, fuse_patterns
 from graph_opt.passes.op_dispatch import dispatching_walker, walk_ops
@@ -114,6 +116,12 @@ PIPELINE: tuple[Callable[[ModuleOp], bool], ...] = (
 that says whether it changed the module."""
 
 
+_left_for_size: ContextVar[dict[Operation, str] | None] = ContextVar(
+    "optimize_left_for_size", default=None
+)
+"""The ops on constants that this optimize run left unfolded for size."""
+
+
 def simplify(module: ModuleOp, *, fuse: bool) -> bool:
     """Apply the patterns of prune, fold-constants and fold-bn (and fuse-ops with
     `fuse`) until none applies; whether anything changed.
@@ -123,7 +131,9 @@ def simplify(module: ModuleOp, *, fuse: bool) -> bool:
     """
     patterns = [
         *prune_patterns(),
-        *fold_constants_patterns(module, FoldConstantsPass().max_size),
+        *fold_constants_patterns(
+            module, FoldConstantsPass().max_size, _left_for_size.get()
+        ),
         *fold_bn_patterns(),
         *(fuse_patterns() if fuse else ()),
     ]
@@ -194,6 +204,8 @@ class OptimizePass(ModulePass):
         change left: each step runs its own rewrites to a fixed point, so running
         the step that made that change again would change nothing either."""
         steps = Steps("optimize")
+        left_for_size: dict[Operation, str] = {}
+        token = _left_for_size.set(left_for_size)
         try:
             with collector_paused():
                 steps.step("simplify")
@@ -207,7 +219,9 @@ class OptimizePass(ModulePass):
                         if pending == 0:
                             return
         finally:
+            _left_for_size.reset(token)
             steps.close()
+            report_too_large(left_for_size, FoldConstantsPass().max_size)
         raise PassFailedException(
             f"optimize did not reach a fixed point in {self.max_iterations} iterations"
         )

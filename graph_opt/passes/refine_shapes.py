@@ -54,10 +54,20 @@ def refine_shapes(module: ModuleOp) -> int:
         for op in function.walk():
             if isinstance(op, NNOperation):
                 changed += _refine(op, signature_fixed)
-        if changed and not signature_fixed:
+        if not signature_fixed and (changed or _returns_differ(function)):
             function.update_function_type()
         refined += changed
     return refined
+
+
+def _returns_differ(function: func.FuncOp) -> bool:
+    """Whether what the function returns has other types than its signature says
+    (a value forwarded to its return refined them)."""
+    terminator = function.body.blocks.last.last_op if function.body.blocks else None
+    if not isinstance(terminator, func.ReturnOp):
+        return False
+    returned = [v.type for v in terminator.operands]
+    return returned != list(function.function_type.outputs.data)
 
 
 def _refine(op: NNOperation, signature_fixed: bool) -> int:

@@ -60,11 +60,10 @@ func.func @negative_size_cap() -> tensor<4x4xf32> {
 
 // -----
 
-/// A splat result is stored as one element, so it fits under the cap.
-// CHECK-LABEL: func.func @splat_under_size_cap
-func.func @splat_under_size_cap() -> tensor<8x8xf32> {
-  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<7.000000e+00> : tensor<8x8xf32>
-  // CHECK-NEXT: func.return %[[C]]
+/// A splat result counts whole (the export writes every element): 64 > 4 + 2.
+// CHECK-LABEL: func.func @negative_splat_counted_whole
+func.func @negative_splat_counted_whole() -> tensor<8x8xf32> {
+  // CHECK: nn.constant_of_shape
   %s = nn.constant dense<[8, 8]> : tensor<2xi64>
   %0 = nn.constant_of_shape %s {value = dense<7.0> : tensor<1xf32>} : (tensor<2xi64>) -> tensor<8x8xf32>
   func.return %0 : tensor<8x8xf32>
@@ -72,12 +71,28 @@ func.func @splat_under_size_cap() -> tensor<8x8xf32> {
 
 // -----
 
-/// The function result type is dynamic: a static constant cannot be returned instead.
-// CHECK-LABEL: func.func @negative_refined_return_type
-func.func @negative_refined_return_type() -> tensor<?xf32> {
+/// A dynamic result of a function nothing calls: the constant refines its signature.
+// CHECK-LABEL: func.func @refined_return_type() -> tensor<2xf32>
+func.func @refined_return_type() -> tensor<?xf32> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<[2.71828{{[0-9]*}}, 7.38905{{[0-9]*}}]> : tensor<2xf32>
+  // CHECK-NEXT: func.return %[[C]] : tensor<2xf32>
+  %a = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = nn.exp %a : (tensor<2xf32>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}
+
+// -----
+
+/// A called function keeps its signature: a static constant cannot be returned instead.
+// CHECK-LABEL: func.func @negative_refined_return_type_of_called
+func.func @negative_refined_return_type_of_called() -> tensor<?xf32> {
   // CHECK: nn.exp
   %a = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
   %0 = nn.exp %a : (tensor<2xf32>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}
+func.func @caller() -> tensor<?xf32> {
+  %0 = func.call @negative_refined_return_type_of_called() : () -> tensor<?xf32>
   func.return %0 : tensor<?xf32>
 }
 

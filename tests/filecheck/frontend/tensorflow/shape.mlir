@@ -37,7 +37,6 @@
 // FOLDED-NEXT:    %Reshape_1 = nn.reshape %x, %ShapeN
 // FOLDED-NEXT:    %[[SIZE:.*]] = nn.constant dense<24> : tensor<1xi64>
 // FOLDED-NEXT:    %Reshape_2 = nn.reshape %y, %[[SIZE]]
-// FOLDED-NEXT:    %[[DIMS:.*]] = nn.constant dense<[3, 2]> : tensor<2xi64>
-// FOLDED-NEXT:    %Fill = nn.constant_of_shape %[[DIMS]]
+// FOLDED-NEXT:    %Fill = nn.constant dense<5.000000e-01> : tensor<3x2xf32>
 // FOLDED-NOT:     nn.size
 // FOLDED-NOT:     nn.rank

@@ -1,0 +1,109 @@
+"""The largest tensor one op may create, checked before the op allocates it.
+
+Every op is checked by its result types when they are static
+(`ResultSizeGuard`, an xDSL interpreter listener); ops whose result size
+depends on their operands' values (ConstantOfShape, Range, Tile, OneHot,
+opaque ONNX ops such as Expand) check the size they computed before
+allocating. The limit is 256 MiB per tensor unless `tensor_limit` says
+otherwise; fold-constants adds an element budget (its `max-size`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import InterpretationError
+
+from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.shapes import DYN, ranked
+
+DEFAULT_MAX_BYTES = 256 << 20
+
+
+@dataclass(frozen=True)
+class TensorLimit:
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_elements: int | None = None
+
+
+_LIMIT: ContextVar[TensorLimit] = ContextVar(
+    "tensor_limit",
+    default=TensorLimit(),  # noqa: B039 (frozen)
+)
+
+
+class TensorTooLarge(InterpretationError):
+    """An op would create a tensor above the limit; nothing was allocated."""
+
+
+@contextmanager
+def tensor_limit(
+    max_bytes: int | None = None, max_elements: int | None = None
+) -> Iterator[None]:
+    """Run the body with another limit (bytes per tensor, and an element budget)."""
+    current = _LIMIT.get()
+    token = _LIMIT.set(
+        TensorLimit(
+            current.max_bytes if max_bytes is None else max_bytes,
+            current.max_elements if max_elements is None else max_elements,
+        )
+    )
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def max_tensor_bytes() -> int:
+    return _LIMIT.get().max_bytes
+
+
+def check_size(op: Operation, shape: Iterable[int], dtype: np.dtype) -> None:
+    """Raise TensorTooLarge if `op` may not create a tensor of this shape."""
+    limit = _LIMIT.get()
+    count = math.prod(int(d) for d in shape)
+    if limit.max_elements is not None and count > limit.max_elements:
+        raise TensorTooLarge(
+            f"{op.name} would create {count:,} elements, above the budget of {limit.max_elements:,}"
+        )
+    size = count * np.dtype(dtype).itemsize
+    if size > limit.max_bytes:
+        raise TensorTooLarge(
+            f"{op.name} would create a tensor of {_mib(size)}, above the limit of "
+            f"{_mib(limit.max_bytes)} (--max-tensor-size)"
+        )
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MiB"
+
+
+def static_size(value_type: Attribute) -> tuple[list[int], np.dtype] | None:
+    """The shape and dtype of a value of static shape and numeric type."""
+    shaped = ranked(value_type)
+    if shaped is None:
+        return None
+    shape = list(shaped.get_shape())
+    if DYN in shape:
+        return None
+    try:
+        return shape, numpy_dtype(shaped.element_type)
+    except ValueError:
+        return None
+
+
+class ResultSizeGuard(Interpreter.Listener):
+    """Refuses, before it runs, an op whose static result type is above the limit."""
+
+    def will_interpret_op(self, op: Operation, args: tuple) -> None:
+        for result in op.results:
+            known = static_size(result.type)
+            if known is not None:
+                check_size(op, *known)
