@@ -42,6 +42,10 @@ _LIMIT: ContextVar[TensorLimit] = ContextVar(
 class TensorTooLarge(InterpretationError):
     """An op would create a tensor above the limit; nothing was allocated."""
 
+    def __init__(self, op: Operation, what: str):
+        super().__init__(f"{op.name} would create {what}")
+        self.what = what
+
 
 @contextmanager
 def tensor_limit(
@@ -61,6 +65,11 @@ def tensor_limit(
         _LIMIT.reset(token)
 
 
+def set_max_tensor_bytes(max_bytes: int) -> None:
+    """Set the limit for the rest of this context (the command-line tools)."""
+    _LIMIT.set(TensorLimit(max_bytes, _LIMIT.get().max_elements))
+
+
 def max_tensor_bytes() -> int:
     return _LIMIT.get().max_bytes
 
@@ -70,15 +79,18 @@ def check_size(op: Operation, shape: Iterable[int], dtype: np.dtype) -> None:
     limit = _LIMIT.get()
     count = math.prod(int(d) for d in shape)
     if limit.max_elements is not None and count > limit.max_elements:
-        raise TensorTooLarge(
-            f"{op.name} would create {count:,} elements, above the budget of {limit.max_elements:,}"
-        )
+        raise TensorTooLarge(op, elements_over_budget(count, limit.max_elements))
     size = count * np.dtype(dtype).itemsize
     if size > limit.max_bytes:
         raise TensorTooLarge(
-            f"{op.name} would create a tensor of {_mib(size)}, above the limit of "
-            f"{_mib(limit.max_bytes)} (--max-tensor-size)"
+            op,
+            f"a tensor of {_mib(size)}, above the limit of {_mib(limit.max_bytes)} "
+            "(--max-tensor-size)",
         )
+
+
+def elements_over_budget(count: int, budget: int) -> str:
+    return f"{count:,} result elements, above the budget of {budget:,}"
 
 
 def _mib(size: int) -> str:

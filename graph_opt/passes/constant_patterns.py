@@ -20,7 +20,12 @@ from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.shapes import dims_compatible, ranked, tensor_type
 from graph_opt.frontend.names import name_location, op_result_names
-from graph_opt.interpreter.limits import TensorTooLarge, static_size, tensor_limit
+from graph_opt.interpreter.limits import (
+    TensorTooLarge,
+    elements_over_budget,
+    static_size,
+    tensor_limit,
+)
 from graph_opt.passes.op_dispatch import ClassFilteredPattern, walk_ops
 from graph_opt.passes.purity import is_pure
 from graph_opt.passes.value_forwarding import can_forward
@@ -128,19 +133,20 @@ class FoldConstantOps(ClassFilteredPattern):
         if None not in declared:
             count = sum(math.prod(shape) for shape, _ in declared)  # type: ignore[misc]
             if count > budget:
-                self.too_large[op] = f"{count:,} elements"
+                self.too_large[op] = elements_over_budget(count, budget)
                 return
         try:
             with np.errstate(all="ignore"), tensor_limit(max_elements=budget):
                 outputs = self.interpreter.run_op(op, tuple(inputs))
         except TensorTooLarge as e:
-            self.too_large[op] = str(e)
+            self.too_large[op] = e.what
             return
         except EVALUATION_ERRORS:
             return  # no implementation, or it rejects these values: keep the op
         outputs = [np.asarray(o) for o in outputs]
-        if sum(o.size for o in outputs) > budget:
-            self.too_large[op] = f"{sum(o.size for o in outputs):,} elements"
+        count = sum(o.size for o in outputs)
+        if count > budget:
+            self.too_large[op] = elements_over_budget(count, budget)
             return
         replace_by_arrays(rewriter, op, outputs)
 

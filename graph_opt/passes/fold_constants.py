@@ -95,10 +95,9 @@ def report_too_large(too_large: dict[Operation, str], max_size: int) -> int:
     if left:
         first = left[0]
         warn(
-            f"fold-constants: {len(left)} op(s) on constants left unfolded, their "
-            f"results being larger than max-size={max_size} allows (first: "
-            f"{_label(first)}: {too_large[first]}); "
-            "raise max-size to fold them"
+            f"fold-constants: {len(left)} op(s) on constants left unfolded for size "
+            f"(first: {_label(first)}: {too_large[first]}); raise max-size "
+            f"(now {max_size}) or --max-tensor-size to fold them"
         )
     return len(left)
 

@@ -14,6 +14,13 @@ SAVED_MODEL = "saved_model"
 
 def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
     arg_parser.add_argument(
+        "--max-tensor-size",
+        type=byte_size,
+        metavar="BYTES",
+        help="Largest tensor that import, passes and the interpreter may create "
+        "(e.g. 512M, 2G; default 256M); larger ones are refused before allocation",
+    )
+    arg_parser.add_argument(
         "--no-opaque",
         action="store_true",
         help="Reject models with operators the nn dialect does not model, listing them all",
@@ -99,3 +106,25 @@ def register_frontends(tool) -> None:
         )
 
     tool.available_frontends[SAVED_MODEL] = parse_saved_model
+
+
+SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def byte_size(text: str) -> int:
+    """A size in bytes from `123`, `64K`, `256M` or `2G`."""
+    digits = text.rstrip("KMGkmg")
+    suffix = text[len(digits) :].upper()
+    if not digits.isdigit() or suffix not in SIZE_SUFFIXES:
+        raise argparse.ArgumentTypeError(
+            f"expected a size such as 1048576, 512M or 2G, not '{text}'"
+        )
+    return int(digits) * SIZE_SUFFIXES[suffix]
+
+
+def apply_tensor_limit(args: argparse.Namespace) -> None:
+    """Make --max-tensor-size the limit of this process."""
+    if args.max_tensor_size is not None:
+        from graph_opt.interpreter.limits import set_max_tensor_bytes
+
+        set_max_tensor_bytes(args.max_tensor_size)

@@ -3,6 +3,9 @@ tensor is allocated, and the interpreter refuses tensors above its limit."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tracemalloc
 import warnings
 
@@ -74,7 +77,7 @@ def test_huge_results_are_refused_before_allocation(kind, as_output):
     module = import_model(sized_model(kind, HUGE, as_output))
     tracemalloc.start()
     try:
-        with pytest.warns(GraphOptWarning, match="left unfolded.*max-size=10"):
+        with pytest.warns(GraphOptWarning, match=r"left unfolded for size.*\(now 10\)"):
             run(module, "fold-constants{max-size=10}")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -87,7 +90,7 @@ def test_huge_results_are_refused_before_allocation(kind, as_output):
 @pytest.mark.parametrize("kind", KINDS)
 def test_max_size_counts_a_splat_whole(kind):
     module = import_model(sized_model(kind, 1000, as_output=True))
-    with pytest.warns(GraphOptWarning, match="1,000 elements"):
+    with pytest.warns(GraphOptWarning, match="1,000 result elements"):
         run(module, "fold-constants{max-size=10}")
     exported = export_module(module)
     assert exported.ByteSize() < 1000
@@ -120,3 +123,34 @@ def test_interpreter_refuses_a_tensor_above_its_limit():
         small = import_model(sized_model("Range", 1000, as_output=True))
         with pytest.raises(TensorTooLarge, match="nn.range"):
             run_function(small, [np.ones(1, np.float32)])
+
+
+def run_tool(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_max_tensor_size_option_of_both_tools(tmp_path):
+    model = tmp_path / "big.onnx"
+    onnx.save(sized_model("ConstantOfShape", 1 << 20, as_output=True), model)
+    x = tmp_path / "x.npy"
+    np.save(x, np.ones(1, np.float32))
+    out = tmp_path / "out.npz"
+    runner = ["graph_opt.tools.run_main", str(model), "-i", str(x), "-o", str(out)]
+    refused = run_tool(*runner, "--max-tensor-size", "1M")
+    assert refused.returncode == 1 and not out.exists()
+    assert refused.stderr.count("\n") == 1
+    assert "above the limit of 1.0 MiB (--max-tensor-size)" in refused.stderr
+    assert run_tool(*runner, "--max-tensor-size=5M").returncode == 0
+    assert np.load(out)["big"].size == 1 << 20
+    folded = tmp_path / "folded.onnx"
+    fold = ["graph_opt.tools.graph_opt_main", str(model), "-p",
+            "fold-constants{max-size=2000000}", "-o", str(folded)]  # fmt: skip
+    small = run_tool(*fold, "--max-tensor-size", "1M")
+    assert "left unfolded for size" in small.stderr and "1.0 MiB" in small.stderr
+    assert os.path.getsize(folded) < 1000
+    assert run_tool(*fold, "--max-tensor-size", "8M").returncode == 0
+    assert os.path.getsize(folded) > 4 << 20
+    bad = run_tool(*fold, "--max-tensor-size", "12X")
+    assert bad.returncode == 2 and "expected a size such as" in bad.stderr
