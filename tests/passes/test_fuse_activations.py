@@ -217,8 +217,8 @@ NEGATIVE = {
         node("Sigmoid", ["x"], "s"),
         node("Mul", ["s", "s"], "y"),
     ],
-    "hard_sigmoid_wrong_offset": [
-        node("Add", ["x", "three_ish"], "a"),
+    "hard_sigmoid_wrong_scale": [  # tops out at 6 / 6.5
+        node("Add", ["x", "three"], "a"),
         node("Clip", ["a", "zero", "six"], "r"),
         node("Div", ["r", "six_ish"], "y"),
     ],
