@@ -76,6 +76,12 @@ def record(key: str, value: int) -> None:
         _active.counters[key] = value
 
 
+def count(key: str, by: int = 1) -> None:
+    """Add to a count the running pass reports (e.g. "relu fused into nn.fused_conv")."""
+    if _active is not None:
+        _active.counters[key] = _active.counters.get(key, 0) + by
+
+
 def op_counts(module: ModuleOp) -> Counter[str]:
     return Counter(op.name for op in module.walk() if op is not module)
 

@@ -38,13 +38,21 @@ from graph_opt.gc_pause import collector_paused
 from graph_opt.remarks import warn
 
 DEFAULT_OPSET = 18
+CONTRIB_DOMAIN = "com.microsoft"
+"""onnxruntime's contrib ops (FusedConv, FusedGemm, BiasGelu, ...), opset version 1."""
 
 
 class ExportBuilder:
-    """What an nn op exporter sees: value names and helpers to emit nodes and initializers."""
+    """What an nn op exporter sees: value names and helpers to emit nodes and initializers.
 
-    def __init__(self, opset: int):
+    With `contrib_ops`, exporters may write onnxruntime's com.microsoft ops
+    where one expresses an nn op exactly (`contrib_node`)."""
+
+    def __init__(self, opset: int, contrib_ops: bool = False):
         self.opset = opset
+        self.contrib_ops = contrib_ops
+        self.domains: set[str] = set()
+        """Domains of the nodes written by `contrib_node`, for the opset imports."""
         self.names: dict[SSAValue, str] = {}
         self.taken: set[str] = set()
         self.nodes: list[onnx.NodeProto] = []
@@ -99,6 +107,18 @@ class ExportBuilder:
             node.attribute.extend(attrs)
         self.nodes.append(node)
         return node
+
+    def contrib_node(
+        self,
+        op_type: str,
+        inputs: Sequence[SSAValue | str],
+        outputs: Sequence[SSAValue | str],
+        attrs: Sequence[AttributeProto] | Mapping[str, object] = (),
+    ) -> onnx.NodeProto:
+        """A node of onnxruntime's com.microsoft domain (only with `contrib_ops`)."""
+        assert self.contrib_ops, "contrib ops are written only when asked for"
+        self.domains.add(CONTRIB_DOMAIN)
+        return self.node(op_type, inputs, outputs, attrs, CONTRIB_DOMAIN)
 
     def initializer(self, array: np.ndarray, hint: str = "const") -> str:
         name = self.fresh(hint)
@@ -175,16 +195,23 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
         raise FrontendError(f"cannot export {op.name} to ONNX: no ONNX form")
 
 
-def export_module(module: ModuleOp, function: str | None = None) -> onnx.ModelProto:
+def export_module(
+    module: ModuleOp, function: str | None = None, *, contrib_ops: bool = False
+) -> onnx.ModelProto:
     """Convert the module's entry function to an ONNX model.
 
     ONNX is channels-first: a module with channels-last ops is exported from a
     copy that `convert-layout` moved to NCHW (transposes at the edges, cancelled
-    between ops); the module itself is left as it is."""
+    between ops); the module itself is left as it is.
+
+    With `contrib_ops`, fused ops that one of onnxruntime's com.microsoft ops
+    computes exactly are written as it (FusedConv, FusedGemm, BiasGelu,
+    FastGelu, Gelu, QuickGelu) and the model imports that domain; the model
+    then runs on onnxruntime only. Other ops are written as standard nodes."""
     with collector_paused():
         if has_channels_last_ops(module):
             module = channels_first_copy(module)
-        model = _export_module(module, function)
+        model = _export_module(module, function, contrib_ops)
     effects = [op for op in module.walk() if is_tensorflow_effect(op)]
     if effects:
         kinds = sorted({op.op_type.data for op in effects})  # type: ignore[attr-defined]
@@ -230,13 +257,15 @@ def channels_first_copy(module: ModuleOp) -> ModuleOp:
     return copy
 
 
-def _export_module(module: ModuleOp, function: str | None) -> onnx.ModelProto:
+def _export_module(
+    module: ModuleOp, function: str | None, contrib_ops: bool
+) -> onnx.ModelProto:
     load_mappings()
     target = entry_function(module, function)
     opsets = {"": DEFAULT_OPSET}
     if isinstance(stored := module.attributes.get(OPSET_ATTR), DictionaryAttr):
         opsets = {k: v.value.data for k, v in stored.data.items()}  # type: ignore[attr-defined]
-    builder = ExportBuilder(opsets.get("", DEFAULT_OPSET))
+    builder = ExportBuilder(opsets.get("", DEFAULT_OPSET), contrib_ops)
     block = target.body.blocks.first
     inputs = []
     arg_dims = dim_names_of(target.arg_attrs, len(block.args))
@@ -255,6 +284,8 @@ def _export_module(module: ModuleOp, function: str | None) -> onnx.ModelProto:
         if builder.names[value] != name:
             builder.node("Identity", [value], [name])
         outputs.append(value_info_for(name, value.type, dims))
+    for domain in sorted(builder.domains - set(opsets)):
+        opsets[domain] = 1
     opset_ids = [onnx.helper.make_opsetid(d, v) for d, v in opsets.items()]
     ir_version = module.attributes.get(IR_VERSION_ATTR)
     if isinstance(ir_version, IntegerAttr):

@@ -48,8 +48,20 @@ def _elu(x: np.ndarray, alpha: float) -> np.ndarray:
     return np.where(x > 0, x, alpha * np.expm1(x))
 
 
-def _hard_sigmoid(x: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+def hard_sigmoid(x: np.ndarray, alpha: float, beta: float) -> np.ndarray:
     return np.clip(x * x.dtype.type(alpha) + x.dtype.type(beta), 0, 1)
+
+
+def silu(x: np.ndarray) -> np.ndarray:
+    return x / (1 + np.exp(-x))
+
+
+def gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
+    """0.5 x (1 + erf(x / sqrt 2)), or with tanh(sqrt(2 / pi) (x + 0.044715 x^3))."""
+    if approximate == "tanh":
+        inner = np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)
+        return 0.5 * x * (1 + np.tanh(inner))
+    return 0.5 * x * (1 + erf(x / np.sqrt(2)))
 
 
 def _int_div(a, b):
@@ -102,9 +114,10 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_softplus = impl(ew.SoftplusOp)(_unary(lambda x: np.logaddexp(0, x)))
     run_softsign = impl(ew.SoftsignOp)(_unary(lambda x: x / (1 + np.abs(x))))
     run_hard_swish = impl(ew.HardSwishOp)(
-        _unary(lambda x: x * _hard_sigmoid(x, 1 / 6, 0.5))
+        _unary(lambda x: x * hard_sigmoid(x, 1 / 6, 0.5))
     )
     run_mish = impl(ew.MishOp)(_unary(lambda x: x * np.tanh(np.logaddexp(0, x))))
+    run_silu = impl(ew.SiluOp)(_unary(lambda x: silu(x)))
     run_is_nan = impl(ew.IsNanOp)(_test(np.isnan))
     run_is_inf = impl(ew.IsInfOp)(_test(np.isinf))
     run_is_finite = impl(ew.IsFiniteOp)(_test(np.isfinite))
@@ -129,7 +142,7 @@ class ElementwiseFunctions(InterpreterFunctions):
     @impl(ew.HardSigmoidOp)
     def run_hard_sigmoid(self, interpreter: Interpreter, op: ew.HardSigmoidOp, args):
         (x,) = args
-        y = _hard_sigmoid(x, op.alpha.value.data, op.beta.value.data)
+        y = hard_sigmoid(x, op.alpha.value.data, op.beta.value.data)
         return (y.astype(x.dtype, copy=False),)
 
     @impl(ew.LeakyReluOp)
@@ -150,7 +163,5 @@ class ElementwiseFunctions(InterpreterFunctions):
     @impl(ew.GeluOp)
     def run_gelu(self, interpreter: Interpreter, op: ew.GeluOp, args):
         (x,) = args
-        if op.approximate is not None and op.approximate.data == "tanh":
-            inner = np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)
-            return ((0.5 * x * (1 + np.tanh(inner))).astype(x.dtype),)
-        return ((0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype),)
+        approximate = "none" if op.approximate is None else op.approximate.data
+        return (gelu(x, approximate).astype(x.dtype),)

@@ -2,32 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from graph_opt.dialects.nn.fused import FusedActivation, FusedConvOp, FusedMatMulOp
 from graph_opt.interpreter.conv import ConvFunctions
+from graph_opt.interpreter.elementwise import gelu, hard_sigmoid, silu
 
 _CONV = ConvFunctions()
+
+ACTIVATIONS: dict[str, Callable[..., np.ndarray]] = {
+    "none": lambda x: x,
+    "relu": lambda x: np.maximum(x, 0),
+    "relu6": lambda x: np.clip(x, 0, 6),
+    "clip": lambda x, low, high: np.clip(x, low, high),
+    "leaky_relu": lambda x, alpha: np.where(x >= 0, x, x * x.dtype.type(alpha)),
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "tanh": np.tanh,
+    "hard_sigmoid": hard_sigmoid,
+    "hard_swish": lambda x: x * hard_sigmoid(x, 1 / 6, 0.5),
+    "silu": silu,
+    "gelu": gelu,
+    "gelu_tanh": lambda x: gelu(x, "tanh"),
+}
+"""Each fused activation as a function of the unfused result and the op's `activation_params`."""
 
 
 def apply_activation(x: np.ndarray, op: FusedActivation) -> np.ndarray:
     """The fused op's activation applied to its unfused result."""
-    name, params = op.activation_name, op.activation_values
-    if name == "relu":
-        out = np.maximum(x, 0)
-    elif name == "relu6":
-        out = np.clip(x, 0, 6)
-    elif name == "clip":
-        out = np.clip(x, params[0], params[1])
-    elif name == "leaky_relu":
-        out = np.where(x >= 0, x, x * x.dtype.type(params[0]))
-    elif name == "sigmoid":
-        out = 1 / (1 + np.exp(-x))
-    elif name == "tanh":
-        out = np.tanh(x)
-    else:
-        out = x
+    out = ACTIVATIONS[op.activation_name](x, *op.activation_values)
     return np.asarray(out).astype(x.dtype, copy=False)
 
 

@@ -53,6 +53,7 @@ COMPOSITE_ACTIVATIONS = (
     nn.HardSwishOp,
     nn.SoftsignOp,
     nn.MishOp,
+    nn.SiluOp,
     nn.SoftplusOp,
 )
 """Activations TOSA lacks, lowered to its arithmetic."""
@@ -137,7 +138,14 @@ def composite_activation(b: TosaBuilder, op: Operation) -> SSAValue:
             return b.binary(tosa.MulOp, x, b.unary(tosa.ReciprocalOp, denominator))
         case nn.MishOp():
             return b.binary(tosa.MulOp, x, b.unary(tosa_ext.TanhOp, softplus(b, x)))
+        case nn.SiluOp():
+            return silu(b, x)
     return softplus(b, x)
+
+
+def silu(b: TosaBuilder, x: SSAValue) -> SSAValue:
+    """x * sigmoid(x)."""
+    return b.binary(tosa.MulOp, x, b.unary(tosa_ext.SigmoidOp, x))
 
 
 def softplus(b: TosaBuilder, x: SSAValue) -> SSAValue:
@@ -186,6 +194,14 @@ def activation(
             return b.unary(tosa_ext.TanhOp, x)
         case "leaky_relu":
             return leaky_relu(b, x, params[0])
+        case "hard_sigmoid":
+            return hard_sigmoid(b, x, params[0], params[1])
+        case "hard_swish":
+            return b.binary(tosa.MulOp, x, hard_sigmoid(b, x, 1 / 6, 0.5))
+        case "silu":
+            return silu(b, x)
+        case "gelu" | "gelu_tanh":
+            return gelu(b, x, "tanh" if name == "gelu_tanh" else "none")
     return None
 
 

@@ -16,15 +16,18 @@ from graph_opt.remarks import warn
 
 @dataclass(frozen=True)
 class FuseOpsPass(ModulePass):
-    """Fuse conv/matmul + bias + activation, and decomposed Gelu and LayerNorm, into single ops.
+    """Fuse conv/matmul + bias + activation, and decomposed activations and LayerNorm, into single ops.
 
-    A constant per-channel add after nn.conv folds into its bias; relu, clip
-    (relu6), leaky_relu, sigmoid and tanh after it make nn.fused_conv; nn.matmul
-    with a bias add and/or activation becomes nn.fused_matmul. Exported Gelu
-    (x * 0.5 * (1 + erf(x / sqrt(2)))) becomes nn.gelu and exported LayerNorm
-    (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) becomes
-    nn.layer_norm. A chain is left alone when one of its inner values has a user
-    outside it.
+    Activations exporters write out become one op each: x * sigmoid(x) nn.silu,
+    relu6(x + 3) / 6 nn.hard_sigmoid, x * relu6(x + 3) / 6 or x *
+    hard_sigmoid(x) nn.hard_swish, x * tanh(softplus(x)) nn.mish, Gelu's erf
+    and tanh forms nn.gelu (constants exact up to float32 rounding; any
+    grouping). A constant per-channel add after nn.conv folds into its bias;
+    relu, clip (relu6), leaky_relu, sigmoid, tanh, hard_sigmoid, hard_swish and
+    silu after it make nn.fused_conv; nn.matmul with a bias add and/or one of
+    those or gelu becomes nn.fused_matmul. Exported LayerNorm (ReduceMean, Sub,
+    Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) becomes nn.layer_norm. A chain is
+    left alone when one of its inner values has a user outside it.
     """
 
     name = "fuse-ops"

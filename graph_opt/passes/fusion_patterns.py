@@ -1,11 +1,10 @@
-"""Patterns that fuse op chains into one op: conv/matmul + bias + activation, Gelu, LayerNorm.
+"""Patterns that fuse op chains into one op: conv/matmul + bias + activation, LayerNorm,
+and (from `activation_patterns`) activations written out as arithmetic.
 
 A chain fuses only when its interior values have no user outside the chain.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterable
 
 import numpy as np
 from xdsl.ir import Operation, SSAValue
@@ -24,13 +23,15 @@ from graph_opt.dialects.nn.elementwise import (
     AddOp,
     ClipOp,
     DivOp,
-    ErfOp,
     GeluOp,
+    HardSigmoidOp,
+    HardSwishOp,
     LeakyReluOp,
     MulOp,
     PowOp,
     ReluOp,
     SigmoidOp,
+    SiluOp,
     SqrtOp,
     SubOp,
     TanhOp,
@@ -41,7 +42,15 @@ from graph_opt.dialects.nn.linalg import MatMulOp, broadcasts_to
 from graph_opt.dialects.nn.norm import LayerNormOp
 from graph_opt.dialects.nn.reduce import ReduceMeanOp, reduced_axes
 from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.passes.activation_patterns import (
+    ACTIVATION_PATTERNS,
+    in_decomposed_activation,
+    scalar,
+    sole_user,
+    used_only_within,
+)
 from graph_opt.passes.erasure import erase_op, replace_op
+from graph_opt.statistics import count
 
 FUSED_FORM: dict[type[Operation], type[Operation]] = {
     ConvOp: FusedConvOp,
@@ -58,13 +67,6 @@ BIASED_FORM: dict[type[Operation], type[Operation]] = {
     FusedMatMulOp: FusedMatMulOp,
 }
 """The op that a producer becomes once a bias is folded into it."""
-
-
-def used_only_within(ops: Iterable[Operation], pattern: set[Operation]) -> bool:
-    """Whether every result of `ops` is used by ops of `pattern` only."""
-    return all(
-        use.operation in pattern for op in ops for r in op.results for use in r.uses
-    )
 
 
 def fusable_producer(value: SSAValue) -> Operation | None:
@@ -87,6 +89,15 @@ def activation_of(op: Operation) -> tuple[str, tuple[float, ...]] | None:
         return "tanh", ()
     if isinstance(op, LeakyReluOp):
         return "leaky_relu", (op.alpha.value.data,)
+    if isinstance(op, HardSigmoidOp):
+        return "hard_sigmoid", (op.alpha.value.data, op.beta.value.data)
+    if isinstance(op, HardSwishOp):
+        return "hard_swish", ()
+    if isinstance(op, SiluOp):
+        return "silu", ()
+    if isinstance(op, GeluOp):
+        tanh = op.approximate is not None and op.approximate.data == "tanh"
+        return ("gelu_tanh" if tanh else "gelu"), ()
     if isinstance(op, ClipOp):
         low = None if op.min is None else op.min.value.data
         high = None if op.max is None else op.max.value.data
@@ -109,13 +120,26 @@ def rebuild(
     )
 
 
+MATMUL_ONLY_ACTIVATIONS = ("gelu", "gelu_tanh")
+"""Fused into matmuls only (transformer MLPs; onnxruntime's BiasGelu, FastGelu), not convs."""
+
+
 class FuseActivation(RewritePattern):
-    """conv or matmul -> relu / clip / leaky_relu / sigmoid / tanh  =>  nn.fused_conv / nn.fused_matmul."""
+    """conv or matmul -> relu / clip / leaky_relu / sigmoid / tanh / hard_sigmoid /
+    hard_swish / silu (and gelu after a matmul)  =>  nn.fused_conv / nn.fused_matmul."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: ReluOp | ClipOp | LeakyReluOp | SigmoidOp | TanhOp,
+        op: ReluOp
+        | ClipOp
+        | LeakyReluOp
+        | SigmoidOp
+        | TanhOp
+        | HardSigmoidOp
+        | HardSwishOp
+        | SiluOp
+        | GeluOp,
         rewriter: PatternRewriter,
     ):
         producer = fusable_producer(op.input)
@@ -125,6 +149,10 @@ class FuseActivation(RewritePattern):
         if activation is None:  # a one-sided clip other than relu
             return
         name, params = activation
+        if name in MATMUL_ONLY_ACTIVATIONS and isinstance(
+            producer, ConvOp | FusedConvOp
+        ):
+            return  # no runtime fuses gelu into a conv
         props = {"activation": str_attr(name)}
         if params:
             props["activation_params"] = f32_array(params)
@@ -134,6 +162,7 @@ class FuseActivation(RewritePattern):
         fused.location = op.location
         replace_op(rewriter, op, fused)
         erase_op(rewriter, producer)
+        count(f"{name} fused into {fused.name}")
 
 
 def channel_bias(
@@ -166,6 +195,8 @@ class FoldBiasAdd(RewritePattern):
                 break
         else:
             return
+        if in_decomposed_activation(op):  # e.g. the + 3 of relu6(x + 3) / 6
+            return
         out = ranked(value)
         if out is None or op.output.type != out:  # the add broadcasts to a larger shape
             return
@@ -194,80 +225,6 @@ class FoldBiasAdd(RewritePattern):
         rewriter.insert(constant, InsertPoint.before(op))
         replace_op(rewriter, op, fused)
         erase_op(rewriter, producer)
-
-
-def scalar(value: SSAValue) -> float | None:
-    """The value of a one-element constant, else None."""
-    array = constant_value(value)
-    return None if array is None or array.size != 1 else float(array.reshape(()))
-
-
-def close_to(value: float | None, expected: float) -> bool:
-    return value is not None and bool(np.isclose(value, expected, rtol=1e-4, atol=0))
-
-
-def mul_factors(op: MulOp, pattern: set[Operation]) -> list[SSAValue]:
-    """The leaves of the product tree rooted at `op`, through inner muls with one use (added to `pattern`)."""
-    factors = []
-    for operand in op.operands:
-        inner = operand.owner
-        if isinstance(inner, MulOp) and operand.has_one_use():
-            pattern.add(inner)
-            factors.extend(mul_factors(inner, pattern))
-        else:
-            factors.append(operand)
-    return factors
-
-
-def erf_term(value: SSAValue) -> tuple[SSAValue, list[Operation]] | None:
-    """(x, its ops) when `value` is 1 + erf(x / sqrt(2)) (or x * (1 / sqrt(2))), in any operand order."""
-    add = value.owner
-    if not isinstance(add, AddOp):
-        return None
-    erf = next((v.owner for v in add.operands if isinstance(v.owner, ErfOp)), None)
-    if erf is None:
-        return None
-    one = add.rhs if add.lhs.owner is erf else add.lhs
-    scaled = erf.input.owner
-    if not close_to(scalar(one), 1.0):
-        return None
-    if isinstance(scaled, DivOp) and close_to(scalar(scaled.rhs), np.sqrt(2)):
-        return scaled.lhs, [add, erf, scaled]
-    if isinstance(scaled, MulOp):
-        x = scaled.rhs if constant_value(scaled.lhs) is not None else scaled.lhs
-        factor = constant_operand(scaled, x)
-        if factor is not None and close_to(scalar(factor), 1 / np.sqrt(2)):
-            return x, [add, erf, scaled]
-    return None
-
-
-class FuseGelu(RewritePattern):
-    """x * 0.5 * (1 + erf(x / sqrt(2))), in any grouping and operand order  =>  nn.gelu."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: MulOp, rewriter: PatternRewriter):
-        pattern: set[Operation] = {op}
-        factors = mul_factors(op, pattern)
-        constants = [scalar(f) for f in factors if constant_value(f) is not None]
-        others = [f for f in factors if constant_value(f) is None]
-        if len(others) != 2 or None in constants:
-            return
-        if not close_to(float(np.prod(constants)), 0.5):
-            return
-        for x, term in (others, others[::-1]):
-            matched = erf_term(term)
-            if matched is not None and matched[0] == x:
-                break
-        else:
-            return
-        pattern.update(matched[1])
-        if not used_only_within(pattern - {op}, pattern):
-            return
-        if ranked(x) != op.output.type:  # the constants broadcast x to a larger shape
-            return
-        gelu = GeluOp.create_inferred([x], {}, [op.output.type])
-        gelu.location = op.location
-        replace_op(rewriter, op, gelu)
 
 
 def trailing_mean(value: SSAValue, of: SSAValue | None = None) -> ReduceMeanOp | None:
@@ -314,10 +271,6 @@ def affine_param(value: SSAValue, normalized: tuple[int, ...]) -> np.ndarray | N
         return None
     array = array.reshape(array.shape[max(extra, 0) :])
     return array if broadcasts_to(array.shape, normalized) else None
-
-
-def sole_user(value: SSAValue) -> Operation | None:
-    return next(iter(value.uses)).operation if value.has_one_use() else None
 
 
 class FuseLayerNorm(RewritePattern):
@@ -391,9 +344,9 @@ class FuseLayerNorm(RewritePattern):
 
 
 FUSION_PATTERNS: tuple[type[RewritePattern], ...] = (
+    *ACTIVATION_PATTERNS,
     FoldBiasAdd,
     FuseActivation,
-    FuseGelu,
     FuseLayerNorm,
 )
 """The fusion patterns, for `fuse-ops` and any pass that wants them."""

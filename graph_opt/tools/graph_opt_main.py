@@ -148,6 +148,13 @@ class GraphOptMain(xDSLOptMain):
             "for reading only (the text no longer holds the weights)",
         )
         arg_parser.add_argument(
+            "--onnx-contrib-ops",
+            action="store_true",
+            help="With -t onnx, write fused ops as onnxruntime's com.microsoft contrib "
+            "ops where one computes them exactly (FusedConv, FusedGemm, BiasGelu, "
+            "FastGelu, Gelu, QuickGelu); the model then runs on onnxruntime only",
+        )
+        arg_parser.add_argument(
             "--emit-before",
             metavar="FILE",
             help="Also write the graph as it is before the passes (.dot, .svg or "
@@ -293,6 +300,10 @@ class GraphOptMain(xDSLOptMain):
         return handle
 
     def _check_elision(self) -> None:
+        if self.args.onnx_contrib_ops and self.args.target != "onnx":
+            raise ValueError(
+                "--onnx-contrib-ops is an option of the ONNX output (-t onnx)"
+            )
         limit = self.args.elide_weights
         if limit is None:
             return
@@ -319,7 +330,7 @@ class GraphOptMain(xDSLOptMain):
             return super().output_resulting_program(prog)
         from graph_opt.frontend.onnx_export import export_module
 
-        model = export_module(prog)
+        model = export_module(prog, contrib_ops=self.args.onnx_contrib_ops)
         with open(self._temporary_output, "wb") as out:
             out.write(model.SerializeToString())
         return ""

@@ -200,6 +200,7 @@ HardSwishOp = _unary(
     "nn.hard_swish", "HardSwishOp", "x * relu6(x + 3) / 6 (ONNX HardSwish)."
 )
 MishOp = _unary("nn.mish", "MishOp", "x * tanh(softplus(x)).")
+SiluOp = _unary("nn.silu", "SiluOp", "x * sigmoid(x) (SiLU; ONNX Swish with alpha 1).")
 
 
 @irdl_op_definition
@@ -254,7 +255,7 @@ IsFiniteOp = _unary(
 MATH_OPS = [
     SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp,
     AcoshOp, AtanhOp, FloorOp, CeilOp, RoundOp, SignOp, Log1pOp, Expm1Op,
-    SoftplusOp, SoftsignOp, HardSwishOp, MishOp, EluOp, SeluOp, HardSigmoidOp,
+    SoftplusOp, SoftsignOp, HardSwishOp, MishOp, SiluOp, EluOp, SeluOp, HardSigmoidOp,
     IsNanOp, IsInfOp, IsFiniteOp,
 ]  # fmt: skip
 """The unary math ops and activations beyond the basic ones."""

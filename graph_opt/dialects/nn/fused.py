@@ -35,8 +35,15 @@ ACTIVATION_PARAM_COUNTS = {
     "tanh": 0,
     "clip": 2,
     "leaky_relu": 1,
+    "hard_sigmoid": 2,
+    "hard_swish": 0,
+    "silu": 0,
+    "gelu": 0,
+    "gelu_tanh": 0,
 }
-"""Each fused activation and how many `activation_params` it takes (clip: min, max; leaky_relu: alpha)."""
+"""Each fused activation and how many `activation_params` it takes (clip: min,
+max; leaky_relu: alpha; hard_sigmoid: alpha, beta). gelu is the exact (erf)
+form, gelu_tanh its tanh approximation."""
 
 
 def f32_array(values) -> DenseArrayBase:
@@ -80,8 +87,10 @@ class FusedConvOp(FusedActivation, ConvolutionBase):
     """nn.conv (optional bias) followed by a pointwise activation.
 
     Same operands, properties and type rule as nn.conv, plus `activation`
-    (relu, relu6, clip, leaky_relu, sigmoid, tanh, none) and its
-    `activation_params` (clip: [min, max]; leaky_relu: [alpha]).
+    (one of `ACTIVATION_PARAM_COUNTS`: relu, relu6, clip, leaky_relu, sigmoid,
+    tanh, hard_sigmoid, hard_swish, silu, gelu, gelu_tanh, none) and its
+    `activation_params` (clip: [min, max]; leaky_relu: [alpha];
+    hard_sigmoid: [alpha, beta]).
     """
 
     name = "nn.fused_conv"

@@ -31,38 +31,70 @@ for _op_type, _op_class in [
 
 
 def native_from(opset: int, op_type: str):
-    """An exporter of a unary op: `op_type` from `opset` on, before it the
-    decorated function's decomposition of x (its input's name)."""
+    """An emitter `(e, x, out)` of a unary op: `op_type` from `opset` on, before
+    it the decorated function's decomposition of x (a value's name) into out."""
 
     def wrap(decompose):
-        def export(e, op):
+        def emit(e, x: str, out) -> None:
             if e.opset >= opset:
-                e.node(op_type, [op.input], [op.output])
+                e.node(op_type, [x], [out])
             else:
-                decompose(e, op, e.name(op.input))
+                decompose(e, x, out)
 
-        return export
+        return emit
 
     return wrap
 
 
-@exporter(ew.MishOp)
+def unary_exporter(emit):
+    """The exporter of a unary op that `emit(e, x, out)` writes."""
+    return lambda e, op: emit(e, e.name(op.input), op.output)
+
+
 @native_from(18, "Mish")
-def export_mish(e, op, x: str):
+def emit_mish(e, x: str, out) -> None:
     """x * Tanh(Softplus(x))."""
     softplus, tanh = e.fresh(f"{x}_softplus"), e.fresh(f"{x}_tanh")
     e.node("Softplus", [x], [softplus])
     e.node("Tanh", [softplus], [tanh])
-    e.node("Mul", [x, tanh], [op.output])
+    e.node("Mul", [x, tanh], [out])
 
 
-@exporter(ew.HardSwishOp)
 @native_from(14, "HardSwish")
-def export_hard_swish(e, op, x: str):
+def emit_hard_swish(e, x: str, out) -> None:
     """x * HardSigmoid(x, 1/6, 1/2)."""
     gate = e.fresh(f"{x}_hard_sigmoid")
     e.node("HardSigmoid", [x], [gate], e.attrs(alpha=1 / 6, beta=0.5))
-    e.node("Mul", [x, gate], [op.output])
+    e.node("Mul", [x, gate], [out])
+
+
+SWISH_OPSET = 24
+
+
+def emit_silu(e, x: str, out) -> None:
+    """Swish from opset 24; before it onnxruntime's QuickGelu (x * Sigmoid(alpha
+    * x)) with alpha 1 when contrib ops are on, else x * Sigmoid(x)."""
+    if e.opset >= SWISH_OPSET:
+        e.node("Swish", [x], [out])
+    elif e.contrib_ops:
+        e.contrib_node("QuickGelu", [x], [out], e.attrs(alpha=1.0))
+    else:
+        gate = e.fresh(f"{x}_sigmoid")
+        e.node("Sigmoid", [x], [gate])
+        e.node("Mul", [x, gate], [out])
+
+
+exporter(ew.MishOp)(unary_exporter(emit_mish))
+exporter(ew.HardSwishOp)(unary_exporter(emit_hard_swish))
+exporter(ew.SiluOp)(unary_exporter(emit_silu))
+
+
+@importer("Swish")
+def import_swish(b, node, inputs):
+    alpha = next((a.f for a in node.attribute if a.name == "alpha"), 1.0)
+    if alpha != 1.0 or None in inputs:  # x * sigmoid(alpha * x): kept as an opaque op
+        return None
+    return b.create(ew.SiluOp, inputs, {})
 
 
 @exporter(ew.ModOp)
@@ -185,22 +217,31 @@ def import_gelu(b, node, inputs):
 
 @exporter(ew.GeluOp)
 def export_gelu(e, op: ew.GeluOp):
-    """Gelu is an ONNX op from opset 20; before that, its decomposition."""
+    approximate = "none" if op.approximate is None else op.approximate.data
+    emit_gelu(e, e.name(op.input), op.output, approximate)
+
+
+def emit_gelu(e, x: str, out, approximate: str) -> None:
+    """Gelu from opset 20; before it onnxruntime's Gelu or FastGelu (tanh) when
+    contrib ops are on, else the decomposition."""
+    tanh = approximate == "tanh"
     if e.opset >= GELU_OPSET:
-        e.node("Gelu", [op.input], [op.output], e.props_to_attrs(op.properties))
+        attrs = e.attrs(approximate="tanh" if tanh else None)
+        e.node("Gelu", [x], [out], attrs)
         return
-    dtype = e.numpy_dtype(op.input)
-    x = e.name(op.input)
+    if e.contrib_ops:
+        e.contrib_node("FastGelu" if tanh else "Gelu", [x], [out])
+        return
+    dtype = e.numpy_dtype(out)
 
     def scalar(value: float) -> str:
         return e.initializer(np.array(value, dtype=dtype))
 
     def step(op_type: str, *inputs: str) -> str:
-        out = e.fresh(f"{x}_gelu")
-        e.node(op_type, list(inputs), [out])
-        return out
+        value = e.fresh(f"{x}_gelu")
+        e.node(op_type, list(inputs), [value])
+        return value
 
-    tanh = op.approximate is not None and op.approximate.data == "tanh"
     if tanh:
         cube = step("Mul", step("Mul", x, x), x)
         inner = step(
@@ -212,4 +253,4 @@ def export_gelu(e, op: ew.GeluOp):
     else:
         gate = step("Erf", step("Div", x, scalar(np.sqrt(2))))
     half_x = step("Mul", x, scalar(0.5))
-    e.node("Mul", [half_x, step("Add", gate, scalar(1.0))], [op.output])
+    e.node("Mul", [half_x, step("Add", gate, scalar(1.0))], [out])

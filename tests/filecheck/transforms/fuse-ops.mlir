@@ -356,3 +356,163 @@ func.func @negative_layer_norm_not_trailing_axes(%x: tensor<2x3x4xf32>) -> tenso
   %n = nn.div %d, %s : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x3x4xf32>
   func.return %n : tensor<2x3x4xf32>
 }
+
+// -----
+
+/// SiLU as exporters write it: x * sigmoid(x), either operand order.
+// CHECK-LABEL: func.func @silu
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[S:.*]] = nn.silu %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %[[S]]
+func.func @silu(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = nn.sigmoid %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = nn.mul %0, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+/// relu6(x + 3) / 6, relu6 as max/min: HardSigmoid with alpha 1/6, beta 1/2.
+// CHECK-LABEL: func.func @hard_sigmoid_max_min_div
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[H:.*]] = nn.hard_sigmoid %[[X]] {alpha = 0.166666672 : f32}
+// CHECK-NEXT: func.return %[[H]]
+func.func @hard_sigmoid_max_min_div(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %three = nn.constant dense<3.0> : tensor<f32>
+  %zero = nn.constant dense<0.0> : tensor<f32>
+  %six = nn.constant dense<6.0> : tensor<f32>
+  %0 = nn.add %x, %three : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = nn.max %0, %zero : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %2 = nn.min %1, %six : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %3 = nn.div %2, %six : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  func.return %3 : tensor<2x3xf32>
+}
+
+// -----
+
+/// Keras's hard_swish: x * (relu6(x + 3) * (1/6)).
+// CHECK-LABEL: func.func @hard_swish_keras
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[H:.*]] = nn.hard_swish %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %[[H]]
+func.func @hard_swish_keras(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %three = nn.constant dense<3.0> : tensor<f32>
+  %sixth = nn.constant dense<0.166666672> : tensor<f32>
+  %0 = nn.add %x, %three : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = nn.clip %0 {min = 0.0 : f32, max = 6.0 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = nn.mul %1, %sixth : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %3 = nn.mul %x, %2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %3 : tensor<2x3xf32>
+}
+
+// -----
+
+/// Mish with softplus written as log(exp(x) + 1).
+// CHECK-LABEL: func.func @mish_log_exp
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[M:.*]] = nn.mish %[[X]] : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %[[M]]
+func.func @mish_log_exp(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %one = nn.constant dense<1.0> : tensor<f32>
+  %0 = nn.exp %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = nn.add %0, %one : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %2 = nn.log %1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = nn.tanh %2 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = nn.mul %x, %3 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %4 : tensor<2x3xf32>
+}
+
+// -----
+
+/// Gelu's tanh form with x^3 as pow: nn.gelu {approximate = "tanh"}.
+// CHECK-LABEL: func.func @gelu_tanh_pow
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[G:.*]] = nn.gelu %[[X]] {approximate = "tanh"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %[[G]]
+func.func @gelu_tanh_pow(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %half = nn.constant dense<0.5> : tensor<f32>
+  %one = nn.constant dense<1.0> : tensor<f32>
+  %three = nn.constant dense<3.0> : tensor<f32>
+  %kappa = nn.constant dense<0.044715> : tensor<f32>
+  %beta = nn.constant dense<0.797884583> : tensor<f32>
+  %0 = nn.pow %x, %three : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = nn.mul %0, %kappa : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %2 = nn.add %x, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = nn.mul %beta, %2 : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = nn.tanh %3 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = nn.add %4, %one : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %6 = nn.mul %x, %half : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %7 = nn.mul %6, %5 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %7 : tensor<2x3xf32>
+}
+
+// -----
+
+/// MobileNetV3's squeeze-excite gate: the + 3 stays out of the conv's bias, and
+/// the whole HardSigmoid fuses into the conv.
+// CHECK-LABEL: func.func @conv_hard_sigmoid_gate
+// CHECK: nn.fused_conv %{{.*}}, %{{.*}} {activation = "hard_sigmoid", activation_params = array<f32: 0.166666672, 5.000000e-01>}
+// CHECK-NOT: nn.add
+// CHECK-NOT: nn.div
+func.func @conv_hard_sigmoid_gate(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %three = nn.constant dense<3.0> : tensor<f32>
+  %six = nn.constant dense<6.0> : tensor<f32>
+  %0 = nn.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %1 = nn.add %0, %three : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  %2 = nn.clip %1 {min = 0.0 : f32, max = 6.0 : f32} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %3 = nn.div %2, %six : (tensor<1x4x6x6xf32>, tensor<f32>) -> tensor<1x4x6x6xf32>
+  func.return %3 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+/// A matmul's bias add and SiLU fuse into nn.fused_matmul.
+// CHECK-LABEL: func.func @matmul_bias_silu
+// CHECK: nn.fused_matmul %{{.*}}, %{{.*}}, %{{.*}} {activation = "silu"}
+// CHECK-NOT: nn.sigmoid
+func.func @matmul_bias_silu(%x: tensor<2x5xf32>, %w: tensor<5x3xf32>) -> tensor<2x3xf32> {
+  %c = nn.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %0 = nn.matmul %x, %w : (tensor<2x5xf32>, tensor<5x3xf32>) -> tensor<2x3xf32>
+  %1 = nn.add %0, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %2 = nn.sigmoid %1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = nn.mul %1, %2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %3 : tensor<2x3xf32>
+}
+
+// -----
+
+/// Gelu does not fuse into a conv (no runtime has that kernel).
+// CHECK-LABEL: func.func @negative_conv_gelu
+// CHECK: nn.conv
+// CHECK-NEXT: nn.gelu
+func.func @negative_conv_gelu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %0 = nn.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %1 = nn.gelu %0 : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  func.return %1 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+/// relu6(x + 3) / 6.5 tops out at 6/6.5, not 1: no HardSigmoid. (An offset
+/// other than 3 is still one, with beta = offset / 6.)
+// CHECK-LABEL: func.func @negative_hard_sigmoid_wrong_scale
+// CHECK-NOT: nn.hard_sigmoid
+func.func @negative_hard_sigmoid_wrong_scale(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %three = nn.constant dense<3.0> : tensor<f32>
+  %six = nn.constant dense<6.5> : tensor<f32>
+  %0 = nn.add %x, %three : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = nn.clip %0 {min = 0.0 : f32, max = 6.0 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = nn.div %1, %six : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  func.return %2 : tensor<2x3xf32>
+}
+
+// -----
+
+/// The sigmoid is also returned: x * sigmoid(x) stays.
+// CHECK-LABEL: func.func @negative_silu_interior_used_elsewhere
+// CHECK-NOT: nn.silu
+func.func @negative_silu_interior_used_elsewhere(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = nn.sigmoid %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = nn.mul %x, %0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %1, %0 : tensor<2x3xf32>, tensor<2x3xf32>
+}
