@@ -318,40 +318,20 @@ def _image(shape) -> torch.Tensor:
     return torch.randn(*shape)
 
 
-def build_mobilenet_v3(attn: str) -> Built:
-    return Built(
-        MobileNetV3Small(),
-        {"image": _image((2, 3, 96, 96))},
-        ["logits"],
-        {"image": {0: "batch"}, "logits": {0: "batch"}},
-    )
+def cnn(module_class, size: int, outputs: tuple[str, ...]) -> Callable[[str], Built]:
+    """A builder of an image model: `image` (batch x 3 x size x size, dynamic
+    batch) in; `outputs` out, the first with the batch dynamic too."""
 
+    def build(attn: str) -> Built:
+        batch = {0: "batch"}
+        return Built(
+            module_class(),
+            {"image": _image((2, 3, size, size))},
+            list(outputs),
+            {"image": batch, outputs[0]: batch},
+        )
 
-def build_resnet(attn: str) -> Built:
-    return Built(
-        ResNetTiny(),
-        {"image": _image((2, 3, 64, 64))},
-        ["logits"],
-        {"image": {0: "batch"}, "logits": {0: "batch"}},
-    )
-
-
-def build_detector(attn: str) -> Built:
-    return Built(
-        BoxDetector(),
-        {"image": _image((2, 3, 128, 128))},
-        ["boxes", "scores", "labels"],
-        {"image": {0: "batch"}},
-    )
-
-
-def build_unet(attn: str) -> Built:
-    return Built(
-        UNetTiny(),
-        {"image": _image((1, 3, 64, 64))},
-        ["mask"],
-        {"image": {0: "batch"}, "mask": {0: "batch"}},
-    )
+    return build
 
 
 def _hf(model, inputs, fields, dynamic, **fixed) -> Built:
@@ -601,10 +581,10 @@ def build_yolos(attn: str) -> Built:
 
 # name -> (builder, TorchScript opset)
 MODELS: dict[str, tuple[Callable[[], Built], int]] = {
-    "mobilenet_v3": (build_mobilenet_v3, 13),
-    "resnet_tiny": (build_resnet, 17),
-    "box_detector": (build_detector, 17),
-    "unet": (build_unet, 13),
+    "mobilenet_v3": (cnn(MobileNetV3Small, 96, ("logits",)), 13),
+    "resnet_tiny": (cnn(ResNetTiny, 64, ("logits",)), 17),
+    "box_detector": (cnn(BoxDetector, 128, ("boxes", "scores", "labels")), 17),
+    "unet": (cnn(UNetTiny, 64, ("mask",)), 13),
     "segformer": (build_segformer, 17),
     "yolos": (build_yolos, 17),
     "bert": (build_bert, 13),

@@ -110,7 +110,7 @@ def short_reason(line: str) -> str:
     """An exception's last line cut to a table cell: its type, or the start of its message."""
     kind, _, message = line.partition(": ")
     kind = kind.rsplit(".", 1)[-1]
-    return f"{kind}: {message[:40]}" if message else kind[:50]
+    return f"{kind}: {message[:24]}" if message else kind[:40]
 
 
 def run_outputs(path: Path, inputs: dict[str, np.ndarray], names: list[str]):
@@ -139,7 +139,7 @@ def histogram(path: Path) -> Counter:
 @dataclass
 class Row:
     entry: dict
-    before: int = 0
+    before: str = "-"
     nodes: dict[str, str] = field(default_factory=dict)
     """Node count after each tool, or its FAIL cell."""
     seconds: str = "-"
@@ -152,7 +152,7 @@ class Row:
 def bench_model(entry: dict, args, work: Path) -> Row:
     name = entry["name"]
     src = args.zoo / f"{name}.onnx"
-    row = Row(entry, before=sum(histogram(src).values()))
+    row = Row(entry, before=str(sum(histogram(src).values())))
     with np.load(args.zoo / f"{name}.inputs.npz") as data:
         inputs = {k: data[k] for k in data.files}
     model = onnx.load(str(src), load_external_data=False)
@@ -293,7 +293,7 @@ def table(rows: list[Row], tools: list[str]) -> list[str]:
             entry["exporter"],
             str(entry["opset"]),
             "yes" if entry.get("qdq") else "-",
-            str(row.before),
+            row.before,
             *(row.nodes.get(t, "-") for t in peers),
         ]
         if "graph-opt" in tools:
@@ -351,7 +351,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for entry in manifest:
             print(f"... {entry['name']}", file=sys.stderr, flush=True)
-            rows.append(bench_model(entry, args, Path(tmp)))
+            try:
+                rows.append(bench_model(entry, args, Path(tmp)))
+            except Exception as error:  # noqa: BLE001 - one broken model must not stop the table
+                reason = f"{type(error).__name__}: {error}"
+                row = Row(entry, before=f"FAIL({short_reason(reason)})")
+                row.problems.append(f"the original does not load or run: {reason}")
+                rows.append(row)
     print(
         f"{len(rows)} models from {args.zoo}; runs={args.runs}; nodes = top-level"
         " node count after each tool; go s / go MB = graph-opt's median seconds"
