@@ -5,7 +5,8 @@ onnxscript and onnxruntime (e.g. /work/torchenv/bin/python). Neither torch nor
 transformers is a dependency of graph-opt or of its tests.
 
 Every model is built with random weights from a seed (transformers models from
-a small config, nothing downloaded) and exported with both torch exporters:
+a small config, nothing downloaded), moved off their initializers' exact
+zeros and ones and exported with both torch exporters:
 the TorchScript one (`dynamo=False`) at opset 13 or 17, and the dynamo one
 (`dynamo=True`) at opset 18, the lowest it emits without a version conversion
 (asked for 13 or 17 it converts down from 18, and that conversion fails on
@@ -601,6 +602,23 @@ QDQ_SOURCE = "resnet_tiny_ts"
 """The float export that is quantized into the QDQ model."""
 
 
+def perturb(module: nn.Module) -> None:
+    """Move the weights off the values their initializers give exactly (zero
+    biases, unit LayerNorm and BatchNorm scales, BatchNorm's running mean 0 and
+    variance 1), which a trained model never has: otherwise `x + 0` and `x * 1`
+    are everywhere and folding BatchNorm changes nothing."""
+    stats = [
+        (n, b)
+        for n, b in module.named_buffers()
+        if n.endswith(("running_mean", "running_var"))
+    ]
+    for name, tensor in [*module.named_parameters(), *stats]:
+        if name.endswith("running_var"):
+            tensor.mul_(torch.empty_like(tensor).uniform_(0.5, 1.5))
+        else:
+            tensor.add_(0.02 * torch.randn_like(tensor))
+
+
 def dynamic_shapes(built: Built) -> tuple | None:
     """`Built.dynamic` as torch.export dynamic shapes: one named `Dim` per
     symbolic name, shared across inputs; an axis whose example size is 1 stays
@@ -747,6 +765,7 @@ def main() -> None:
                     "eager" if exporter == "torchscript" and opset < 14 else "sdpa"
                 )
                 built.module.eval()
+                perturb(built.module)
                 inputs = {k: v.numpy() for k, v in built.inputs.items()}
                 path = args.out / f"{name}.onnx"
                 export(built, path, exporter == "dynamo", opset)
