@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, f32
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
@@ -14,10 +14,10 @@ from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.entry import entry_function
 from graph_opt.passes.fold_bn import fold_batch_norms
 from graph_opt.quantization.calibration import (
-    RANGE_ATTR,
     calibrate_ranges,
     load_samples,
     statistic_factory,
+    store_range,
 )
 
 
@@ -28,7 +28,8 @@ class CalibratePass(ModulePass):
     Runs the entry function in the reference interpreter once per sample of
     `inputs` (an .npz keyed by argument name; an array with one more leading
     dim than its argument holds several samples) and sets the range on each
-    single-result op as `nn.range = array<f32: min, max>`, for the quantize
+    single-result op and float argument as `nn.range = array<f32: min, max>`
+    (an op attribute; an argument attribute of the function), for the quantize
     pass to read. `method`: minmax (over all samples), moving_average
     (TensorFlow's EMA of per-sample min and max, weight `decay`, started at the
     first sample), percentile (the `percentile`-th and (100 - percentile)-th
@@ -73,6 +74,4 @@ class CalibratePass(ModulePass):
         except Exception as e:  # a sample that does not fit the function
             raise PassFailedException(f"calibration run failed: {e}") from e
         for value, (low, high) in ranges.items():
-            value.owner.attributes[RANGE_ATTR] = DenseArrayBase.from_list(
-                f32, [low, high]
-            )
+            store_range(value, low, high)

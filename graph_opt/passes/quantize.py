@@ -6,19 +6,23 @@ import re
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import AnyFloat, ModuleOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.elementwise import IdentityOp
+from graph_opt.dialects.nn.pool import MaxPoolOp
 from graph_opt.dialects.nn.quant import (
     MAX_BITS,
     MIN_BITS,
     FakeQuantOp,
     fake_quant_props,
 )
+from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
+from graph_opt.dialects.nn.tensor_ops import TransposeOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
 from graph_opt.passes.quantize_patterns import (
@@ -28,7 +32,7 @@ from graph_opt.passes.quantize_patterns import (
     match_layer,
     weight_range,
 )
-from graph_opt.quantization.calibration import RANGE_ATTR
+from graph_opt.quantization.calibration import clear_ranges, stored_range
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
 
@@ -43,8 +47,13 @@ class QuantizePass(ModulePass):
     with `per-channel`). The tensor after the layer, past its bias add and
     activation (relu, clip, identity), gets one with the range `calibrate`
     recorded there; a bypass add (residual) gets them on its inputs and
-    output, an add after the activation on its output. Ranges contain 0, or
-    are symmetric with `symmetric`. Tensors a fake_quant already produces or
+    output, an add after the activation on its output. A layer input that
+    no other fake quantization covers (the graph input, an average pool's
+    result) gets one too, so that convert-to-int makes every layer int8, first
+    conv and classifier included, with float I/O quantized at the boundary.
+    Weight ranges are symmetric (`symmetric`, default true: one zero point,
+    as TOSA needs, and as TFLite and onnxruntime quantize weights);
+    activation ranges contain 0, asymmetric unless `symmetric-activations`. Tensors a fake_quant already produces or
     consumes (a TF quantization-aware-training graph) keep theirs. `include` /
     `exclude` are regular expressions searched in layer names.
     """
@@ -61,7 +70,13 @@ class QuantizePass(ModulePass):
         default=False, metadata={"help": "weight ranges per output channel"}
     )
     symmetric: bool = field(
-        default=False, metadata={"help": "ranges symmetric around 0"}
+        default=True,
+        metadata={
+            "help": "weight ranges symmetric around 0 (one zero point, as TOSA needs)"
+        },
+    )
+    symmetric_activations: bool = field(
+        default=False, metadata={"help": "activation ranges symmetric around 0"}
     )
     include: str = field(
         default="", metadata={"help": "quantize only layers whose name matches"}
@@ -83,7 +98,9 @@ class QuantizePass(ModulePass):
             if _selected(layer, include, exclude)
             and (match := match_layer(layer)) is not None
         ]
-        activations = _unique(v for m in matches for v in m.activations)
+        outputs = [v for m in matches for v in m.activations]
+        inputs = _calibrated_inputs(_unquantized_inputs(matches, set(outputs)))
+        activations = _unique([*inputs, *outputs])
         ranges = _calibrated_ranges(activations)
         record("layers quantized", len(matches))
         record("activations quantized", len(activations))
@@ -92,11 +109,10 @@ class QuantizePass(ModulePass):
             self._quantize_weight(match)
         for value in activations:
             low, high = activation_range(
-                *ranges[value], self.activation_bits, self.symmetric
+                *ranges[value], self.activation_bits, self.symmetric_activations
             )
             _insert_after(value, fake_quant_props([low], [high], self.activation_bits))
-        for any_op in op.walk():
-            any_op.attributes.pop(RANGE_ATTR, None)
+        clear_ranges(op)
 
     def _quantize_weight(self, match: LayerMatch) -> None:
         if match.weight_index is None:
@@ -133,11 +149,48 @@ def _selected(
     return exclude is None or not exclude.search(name)
 
 
+RANGE_KEEPING_OPS = (
+    MaxPoolOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, IdentityOp,
+)  # fmt: skip
+"""Ops whose int8 form reuses their input's quantization (convert-to-int)."""
+
+
+def _unquantized_inputs(
+    matches: list[LayerMatch], outputs: set[SSAValue]
+) -> list[SSAValue]:
+    """The layers' float inputs that no fake quantization will cover: graph
+    inputs, and results of ops such as average pooling (full-integer PTQ)."""
+    inputs = []
+    for match in matches:
+        value = match.layer.operands[0]
+        source = value
+        while isinstance(source.owner, RANGE_KEEPING_OPS):
+            source = source.owner.operands[0]
+        if source not in outputs and not is_quantized(source):
+            inputs.append(value)
+    return inputs
+
+
+def _calibrated_inputs(inputs: list[SSAValue]) -> list[SSAValue]:
+    """The inputs with a calibrated range; a warning names those without (a
+    quantization-aware graph whose input TensorFlow left float)."""
+    missing = [v for v in _unique(inputs) if stored_range(v) is None]
+    record("layer inputs left float", len(missing))
+    if missing:
+        warn(
+            f"quantize: {len(missing)} layer input(s) have no calibrated range and "
+            f"stay float, so their layers cannot become int8 (first: {_label(missing[0])}); "
+            "run calibrate before quantize"
+        )
+    return [v for v in inputs if v not in missing]
+
+
 def _unique(values) -> list[SSAValue]:
-    """Values not yet fake-quantized, each once, graph inputs left out."""
+    """Float values not yet fake-quantized, each once."""
     seen: dict[SSAValue, None] = {}
     for value in values:
-        if isinstance(value.owner, Operation) and not is_quantized(value):
+        element = getattr(value.type, "element_type", None)
+        if isinstance(element, AnyFloat) and not is_quantized(value):
             seen.setdefault(value)
     return list(seen)
 
@@ -145,10 +198,9 @@ def _unique(values) -> list[SSAValue]:
 def _calibrated_ranges(values: list[SSAValue]) -> dict[SSAValue, tuple[float, float]]:
     ranges, missing = {}, []
     for value in values:
-        attr = value.owner.attributes.get(RANGE_ATTR)
-        if isinstance(attr, DenseArrayBase) and len(attr.get_values()) == 2:
-            low, high = attr.get_values()
-            ranges[value] = (float(low), float(high))
+        found = stored_range(value)
+        if found is not None:
+            ranges[value] = found
         else:
             missing.append(_label(value))
     if missing:
@@ -159,6 +211,8 @@ def _calibrated_ranges(values: list[SSAValue]) -> dict[SSAValue, tuple[float, fl
 
 
 def _label(value: SSAValue) -> str:
+    if isinstance(value, BlockArgument):
+        return f"argument {value.name_hint or value.index}"
     names = [n for n in op_result_names(value.owner) if n]  # type: ignore[arg-type]
     return f"{value.owner.name} {names[0] if names else ''}".rstrip()  # type: ignore[union-attr]
 
@@ -166,7 +220,12 @@ def _label(value: SSAValue) -> str:
 def _insert_after(value: SSAValue, props) -> None:
     """A fake_quant of `value` that all its users read instead."""
     quant = FakeQuantOp.create_inferred([value], props)
-    Rewriter.insert_op(quant, InsertPoint.after(value.owner))  # type: ignore[arg-type]
+    where = (
+        InsertPoint.at_start(value.block)
+        if isinstance(value, BlockArgument)
+        else InsertPoint.after(value.owner)  # type: ignore[arg-type]
+    )
+    Rewriter.insert_op(quant, where)
     if value.name_hint:
         quant.output.name_hint = f"{value.name_hint}_quant"
     value.replace_uses_with_if(quant.output, lambda use: use.operation is not quant)

@@ -12,9 +12,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    ModuleOp,
+    TensorType,
+    f32,
+)
 from xdsl.interpreter import Interpreter
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
@@ -25,7 +32,56 @@ from graph_opt.interpreter.runner import make_function_interpreter
 from graph_opt.progress import progress
 
 RANGE_ATTR = "nn.range"
-"""The discardable attribute holding an op's calibrated result range: array<f32: min, max>."""
+"""The calibrated range of a value, array<f32: min, max>: a discardable attribute
+of the op computing it, or an argument attribute of the function taking it."""
+
+
+def store_range(value: SSAValue, low: float, high: float) -> None:
+    """Record a calibrated range on the value's op, or on its function argument."""
+    attr = DenseArrayBase.from_list(f32, [low, high])
+    if isinstance(value, BlockArgument):
+        function = value.block.parent_op()
+        assert isinstance(function, func.FuncOp)
+        entries = _arg_entries(function)
+        entries[value.index] = {**entries[value.index], RANGE_ATTR: attr}
+        function.arg_attrs = ArrayAttr([DictionaryAttr(e) for e in entries])
+    else:
+        value.owner.attributes[RANGE_ATTR] = attr  # type: ignore[union-attr]
+
+
+def stored_range(value: SSAValue) -> tuple[float, float] | None:
+    """The range `store_range` recorded for the value, if any."""
+    if isinstance(value, BlockArgument):
+        function = value.block.parent_op()
+        if not isinstance(function, func.FuncOp):
+            return None
+        attr = _arg_entries(function)[value.index].get(RANGE_ATTR)
+    else:
+        attr = value.owner.attributes.get(RANGE_ATTR)  # type: ignore[union-attr]
+    if isinstance(attr, DenseArrayBase) and len(attr.get_values()) == 2:
+        low, high = attr.get_values()
+        return float(low), float(high)
+    return None
+
+
+def clear_ranges(module: ModuleOp) -> None:
+    """Remove every recorded range."""
+    for op in module.walk():
+        op.attributes.pop(RANGE_ATTR, None)
+        if isinstance(op, func.FuncOp) and op.arg_attrs is not None:
+            entries = _arg_entries(op)
+            if any(RANGE_ATTR in e for e in entries):
+                op.arg_attrs = ArrayAttr(
+                    [DictionaryAttr({k: v for k, v in e.items() if k != RANGE_ATTR})
+                     for e in entries]  # fmt: skip
+                )
+
+
+def _arg_entries(function: func.FuncOp) -> list[dict]:
+    count = len(function.function_type.inputs)
+    entries = list(function.arg_attrs.data) if function.arg_attrs is not None else []
+    entries += [DictionaryAttr({})] * (count - len(entries))
+    return [dict(e.data) for e in entries]
 
 
 class RangeStatistic(ABC):
@@ -123,14 +179,19 @@ class _RangeObserver(Interpreter.Listener):
         self.statistics: dict[SSAValue, RangeStatistic] = {}
 
     def did_interpret_op(self, op, results):
-        if op not in self.observed:
-            return
-        for result, value in zip(op.results, results):
-            value = np.asarray(value)
-            if value.dtype.kind == "f" and value.size:
-                if result not in self.statistics:
-                    self.statistics[result] = self.make()
-                self.statistics[result].update(value)
+        if op in self.observed:
+            self._observe(op.results, results)
+
+    def observe_arguments(self, arguments: Sequence[SSAValue], values) -> None:
+        self._observe(arguments, values)
+
+    def _observe(self, values: Sequence[SSAValue], arrays) -> None:
+        for value, array in zip(values, arrays):
+            array = np.asarray(array)
+            if array.dtype.kind == "f" and array.size:
+                if value not in self.statistics:
+                    self.statistics[value] = self.make()
+                self.statistics[value].update(array)
 
 
 def load_samples(path: str, function: func.FuncOp) -> list[list[np.ndarray]]:
@@ -177,16 +238,18 @@ def calibrate_ranges(
     observed: set[Operation],
     function: str | None = None,
 ) -> Mapping[SSAValue, tuple[float, float]]:
-    """The range of each float result of the `observed` ops over the sample runs."""
+    """The range of each float argument and each float result of the `observed`
+    ops over the sample runs."""
     target = entry_function(module, function)
     arg_types = target.function_type.inputs.data
     observer = _RangeObserver(observed, make)
     for sample in progress(samples, len(samples), "calibrate"):
         interpreter = make_function_interpreter(module)
-        interpreter.listeners = (observer,)
+        interpreter.listeners = (*interpreter.listeners, observer)
         args = tuple(
             np.asarray(value, numpy_dtype(t.element_type))  # type: ignore[attr-defined]
             for value, t in zip(sample, arg_types)
         )
+        observer.observe_arguments(target.body.block.args, args)
         interpreter.call_op(target, args)
     return {value: stat.range() for value, stat in observer.statistics.items()}

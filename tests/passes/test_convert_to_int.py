@@ -328,7 +328,7 @@ def test_fused_relu_folds_into_the_output_clamp():
 
 
 @pytest.mark.parametrize("zoo_model", ["resnet", "mobilenet_v2"])
-@pytest.mark.parametrize(("per_channel", "symmetric"), [(False, False), (True, True)])
+@pytest.mark.parametrize(("per_channel", "symmetric"), [(False, True), (True, True)])
 def test_quantize_calibrate_convert_pipeline(
     tmp_path, zoo_model, per_channel, symmetric
 ):
@@ -353,9 +353,10 @@ def test_quantize_calibrate_convert_pipeline(
     ConvertToIntPass().apply(Context(), converted)
     converted.verify()
     names = op_names(converted)
-    # Only the first conv, whose input is not fake-quantized, stays float.
-    assert names.count("nn.qconv") >= 8
-    assert names.count("nn.conv") + names.count("nn.fused_conv") == 1
+    # Every conv and the classifier are int8, the first conv included.
+    assert names.count("nn.qconv") >= 9
+    assert names.count("nn.conv") + names.count("nn.fused_conv") == 0
+    assert "nn.gemm" not in names and "nn.matmul" not in names
     assert "nn.fake_quant" not in names
     for _ in range(3):
         x = rng.standard_normal((1, 3, 16, 16)).astype(np.float32)

@@ -28,6 +28,7 @@ from graph_opt.passes.fold_bn import FoldBatchNormPass
 from graph_opt.passes.quantize import QuantizePass
 from graph_opt.quantization.calibration import RANGE_ATTR
 from graph_opt.quantization.fake_quant_math import fake_quant
+from graph_opt.remarks import GraphOptWarning
 from graph_opt.testing import model_zoo
 
 FIXTURES = Path(__file__).parents[1] / "frontend" / "tensorflow" / "fixtures"
@@ -81,6 +82,7 @@ def tensors_by_name(module: ModuleOp, names: list[str], samples) -> dict[str, li
     module = module.clone()
     function = entry_function(module)
     values = {r.name_hint: r for op in function.walk() for r in op.results}
+    values.update((arg.name_hint, arg) for arg in function.args)
     ret = function.body.block.last_op
     results = [*ret.operands, *(values[n] for n in names)]
     ret.detach()
@@ -147,8 +149,8 @@ def test_single_layer_is_exactly_conv_of_quantized_weights(tmp_path):
     }
     """
     weights = np.array([[0.5, -0.25, 1.0], [0.75, -2.0, 0.125]], np.float32)
-    quantized_weights = fake_quant(
-        weights, [-0.25, -2.0], [1.0, 0.75], 8, narrow_range=True, axis=0
+    quantized_weights = fake_quant(  # symmetric per-channel weight ranges
+        weights, [-1.0, -2.0], [1.0, 2.0], 8, narrow_range=True, axis=0
     ).reshape(2, 3, 1, 1)
     path, samples = write_samples(tmp_path)
     module = parse(source.replace("%W", "%w"))
@@ -160,9 +162,12 @@ def test_single_layer_is_exactly_conv_of_quantized_weights(tmp_path):
         )
     )
     relu_high = max(float(run_function(module, [s])[0].max()) for s in samples)
+    input_low = min(min(float(s.min()) for s in samples), 0.0)
+    input_high = max(max(float(s.max()) for s in samples), 0.0)
     for sample in samples:
+        quantized_input = fake_quant(sample, [input_low], [input_high], 8, False)
         expected = fake_quant(
-            run_function(reference, [sample])[0], [0.0], [relu_high], 8, False
+            run_function(reference, [quantized_input])[0], [0.0], [relu_high], 8, False
         )
         np.testing.assert_array_equal(run_function(quant, [sample])[0], expected)
 
@@ -199,14 +204,18 @@ def test_tensorflow_quantization_aware_graph_keeps_its_ranges():
     module = import_graph_def(graph, outputs=["out"])
     before = [(op.mins.tolist(), op.maxs.tolist()) for op in fake_quants(module)]
     assert len(before) == 2
-    quant = quantized(module)
+    with pytest.warns(GraphOptWarning, match="layer input.*stay float"):
+        quant = quantized(module)
     assert [(op.mins.tolist(), op.maxs.tolist()) for op in fake_quants(quant)] == before
 
 
 def test_quantize_without_calibration_names_the_tensors():
     module = float_module("resnet")
-    with pytest.raises(
-        PassFailedException, match="no calibrated range for nn.relu .*run calibrate"
+    with (
+        pytest.raises(
+            PassFailedException, match="no calibrated range for nn.relu .*run calibrate"
+        ),
+        pytest.warns(GraphOptWarning, match="argument input.*run calibrate"),
     ):
         QuantizePass().apply(Context(), module)
 

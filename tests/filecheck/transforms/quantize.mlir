@@ -1,15 +1,16 @@
 // RUN: graph-opt %s --split-input-file -p quantize | filecheck %s
-// RUN: graph-opt %s --split-input-file -p 'quantize{per-channel=true symmetric=true weight-bits=4 activation-bits=6}' | filecheck %s --check-prefix=OPTS
+// RUN: graph-opt %s --split-input-file -p 'quantize{per-channel=true symmetric-activations=true weight-bits=4 activation-bits=6}' | filecheck %s --check-prefix=OPTS
 // RUN: graph-opt %s --split-input-file -p 'quantize{exclude="^head"}' | filecheck %s --check-prefix=EXCL
 // RUN: graph-opt %s --split-input-file -p 'quantize{include="^head"}' | filecheck %s --check-prefix=INCL
 
 /// Conv (bias folded in) + relu: a narrow-range weight fake_quant with the
-/// weight's range widened to 0, and one fake_quant after the relu with the
-/// calibrated range; nothing between the conv and the relu.
+/// weight's symmetric range, and one fake_quant after the relu with the
+/// calibrated range; nothing between the conv and the relu. The input has
+/// no calibrated range: it stays float (with a warning).
 // CHECK-LABEL: func.func @conv_relu
 // OPTS-LABEL: func.func @conv_relu
 func.func @conv_relu(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
-  // CHECK: %[[WQ:.*]] = nn.fake_quant %w {min = array<f32: 0.000000e+00>, max = array<f32: 2.000000e+00>, num_bits = 8 : i64, narrow_range = 1 : i64}
+  // CHECK: %[[WQ:.*]] = nn.fake_quant %w {min = array<f32: -2.000000e+00>, max = array<f32: 2.000000e+00>, num_bits = 8 : i64, narrow_range = 1 : i64}
   // CHECK-NEXT: %[[C:.*]] = nn.conv %x, %[[WQ]], %b :
   // CHECK-NEXT: %[[R:.*]] = nn.relu %[[C]] :
   // CHECK-NEXT: %[[RQ:.*]] = nn.fake_quant %[[R]] {min = array<f32: 0.000000e+00>, max = array<f32: 3.500000e+00>, num_bits = 8 : i64}
@@ -40,6 +41,21 @@ func.func @conv_nhwc_without_activation(%x: tensor<1x4x4x1xf32>) -> tensor<1x4x4
   %w = nn.constant dense<[[[[1.0, -3.0]]]]> : tensor<1x1x1x2xf32>
   %c = nn.conv %x, %w {data_layout = "NHWC", nn.range = array<f32: -2.0, 1.0>} : (tensor<1x4x4x1xf32>, tensor<1x1x1x2xf32>) -> tensor<1x4x4x2xf32>
   func.return %c : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+/// A calibrated graph input is fake-quantized too (full-integer PTQ), with
+/// its asymmetric range widened to 0.
+// CHECK-LABEL: func.func @graph_input_quantized
+// OPTS-LABEL: func.func @graph_input_quantized
+func.func @graph_input_quantized(%x: tensor<1x2x4x4xf32> {nn.range = array<f32: 0.5, 4.0>}) -> tensor<1x2x4x4xf32> {
+  // CHECK-NEXT: %[[XQ:.*]] = nn.fake_quant %x {min = array<f32: 0.000000e+00>, max = array<f32: 4.000000e+00>, num_bits = 8 : i64}
+  // CHECK: nn.conv %[[XQ]]
+  // CHECK-NOT: nn.range
+  %w = nn.constant dense<[[[[0.5]], [[0.25]]], [[[1.0]], [[2.0]]]]> : tensor<2x2x1x1xf32>
+  %c = nn.conv %x, %w {nn.range = array<f32: -1.0, 3.5>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  func.return %c : tensor<1x2x4x4xf32>
 }
 
 // -----
@@ -198,9 +214,10 @@ func.func @selected_by_name(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   // EXCL-NEXT: nn.fake_quant %[[B]]
   // EXCL-NEXT: nn.matmul %{{.*}}, %w :
   // EXCL-NOT: nn.fake_quant
+  /// head's input, the float body, is quantized for head (full-integer).
   // INCL: %[[B:.*]] = nn.matmul %x, %w :
-  // INCL-NOT: nn.fake_quant %[[B]]
-  // INCL: nn.matmul %[[B]], %{{.*}}_quant
+  // INCL-NEXT: %[[BQ:.*]] = nn.fake_quant %[[B]]
+  // INCL: nn.matmul %[[BQ]], %{{.*}}_quant
   // INCL-NEXT: nn.fake_quant
   %w = nn.constant dense<[[1.0, -1.0], [2.0, 0.5]]> : tensor<2x2xf32>
   %body = nn.matmul %x, %w {nn.range = array<f32: -1.0, 1.0>} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
