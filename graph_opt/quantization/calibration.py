@@ -72,8 +72,10 @@ def clear_ranges(module: ModuleOp) -> None:
             entries = _arg_entries(op)
             if any(RANGE_ATTR in e for e in entries):
                 op.arg_attrs = ArrayAttr(
-                    [DictionaryAttr({k: v for k, v in e.items() if k != RANGE_ATTR})
-                     for e in entries]  # fmt: skip
+                    [
+                        DictionaryAttr({k: v for k, v in e.items() if k != RANGE_ATTR})
+                        for e in entries
+                    ]  # fmt: skip
                 )
 
 
