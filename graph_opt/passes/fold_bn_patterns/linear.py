@@ -19,7 +19,7 @@ from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.passes.fold_bn_patterns.channels import ChannelAffine
 from graph_opt.passes.fold_bn_patterns.requantize import (
-    requantize_refusal,
+    requantized_ranges,
     requantized_weight,
 )
 from graph_opt.passes.fold_bn_patterns.weights import (
@@ -94,9 +94,9 @@ def _conv_like(
     if channels == DYN:
         return f"the {op.name} output channel count is unknown"
 
-    quantizer = (
-        filter_value.owner if _quantized_weights(filter_value) is not None else None
-    )
+    quantizer = _quantizer(filter_value)
+
+    requantized: dict[str, tuple[int, tuple[np.ndarray, np.ndarray]]] = {}
 
     def refuses(affine: ChannelAffine) -> str | None:
         if quantizer is None:
@@ -104,7 +104,18 @@ def _conv_like(
         spread = factor(weights, np.ones(channels)).shape  # channels on one axis
         if spread.count(channels) != 1 or len(spread) != weights.ndim:
             return "the filter's output channels do not lie on one axis"
-        return requantize_refusal(quantizer, spread.index(channels), affine.scale)
+        filter_axis = spread.index(channels)
+        ranges = requantized_ranges(
+            quantizer,
+            quantizer_axis(filter_value, quantizer),
+            filter_axis,
+            affine.scale,
+            weights,
+        )
+        if isinstance(ranges, str):
+            return ranges
+        requantized["ranges"] = (filter_axis, ranges)
+        return None
 
     def rewrite(
         affine: ChannelAffine, rewriter: PatternRewriter, freed: FreedConstants
@@ -133,9 +144,10 @@ def _conv_like(
                 rewriter,
             )
         else:
+            filter_axis, ranges = requantized["ranges"]
             new_filter = requantized_weight(
-                quantizer, weights * factor(weights, affine.scale), affine.scale, op,
-                rewriter,
+                quantizer, ranges, filter_axis,
+                weights * factor(weights, affine.scale), filter_value, op, rewriter,
             )  # fmt: skip
         if new_filter is not filter_value or new_bias is not bias_value:
             op.operands = [op.operands[0], new_filter, new_bias]
@@ -144,31 +156,73 @@ def _conv_like(
     return OutputChannelFold(axis, channels, rewrite, refuses)
 
 
-def _quantized_weights(value: SSAValue) -> np.ndarray | None:
-    """The constant weights a per-channel nn.fake_quant (its only user) quantizes."""
-    quantizer = value.owner
-    if not isinstance(quantizer, FakeQuantOp) or quantizer.axis is None:
+def _quantizer(value: SSAValue) -> FakeQuantOp | None:
+    """The nn.fake_quant of constant weights that `value` is (used only here),
+    maybe through a reshape that keeps its channels (TF's depthwise filters)."""
+    owner = value.owner
+    if isinstance(owner, ReshapeOp) and value.has_one_use():
+        if _axis_through_reshape(owner) is False:
+            return None
+        value = owner.input
+        owner = value.owner
+    if not isinstance(owner, FakeQuantOp) or not value.has_one_use():
         return None
-    if not value.has_one_use():
+    return None if isinstance(float_constant(owner.input, ""), str) else owner
+
+
+def quantizer_axis(filter_value: SSAValue, quantizer: FakeQuantOp) -> int | None:
+    """The quantizer's channel axis on the filter (through a reshape), None per tensor."""
+    owner = filter_value.owner
+    if isinstance(owner, ReshapeOp):
+        return _axis_through_reshape(owner)  # type: ignore[return-value]
+    return quantizer.axis_value
+
+
+def _axis_through_reshape(reshape: ReshapeOp) -> int | None | bool:
+    """Where a fake quantization's channel axis lands after a reshape that only
+    moves size-1 dims: None per tensor, False when the channels do not map."""
+    quantizer = reshape.input.owner
+    if not isinstance(quantizer, FakeQuantOp):
+        return False
+    if quantizer.axis is None or len(quantizer.mins) == 1:
+        return None  # one range: per tensor, whatever its axis
+    before, after = ranked(reshape.input), ranked(reshape.output)
+    if before is None or after is None:
+        return False
+    old, new = list(before.get_shape()), list(after.get_shape())
+    if [d for d in old if d != 1] != [d for d in new if d != 1]:
+        return False
+    axis = quantizer.axis_value
+    if axis is None or old[axis] == 1:
+        return False
+    rank_among_kept = sum(1 for d in old[:axis] if d != 1)
+    kept = [i for i, d in enumerate(new) if d != 1]
+    return kept[rank_among_kept]
+
+
+def _quantized_weights(value: SSAValue) -> np.ndarray | None:
+    """The constant weights `value` fake-quantizes, in `value`'s shape."""
+    quantizer = _quantizer(value)
+    if quantizer is None:
         return None
     weights = float_constant(quantizer.input, "")
-    return None if isinstance(weights, str) else weights
+    shape = ranked(value)
+    if isinstance(weights, str) or shape is None or DYN in shape.get_shape():
+        return None
+    return weights.reshape(shape.get_shape())
 
 
 def _fake_quantized_reason(value: SSAValue, op: Operation) -> str | None:
     """Why a fake-quantized filter (maybe reshaped, as TF's depthwise filters
     are) cannot take the fold, or None when it is not fake-quantized."""
     owner = value.owner
-    if isinstance(owner, ReshapeOp):
-        owner = owner.input.owner
+    if isinstance(owner, ReshapeOp) and isinstance(owner.input.owner, FakeQuantOp):
+        return f"the {op.name} filter is reshaped after a per-channel fake quantization"
     if not isinstance(owner, FakeQuantOp):
         return None
-    if len(owner.mins) == 1:
-        return (
-            f"the {op.name} filter is fake-quantized per tensor: scaling its "
-            "channels would change its quantization levels"
-        )
-    return f"the {op.name} filter's per-channel fake quantization is not on its output channels"
+    if not value.has_one_use():
+        return f"the {op.name} filter's fake quantization has other users"
+    return f"the {op.name} filter's fake quantization is not of constant weights"
 
 
 def _conv(op: ConvOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
