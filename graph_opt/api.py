@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -24,6 +25,9 @@ from xdsl.printer import Printer
 from xdsl.universe import Universe
 
 from graph_opt.files import write_atomically
+
+if TYPE_CHECKING:
+    from graph_opt.tools.verify_numerics import NumericCheck
 
 _extra_passes: dict[str, Callable[[], type[ModulePass]]] = {}
 _extra_dialects: dict[str, Callable[[], Dialect]] = {}
@@ -37,6 +41,16 @@ def register_pass(pass_class: type[ModulePass]) -> None:
 def register_dialect(dialect: Dialect) -> None:
     """Make an out-of-tree dialect available to the parser."""
     _extra_dialects[dialect.name] = lambda: dialect
+
+
+def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The out-of-tree passes registered with `register_pass`, by name."""
+    return dict(_extra_passes)
+
+
+def registered_dialects() -> dict[str, Callable[[], Dialect]]:
+    """The out-of-tree dialects registered with `register_dialect`, by name."""
+    return dict(_extra_dialects)
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -105,14 +119,45 @@ def run(
     module: ModuleOp,
     spec: str | Sequence[ModulePass] | PassPipeline,
     statistics: list | None = None,
+    verify_numerics: bool | float | NumericCheck = False,
+    crash_reproducer: str | os.PathLike | None = None,
 ) -> ModuleOp:
     """Apply a pipeline in place, verify the result, and return the module.
 
     With a `statistics` list, a `graph_opt.statistics.PassStatistics` of each
     pass run is appended to it (rewrites by pattern, ops before and after by
-    kind, the pass's own counts and warnings)."""
+    kind, the pass's own counts and warnings).
+
+    `verify_numerics` (True, a tolerance, or a
+    `graph_opt.tools.verify_numerics.NumericCheck`) evaluates the module with
+    the reference interpreter before and after each pass and raises
+    `NumericsChanged` at the first pass whose outputs differ; with a
+    `crash_reproducer` path, a pass that fails leaves its input module and the
+    pass there (see `graph-opt --crash-reproducer`)."""
     passes = spec if isinstance(spec, PassPipeline) else pipeline(spec)
-    if statistics is None:
+    if verify_numerics is not False or crash_reproducer is not None:
+        if statistics is not None:
+            raise ValueError("statistics are not collected with verify_numerics")
+        from graph_opt.tools.instrument import apply_instrumented
+        from graph_opt.tools.verify_numerics import NumericCheck as Check
+
+        check = verify_numerics
+        if check is True:
+            check = Check()
+        elif check is False:
+            check = None
+        elif not isinstance(check, Check):
+            check = Check(tolerance=float(check))
+        if passes.callback is None:  # verify after each pass, as graph-opt does
+            passes = PassPipeline(passes.passes, _verify_after_pass)
+        apply_instrumented(
+            context(),
+            module,
+            passes,
+            numerics=check,
+            reproducer=None if crash_reproducer is None else str(crash_reproducer),
+        )
+    elif statistics is None:
         passes.apply(context(), module)
     else:
         from graph_opt.statistics import collecting
@@ -124,6 +169,11 @@ def run(
             statistics.append(stats)
     module.verify()
     return module
+
+
+def _verify_after_pass(previous, module: ModuleOp, next_pass) -> None:
+    if previous is not None:
+        module.verify()
 
 
 def to_mlir(module: ModuleOp, generic: bool = False) -> str:

@@ -21,6 +21,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 import graph_opt
 from graph_opt.files import chmod_for_umask
 from graph_opt.remarks import print_warnings_as_one_line
+from graph_opt.tools import verify_numerics
 from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
 from graph_opt.tools.frontends import apply_tensor_limit
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
@@ -75,6 +76,17 @@ class GraphOptMain(xDSLOptMain):
 
         for name, factory in get_all_passes().items():
             self.register_pass(name, factory)
+        self._register_extensions()
+
+    def _register_extensions(self) -> None:
+        """Passes and dialects registered through `graph_opt.api` (by plugins or
+        by the embedding process)."""
+        from graph_opt import api
+
+        self.available_passes.update(api.registered_passes())
+        for name, factory in api.registered_dialects().items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
 
     def register_all_frontends(self):
         super().register_all_frontends()
@@ -94,11 +106,16 @@ class GraphOptMain(xDSLOptMain):
         }
 
     def offered_passes(self) -> list[str]:
-        """graph-opt's passes and the xDSL ones that apply to its graphs."""
+        """graph-opt's passes, the xDSL ones that apply to its graphs and the
+        registered out-of-tree ones."""
+        from graph_opt import api
+
+        registered = api.registered_passes()
         return sorted(
             name
             for name, factory in self.available_passes.items()
             if name in LISTED_XDSL_PASSES
+            or name in registered
             or factory().__module__.startswith("graph_opt")
         )
 
@@ -176,14 +193,24 @@ class GraphOptMain(xDSLOptMain):
             metavar="NAME",
             help="Print to stderr why a registered pattern does (not) match each candidate op",
         )
+        from graph_opt.tools import plugins, reproducer
         from graph_opt.tools.frontends import register_frontend_arguments
 
         register_frontend_arguments(arg_parser)
+        plugins.register_arguments(arg_parser)
+        verify_numerics.register_arguments(arg_parser)
+        reproducer.register_arguments(arg_parser)
 
     def setup_pipeline(self):
+        if self.args.load_pass_plugin:
+            from graph_opt.tools.plugins import load_plugins
+
+            load_plugins(self.args.load_pass_plugin)
+            self._register_extensions()
         if isinstance(self.args.target, _DefaultTarget) and self.args.output_file:
             suffix = os.path.splitext(self.args.output_file)[1].lower()
             self.args.target = OUTPUT_SUFFIX_TARGETS.get(suffix, self.args.target)
+        self._numeric_check = verify_numerics.check_from_args(self.args)
         spec = ",".join(p for p in self.args.passes if p)
         self.pass_times: list[tuple[str, float]] = []
         self._stage_times: dict[str, float] = {}
@@ -267,9 +294,25 @@ class GraphOptMain(xDSLOptMain):
             from graph_opt.patterns.registry import print_explanations
 
             print_explanations(prog, self.args.explain_pattern)
+        pipeline = self._verifying_pipeline()
+        if self.args.verify_numerics is None and self.args.crash_reproducer is None:
+            return pipeline.apply(self.ctx, prog)
+        from graph_opt.tools.instrument import apply_instrumented
+
+        apply_instrumented(
+            self.ctx,
+            prog,
+            pipeline,
+            numerics=self._numeric_check,
+            reproducer=self.args.crash_reproducer,
+            plugins=self.args.load_pass_plugin,
+        )
+
+    def _verifying_pipeline(self):
+        """The pipeline, its callback verifying between passes (more cheaply)."""
         callback = self.pipeline.callback
         if self.args.disable_verify or callback is None:
-            return super().apply_passes(prog)
+            return self.pipeline
         from graph_opt.verification import verify_module
 
         def verify_then_callback(previous, module, next_pass):
@@ -281,8 +324,7 @@ class GraphOptMain(xDSLOptMain):
             finally:
                 self.args.disable_verify = False
 
-        pipeline = dataclasses.replace(self.pipeline, callback=verify_then_callback)
-        pipeline.apply(self.ctx, prog)
+        return dataclasses.replace(self.pipeline, callback=verify_then_callback)
 
     def prepare_output(self) -> IO[str]:
         if self.args.target == "onnx" and self.args.output_file is None:
@@ -409,6 +451,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("GRAPH_OPT_TRACEBACK"):
             raise
         print(f"graph-opt: {one_line(e, input_name)}", file=sys.stderr)
+        note = getattr(e, "graph_opt_note", None)
+        if note:
+            print(f"graph-opt: {note}", file=sys.stderr)
         return 1
     return 0
 

@@ -24,3 +24,7 @@ def graph_opt() -> int:
 
 def graph_opt_run() -> int:
     return _run("graph_opt.tools.run_main")
+
+
+def graph_opt_reduce() -> int:
+    return _run("graph_opt.tools.reduce_main")
