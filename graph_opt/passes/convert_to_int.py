@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.transforms.dead_code_elimination import dce
@@ -20,8 +21,9 @@ from graph_opt.passes.convert_to_int_patterns import (
     FoldWeightFakeQuant,
     convert_to_int_patterns,
 )
+from graph_opt.passes.convert_to_int_reasons import float_reason
 from graph_opt.remarks import warn
-from graph_opt.statistics import record
+from graph_opt.statistics import count, record
 
 
 @dataclass(frozen=True)
@@ -57,32 +59,40 @@ class ConvertToIntPass(ModulePass):
                 "convert: run calibrate and quantize first"
             )
             return
+        reasons = {o: float_reason(o) for o in _float_linear_ops(op)}
         PatternRewriteWalker(
             GreedyRewritePatternApplier(convert_to_int_patterns(self.unsigned_io))
         ).rewrite_module(op)
         dce(op)
         PatternRewriteWalker(FoldWeightFakeQuant()).rewrite_module(op)
         dce(op)
-        _report_float_linear_ops(op)
+        _report_float_linear_ops(op, reasons)
 
 
-def _report_float_linear_ops(module: ModuleOp) -> None:
-    """Warn about the convolutions and matrix products left in float."""
-    integer = [o for o in module.walk() if isinstance(o, QConvOp | QMatMulOp)]
-    left = [
+def _float_linear_ops(module: ModuleOp) -> list[Operation]:
+    return [
         o
         for o in module.walk()
         if isinstance(o, FLOAT_LINEAR_OPS) and not isinstance(o, QConvOp)
     ]
+
+
+def _report_float_linear_ops(module: ModuleOp, reasons: dict[Operation, str]) -> None:
+    """Report the convolutions and matrix products left in float, with why:
+    a count per reason in the statistics, and a warning naming the first."""
+    integer = [o for o in module.walk() if isinstance(o, QConvOp | QMatMulOp)]
+    left = _float_linear_ops(module)
     record("convolutions and matrix products int8", len(integer))
     record("convolutions and matrix products float", len(left))
+    for reason in sorted({reasons.get(o, "") for o in left} - {""}):
+        count("left float: " + reason, sum(reasons.get(o) == reason for o in left))
     if left:
         names = op_result_names(left[0])
         first = f"{left[0].name} {names[0] or left[0].results[0].name_hint or ''}"
+        reason = reasons.get(left[0], "it has no int8 form")
         warn(
             f"convert-to-int: {len(left)} of {len(left) + len(integer)} convolutions "
-            f"and matrix products stay float (first: {first.strip()}: its input or "
-            "weights have no fake quantization)"
+            f"and matrix products stay float (first: {first.strip()}: {reason})"
         )
 
 
