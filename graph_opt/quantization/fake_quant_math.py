@@ -1,5 +1,8 @@
 """TensorFlow's FakeQuantWithMinMaxVars arithmetic, in float32 like its kernels
-(tensorflow/core/kernels/fake_quant_ops_functor.h), vectorized over channels."""
+(tensorflow/core/kernels/fake_quant_ops_functor.h), vectorized over channels.
+
+TensorFlow runs its CPU kernels with denormals flushed to zero (FTZ and DAZ),
+so every float32 operand and result here goes through `flush`."""
 
 from __future__ import annotations
 
@@ -33,6 +36,15 @@ def quant_range(num_bits: int, narrow_range: bool) -> tuple[int, int]:
     return (1 if narrow_range else 0), (1 << num_bits) - 1
 
 
+TINY = np.finfo(np.float32).tiny
+
+
+def flush(values) -> np.ndarray:
+    """Denormal float32 values as the zero of their sign (TF's FTZ/DAZ mode)."""
+    values = np.asarray(values, dtype=F32)
+    return np.where(np.abs(values) < TINY, values * F32(0), values).astype(F32)
+
+
 def round_half_away(values: np.ndarray) -> np.ndarray:
     """std::round (half away from zero), exact in float32."""
     magnitude = np.abs(values)
@@ -45,17 +57,17 @@ def inverse_scale(mins, maxs, num_bits: int, narrow_range: bool) -> np.ndarray:
     """1 / scale as TF computes it: (qmax - qmin) / (max - min), not a reciprocal."""
     qmin, qmax = (F32(q) for q in quant_range(num_bits, narrow_range))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (qmax - qmin) / (np.asarray(maxs, F32) - np.asarray(mins, F32))
+        return flush((qmax - qmin) / flush(flush(maxs) - flush(mins)))
 
 
 def nudge(mins, maxs, num_bits: int, narrow_range: bool) -> NudgedRange:
     """TF's Nudge: the range moved so that 0.0 falls exactly on a level."""
-    mins = np.asarray(mins, dtype=F32)
-    maxs = np.asarray(maxs, dtype=F32)
+    mins = flush(mins)
+    maxs = flush(maxs)
     qmin, qmax = (F32(q) for q in quant_range(num_bits, narrow_range))
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = (maxs - mins) / (qmax - qmin)
-        zero_point_from_min = qmin - mins / scale
+        scale = flush(flush(maxs - mins) / (qmax - qmin))
+        zero_point_from_min = flush(qmin - flush(mins / scale))
     zero_point = np.where(
         zero_point_from_min < qmin,
         qmin,
@@ -66,8 +78,8 @@ def nudge(mins, maxs, num_bits: int, narrow_range: bool) -> NudgedRange:
     # A (0, 0) range has no scale; TF outputs zeros for it.
     zero_point = np.nan_to_num(zero_point, nan=qmin).astype(F32)
     return NudgedRange(
-        min=(qmin - zero_point) * scale,
-        max=(qmax - zero_point) * scale,
+        min=flush((qmin - zero_point) * scale),
+        max=flush((qmax - zero_point) * scale),
         scale=scale,
         zero_point=zero_point.astype(np.int32),
     )
@@ -93,21 +105,22 @@ def fake_quant(
     Per tensor TF divides by the scale, per channel it multiplies by the
     separately computed inverse; a (0, 0) range gives zeros.
     """
-    x = np.asarray(x, dtype=F32)
+    x = flush(x)
     nudged = nudge(mins, maxs, num_bits, narrow_range)
     shape = channel_shape(x.ndim, axis)
     low, high = nudged.min.reshape(shape), nudged.max.reshape(shape)
     scale = nudged.scale.reshape(shape)
     inv_scale = inverse_scale(mins, maxs, num_bits, narrow_range)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        quant_zero = np.floor(-nudged.min * inv_scale + F32(0.5)).reshape(shape)
-        shifted = np.maximum(np.minimum(x, high), low) - low
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        quant_zero = np.floor(flush(flush(-nudged.min * inv_scale) + F32(0.5)))
+        quant_zero = quant_zero.reshape(shape)
+        shifted = flush(np.maximum(np.minimum(x, high), low) - low)
         if axis is None:
-            steps = shifted / scale
+            steps = flush(shifted / scale)
         else:
-            steps = shifted * inv_scale.reshape(shape)
-        out = np.floor(steps - quant_zero + F32(0.5)) * scale
-    empty = ((nudged.scale == 0) & (np.asarray(mins, dtype=F32) == 0)).reshape(shape)
+            steps = flush(shifted * inv_scale.reshape(shape))
+        out = flush(np.floor(flush(steps - quant_zero) + F32(0.5)) * scale)
+    empty = ((flush(mins) == 0) & (flush(maxs) == 0)).reshape(shape)  # TF's (0, 0)
     return np.where(empty, F32(0), out).astype(F32)
 
 
@@ -124,7 +137,7 @@ def fake_quant_gradient_masks(
     The input gets the gradient inside the nudged range (bounds included),
     min below it, max above it; a (0, 0) range passes everything to the input.
     """
-    x = np.asarray(x, dtype=F32)
+    x = flush(x)
     nudged = nudge(mins, maxs, num_bits, narrow_range)
     shape = channel_shape(x.ndim, axis)
     low, high = nudged.min.reshape(shape), nudged.max.reshape(shape)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,24 @@ def test_interpreter_runs_fake_quant():
         fake_quant(x, arr(-1, 0, -257), arr(2, 255, -2), 2, True, axis=1),
     )
     assert per_channel.dtype == F
+
+
+EDGE_CASES = Path(__file__).parent / "fixtures" / "fake_quant_edge_cases.npz"
+
+
+def test_edge_ranges_compute_what_tensorflow_computes():
+    """min == max, min > max, denormal, tiny, NaN and infinite bounds, against
+    TensorFlow's outputs stored by make_fake_quant_edge_cases.py (denormals
+    flushed to zero, as its CPU kernels do)."""
+    with np.load(EDGE_CASES) as stored:
+        x, cases = stored["inputs"], stored["cases"]
+        per_tensor, per_channel = stored["per_tensor"], stored["per_channel"]
+    assert len(cases) >= 80
+    with np.errstate(all="ignore"):
+        for (low, high, narrow, bits), tensor, channel in zip(
+            cases, per_tensor, per_channel
+        ):
+            args = ([low], [high], int(bits), bool(narrow))
+            np.testing.assert_array_equal(fake_quant(x, *args), tensor)
+            got = fake_quant(x.reshape(-1, 1), *args, axis=1).ravel()
+            np.testing.assert_array_equal(got, channel)

@@ -134,8 +134,8 @@ def export_fake_quant(e, op: FakeQuantOp):
     if bits > 8 and e.opset < 21:
         e.unsupported(op, f"{bits}-bit QuantizeLinear needs opset 21, not {e.opset}")
     nudged = nudge(op.mins, op.maxs, bits, op.is_narrow)
-    if (nudged.scale == 0).any():
-        e.unsupported(op, "a (0, 0) range has no scale")
+    if not (np.isfinite(nudged.scale) & (nudged.scale > 0)).all():
+        e.unsupported(op, "a range with min >= max or a non-finite bound has no scale")
     storage_bits = 8 if bits <= 8 else 16
     middle = 1 << (storage_bits - 1)
     signed = op.is_narrow or bool((nudged.zero_point == middle).all())

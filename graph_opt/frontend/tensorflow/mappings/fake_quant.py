@@ -32,7 +32,10 @@ def _fake_quant(b, x, mins, maxs, axis=None):
 
 @importer("FakeQuantWithMinMaxArgs")
 def import_fake_quant_args(b, node, inputs):
-    return _fake_quant(b, inputs[0], [b.attr("min", -6.0)], [b.attr("max", 6.0)])
+    low, high = b.attr("min", -6.0), b.attr("max", 6.0)
+    if not low < high:  # TensorFlow's kernel refuses it (the Vars ops compute)
+        raise b.error(f"min must be smaller than max, got min {low} and max {high}")
+    return _fake_quant(b, inputs[0], [low], [high])
 
 
 @importer("FakeQuantWithMinMaxVars")

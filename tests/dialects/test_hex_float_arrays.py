@@ -1,0 +1,68 @@
+"""Dense arrays of floats parse MLIR's hexadecimal literals, which xDSL prints
+for NaN and infinities: a fake quantization with such bounds round-trips."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseArrayBase, f16, f32, f64, i32
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from graph_opt import api
+from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.interpreter import run_function
+from graph_opt.quantization.fake_quant_math import fake_quant
+
+
+def printed(attr) -> str:
+    stream = io.StringIO()
+    Printer(stream=stream).print_attribute(attr)
+    return stream.getvalue()
+
+
+def parsed(text: str):
+    return Parser(Context(), text).parse_attribute()
+
+
+@pytest.mark.parametrize(
+    "element, dtype", [(f16, np.float16), (f32, np.float32), (f64, np.float64)]
+)
+def test_special_values_round_trip_through_xdsl_printer(element, dtype):
+    values = [float("nan"), float("inf"), float("-inf"), -0.0, 1.5, 1e-3]
+    attr = DenseArrayBase.from_list(element, values)
+    text = printed(attr)
+    assert "0x" in text  # xDSL's own printer writes the hexadecimal form
+    back = parsed(text)
+    assert back == attr
+    np.testing.assert_array_equal(
+        np.array(back.get_values(), dtype), np.array(values, dtype)
+    )
+
+
+def test_negative_integers_and_decimals_parse_as_before():
+    assert parsed("array<i32: 1, -2, 0x10>") == DenseArrayBase.from_list(
+        i32, [1, -2, 16]
+    )
+    assert parsed("array<f32: 1.0, -2.5>") == DenseArrayBase.from_list(f32, [1.0, -2.5])
+    with pytest.raises(Exception, match="Expected float literal"):
+        parsed("array<f32: nan>")
+
+
+def test_fake_quant_with_infinite_bound_round_trips_and_runs():
+    module = api.parse("""
+    func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+      %0 = nn.fake_quant %x {min = array<f32: 0xFF800000>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<3xf32>) -> tensor<3xf32>
+      func.return %0 : tensor<3xf32>
+    }
+    """)
+    again = api.parse(api.to_mlir(module))
+    (op,) = [o for o in again.walk() if isinstance(o, FakeQuantOp)]
+    assert np.isneginf(op.mins[0])
+    x = np.array([-1.0, 0.0, 0.5], np.float32)
+    with np.errstate(all="ignore"):
+        expected = fake_quant(x, [-np.inf], [1.0], 8, False)
+    np.testing.assert_array_equal(run_function(again, [x])[0], expected)
