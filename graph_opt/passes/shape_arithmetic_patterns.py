@@ -87,7 +87,7 @@ class RemoveReshapeToOwnShape(RewritePattern):
         shape, target = x.get_shape(), [int(d) for d in target.reshape(-1)]
         if len(target) != len(shape) or target.count(-1) > 1:
             return
-        copies = 0 if int_value(op.properties, "allowzero", 0) else None
+        copies = None if int_value(op.properties, "allowzero", 0) else 0
         for dim, wanted in zip(shape, target):
             if wanted not in (-1, copies) and (dim == DYN or wanted != dim):
                 return  # a dim that may change
