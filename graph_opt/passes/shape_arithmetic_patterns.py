@@ -24,7 +24,7 @@ from graph_opt.dialects.nn.shape_ops import (
     SqueezeOp,
     UnsqueezeOp,
 )
-from graph_opt.dialects.nn.shape_values import DimOf, shape_elements
+from graph_opt.dialects.nn.shape_values import DimOf, dim_of, shape_elements
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.passes.constant_patterns import replace_by_arrays
 from graph_opt.passes.value_forwarding import forward_operand
@@ -39,7 +39,8 @@ def normalized_axes(axes: Sequence[int] | None, rank: int) -> list[int] | None:
 
 class ReshapeToKnownTarget(RewritePattern):
     """A reshape to a computed target whose elements are all known: constants,
-    the input's own dims at their place (written 0, which copies them), and at
+    the input's own dims at their place (read from any tensor they are copied
+    to, `shape_values.dim_of`) (written 0, which copies them), and at
     most one other element (written -1, which infers it). The target becomes a
     constant, and the shape arithmetic that computed it dead.
 
@@ -60,7 +61,7 @@ class ReshapeToKnownTarget(RewritePattern):
         for i, element in enumerate(elements):
             if isinstance(element, int):
                 target.append(element)
-            elif isinstance(element, DimOf) and element.same(DimOf(op.input, i)):
+            elif isinstance(element, DimOf) and element.same(dim_of(op.input, i)):
                 target.append(0)
             else:
                 target.append(None)

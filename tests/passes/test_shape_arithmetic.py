@@ -180,3 +180,33 @@ def test_unsqueeze_chain_numerics(first, second, squeeze_axes, kept):
 
     assert len(ops) == kept, ops
     assert_same_results(original, exported, [(2, 3), (4, 3)])
+
+
+def test_reshape_by_dims_of_the_matmul_input():
+    """TorchScript's attention head split: the target reads the dims of the
+    projection's input; they are the projection's own, so it becomes constant."""
+    w = np.random.default_rng(2).standard_normal((8, 8)).astype(np.float32)
+    nodes = [
+        const("w", w),
+        const("zero", np.int64(0)),
+        const("one", np.int64(1)),
+        const("axes0", np.array([0], np.int64)),
+        const("tail", np.array([-1, 4], np.int64)),
+        helper.make_node("MatMul", ["x", "w"], ["q"]),
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["b"]),
+        helper.make_node("Gather", ["shape", "one"], ["s"]),
+        helper.make_node("Unsqueeze", ["b", "axes0"], ["b_1d"]),
+        helper.make_node("Unsqueeze", ["s", "axes0"], ["s_1d"]),
+        helper.make_node("Concat", ["b_1d", "s_1d", "tail"], ["target"], axis=0),
+        helper.make_node("Reshape", ["q", "target"], ["out"]),
+    ]
+    original = model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+    )
+    exported, ops = optimized(original)
+
+    assert ops == ["MatMul", "Reshape"], ops
+    assert_same_results(original, exported, [(2, 3, 8), (1, 5, 8)])

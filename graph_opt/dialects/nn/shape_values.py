@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import IntegerType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from graph_opt.dialects.nn.base import int_value
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
 
@@ -42,6 +43,73 @@ class DimOf:
 
 Element = int | DimOf | None
 """A known integer, a dynamic dim of a tensor, or unknown."""
+
+
+def dim_of(value: SSAValue, index: int) -> DimOf:
+    """Dim `index` of `value`, named by the earliest tensor it is copied from
+    through ops that keep it (elementwise ops, matmul rows, reshape's 0, transpose),
+    so that two tensors' dims that are the same compare equal."""
+    for _ in range(MAX_DEPTH):
+        source = _kept_from(value, index)
+        if source is None:
+            break
+        value, index = source
+    return DimOf(value, index)
+
+
+def _rank(value: SSAValue) -> int | None:
+    value_type = ranked(value)
+    return None if value_type is None else value_type.get_num_dims()
+
+
+def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
+    """The operand and dim that `value`'s dim `index` is a copy of, if known."""
+    from graph_opt.dialects.nn.elementwise import (
+        ElementwiseBinaryOp,
+        ElementwiseUnaryOp,
+    )
+    from graph_opt.dialects.nn.fused import FusedMatMulOp
+    from graph_opt.dialects.nn.linalg import MatMulOp
+    from graph_opt.dialects.nn.norm import LayerNormOp, SoftmaxOp
+    from graph_opt.dialects.nn.shape_ops import ReshapeOp
+    from graph_opt.dialects.nn.tensor_ops import CastOp, TransposeOp
+
+    op, rank = value.owner, _rank(value)
+    if rank is None or not 0 <= index < rank:
+        return None
+    if not isinstance(op, Operation) or len(op.results) != 1:
+        return None
+    if isinstance(op, ElementwiseUnaryOp | CastOp | LayerNormOp | SoftmaxOp):
+        x = op.operands[0]
+        return (x, index) if _rank(x) == rank else None
+    if isinstance(op, ElementwiseBinaryOp):
+        for a, b in (
+            (op.operands[0], op.operands[1]),
+            (op.operands[1], op.operands[0]),
+        ):
+            b_type = ranked(b)
+            if _rank(a) != rank or b_type is None:
+                continue
+            j = index - (rank - b_type.get_num_dims())
+            if j < 0 or b_type.get_shape()[j] == 1:
+                return a, index  # the other operand does not broadcast this dim
+        return None
+    if isinstance(op, MatMulOp | FusedMatMulOp):
+        x, w, *bias = op.operands
+        if _rank(x) == rank and _rank(w) == 2 and index < rank - 1:
+            if all((_rank(b) or 2) <= 1 for b in bias):
+                return x, index  # a row dim of a matmul by a matrix
+        return None
+    if isinstance(op, ReshapeOp):
+        target = constant_value(op.shape)
+        if target is not None and not int_value(op.properties, "allowzero", 0):
+            if target.reshape(-1)[index] == 0:
+                return op.input, index
+        return None
+    if isinstance(op, TransposeOp):
+        perm = op.permutation(op.properties, rank)
+        return op.input, int(perm[index])
+    return None
 
 
 def known_ints(value: SSAValue) -> list[int | None] | None:
@@ -129,7 +197,8 @@ def _shape_dims(op) -> list[Element] | None:
         return None
     shape = x.get_shape()
     return [
-        shape[i] if shape[i] != DYN else DimOf(op.input, i) for i in op.dims(len(shape))
+        shape[i] if shape[i] != DYN else dim_of(op.input, i)
+        for i in op.dims(len(shape))
     ]
 
 

@@ -465,3 +465,41 @@ func.func @negative_neutral_logical_and_constant_select(%x: tensor<3xi1>, %a: te
   %w = nn.select %c, %a, %b : (tensor<i1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %and, %w : tensor<2x3xi1>, tensor<2x3xf32>
 }
+
+// -----
+
+/// The dims may be read from another tensor that has them: a matmul's rows
+/// are its input's, and an elementwise op keeps the dims the other operand
+/// does not broadcast.
+// CHECK-LABEL: func.func @reshape_to_dims_of_matmul_input
+func.func @reshape_to_dims_of_matmul_input(%x: tensor<?x?x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) -> tensor<*xf32> {
+  // CHECK: %[[T:.*]] = nn.constant dense<[0, 0, 2, 4]> : tensor<4xi64>
+  // CHECK: nn.reshape %{{.*}}, %[[T]]
+  %n = nn.add %x, %b : (tensor<?x?x8xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
+  %m = nn.matmul %n, %w : (tensor<?x?x8xf32>, tensor<8x8xf32>) -> tensor<?x?x8xf32>
+  %s = nn.shape %x : (tensor<?x?x8xf32>) -> tensor<3xi64>
+  %i = nn.constant dense<[0, 1]> : tensor<2xi64>
+  %d = nn.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %c = nn.constant dense<[2, 4]> : tensor<2xi64>
+  %t = nn.concat %d, %c {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>) -> tensor<4xi64>
+  %r = nn.reshape %m, %t : (tensor<?x?x8xf32>, tensor<4xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// An operand of unknown size may broadcast a dim: the dims are not the same.
+// CHECK-LABEL: func.func @negative_reshape_to_dims_of_matmul_input
+func.func @negative_reshape_to_dims_of_matmul_input(%x: tensor<?x?x8xf32>, %y: tensor<?x1x8xf32>) -> tensor<*xf32> {
+  // CHECK: nn.concat
+  // CHECK: nn.reshape
+  %n = nn.add %y, %x : (tensor<?x1x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %s = nn.shape %y : (tensor<?x1x8xf32>) -> tensor<3xi64>
+  %i = nn.constant dense<[0, 1]> : tensor<2xi64>
+  %d = nn.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %u = nn.shape %x {start = 1 : i64, end = 2 : i64} : (tensor<?x?x8xf32>) -> tensor<1xi64>
+  %c = nn.constant dense<[2, 4]> : tensor<2xi64>
+  %t = nn.concat %u, %d, %c {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<5xi64>
+  %r = nn.reshape %n, %t : (tensor<?x?x8xf32>, tensor<5xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
