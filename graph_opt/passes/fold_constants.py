@@ -19,6 +19,7 @@ from graph_opt.passes.constant_patterns import (
 )
 from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.passes.refine_shapes import refine_shapes
+from graph_opt.passes.shape_arithmetic_patterns import SHAPE_ARITHMETIC_PATTERNS
 from graph_opt.passes.shape_patterns import MaterializeShapeQueries
 from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
 from graph_opt.remarks import warn
@@ -68,6 +69,7 @@ def fold_constants_patterns(
     return [
         MaterializeShapeQueries(interpreter),
         *(pattern() for pattern in SIMPLIFY_PATTERNS),
+        *(pattern() for pattern in SHAPE_ARITHMETIC_PATTERNS),
         folder,
     ]
 

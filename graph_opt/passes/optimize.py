@@ -142,12 +142,18 @@ def simplify(module: ModuleOp, *, fuse: bool) -> bool:
 
 def simplify_and_fuse(module: ModuleOp) -> bool:
     """`simplify` with fusion, then merging equal constants and refining result
-    types (the rest of fold-constants)."""
-    changed = simplify(module, fuse=True)
-    changed = deduplicate_constants(module) or changed
-    if changed:  # a type can only become more precise after a fold
-        refine_shapes(module)
-    return changed
+    types (the rest of fold-constants), again while refined types let patterns
+    apply (a shape query on a dim that became static)."""
+    changed = False
+    while True:
+        step = simplify(module, fuse=True)
+        step = deduplicate_constants(module) or step
+        if not step:
+            return changed
+        changed = True
+        # a type can only become more precise after a fold
+        if not refine_shapes(module):
+            return changed
 
 
 FIXED_POINT_STEPS: tuple[Callable[[ModuleOp], bool], ...] = (

@@ -13,6 +13,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import i64_array, int_list
+from graph_opt.dialects.nn.compare import LogicalAndOp, LogicalOrOp, SelectOp
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, DivOp, MulOp, SubOp
 from graph_opt.dialects.nn.reduce import ReduceOp, reduced_axes
@@ -136,6 +137,47 @@ class RemoveNeutralOperand(RewritePattern):
             forward_operand(rewriter, op, op.rhs)
 
 
+class RemoveNeutralLogical(RewritePattern):
+    """x and true, true and x, x or false, false or x, when broadcasting keeps x's shape."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: LogicalAndOp | LogicalOrOp, rewriter: PatternRewriter
+    ):
+        neutral = isinstance(op, LogicalAndOp)
+        if is_neutral(op.rhs, neutral, op.lhs):
+            forward_operand(rewriter, op, op.lhs)
+        elif is_neutral(op.lhs, neutral, op.rhs):
+            forward_operand(rewriter, op, op.rhs)
+
+
+class RemoveConstantSelect(RewritePattern):
+    """select(true, a, b) is a, select(false, a, b) is b, when broadcasting
+    the condition and the other branch keeps the chosen one's shape."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SelectOp, rewriter: PatternRewriter):
+        condition = constant_value(op.condition)
+        if condition is None:
+            return
+        if condition.all():
+            chosen, other = op.on_true, op.on_false
+        elif not condition.any():
+            chosen, other = op.on_false, op.on_true
+        else:
+            return  # a mix picks from both
+        chosen_type, other_type = ranked(chosen), ranked(other)
+        if chosen_type is None or other_type is None:
+            return
+        shape = chosen_type.get_shape()
+        if not (
+            broadcast_keeps_shape(shape, condition.shape)
+            and broadcast_keeps_shape(shape, other_type.get_shape())
+        ):
+            return  # the other operands would broadcast the result larger
+        forward_operand(rewriter, op, chosen)
+
+
 class RemoveUnitReduction(RewritePattern):
     """Mean, sum, max or min over size-1 axes: the input, squeezed unless keepdims."""
 
@@ -168,6 +210,8 @@ SIMPLIFY_PATTERNS: tuple[type[RewritePattern], ...] = (
     RemoveUnboundedClip,
     RemoveSingleConcat,
     RemoveNeutralOperand,
+    RemoveNeutralLogical,
+    RemoveConstantSelect,
     RemoveUnitReduction,
 )
 """Every simplification; instantiate them for a walker."""

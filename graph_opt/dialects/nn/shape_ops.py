@@ -80,17 +80,35 @@ class ReshapeOp(NNOperation):
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
-        x, target = ranked(operands[0]), constant_value(operands[1])
+        from graph_opt.dialects.nn.shape_values import known_ints
+
+        x = ranked(operands[0])
+        target = known_ints(operands[1])
         if target is None:
             return None
         in_shape = x.get_shape() if x is not None else None
         element = operands[0].type.element_type  # type: ignore[attr-defined]
-        out = reshaped(
-            in_shape,
-            [int(v) for v in target.reshape(-1)],
-            bool(int_value(props, "allowzero", 0)),
-        )
-        return [tensor_type(element, out)]
+        allowzero = bool(int_value(props, "allowzero", 0))
+        if None in target:
+            return [tensor_type(element, reshaped_partly(in_shape, target, allowzero))]
+        return [tensor_type(element, reshaped(in_shape, target, allowzero))]  # type: ignore[arg-type]
+
+
+def reshaped_partly(
+    in_shape: tuple[int, ...] | None, target: list[int | None], allowzero: bool
+) -> tuple[int, ...]:
+    """`reshaped` where some target elements are unknown (None): those dims are
+    unknown, and so is the one a -1 infers."""
+    if target.count(-1) > 1:
+        raise VerifyException("reshape target has more than one -1")
+    return tuple(
+        DYN
+        if d is None or d == -1
+        else (in_shape[i] if in_shape is not None and i < len(in_shape) else DYN)
+        if d == 0 and not allowzero
+        else d
+        for i, d in enumerate(target)
+    )
 
 
 def flatten_axis(axis: int, rank: int) -> int:

@@ -268,3 +268,238 @@ func.func @reversed_slice() -> tensor<4xf32> {
   %s = nn.slice %c, %starts, %ends, %axes, %steps : (tensor<4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xf32>
   func.return %s : tensor<4xf32>
 }
+
+// -----
+
+/// A reshape target built from the input's own dims and one unknown becomes
+/// a constant: 0 copies a dim, -1 infers the other.
+// CHECK-LABEL: func.func @reshape_to_known_target
+func.func @reshape_to_known_target(%x: tensor<?x?x8xf32>, %n: tensor<1xi64>) -> tensor<*xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.constant dense<[0, -1, 2, 4]> : tensor<4xi64>
+  // CHECK-NEXT: %[[R:.*]] = nn.reshape %x, %[[T]] {{.*}} -> tensor<?x?x2x4xf32>
+  // CHECK-NEXT: func.return %[[R]]
+  %s = nn.shape %x : (tensor<?x?x8xf32>) -> tensor<3xi64>
+  %i = nn.constant dense<0> : tensor<i64>
+  %d = nn.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %u = nn.unsqueeze %d {axes = array<i64: 0>} : (tensor<i64>) -> tensor<1xi64>
+  %c = nn.constant dense<[2, 4]> : tensor<2xi64>
+  %t = nn.concat %u, %n, %c {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<2xi64>) -> tensor<4xi64>
+  %r = nn.reshape %x, %t : (tensor<?x?x8xf32>, tensor<4xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// Two unknown elements: -1 cannot stand for both.
+// CHECK-LABEL: func.func @negative_reshape_to_known_target
+func.func @negative_reshape_to_known_target(%x: tensor<?x?x8xf32>, %n: tensor<1xi64>, %m: tensor<1xi64>) -> tensor<*xf32> {
+  // CHECK: nn.concat
+  // CHECK: nn.reshape
+  %c = nn.constant dense<8> : tensor<1xi64>
+  %t = nn.concat %n, %m, %c {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %r = nn.reshape %x, %t : (tensor<?x?x8xf32>, tensor<3xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// A reshape that gives back each dim (copied, repeated, or the one inferred) is
+/// its input, also with dynamic dims.
+// CHECK-LABEL: func.func @reshape_to_own_shape
+func.func @reshape_to_own_shape(%x: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
+  // CHECK-NEXT: func.return %x
+  %t = nn.constant dense<[0, -1, 8]> : tensor<3xi64>
+  %r = nn.reshape %x, %t : (tensor<?x?x8xf32>, tensor<3xi64>) -> tensor<?x?x8xf32>
+  func.return %r : tensor<?x?x8xf32>
+}
+
+// -----
+
+/// With allowzero a 0 is a size, not a copy.
+// CHECK-LABEL: func.func @negative_reshape_to_own_shape
+func.func @negative_reshape_to_own_shape(%x: tensor<?x?x8xf32>) -> tensor<*xf32> {
+  // CHECK: nn.reshape
+  %t = nn.constant dense<[0, -1, 8]> : tensor<3xi64>
+  %r = nn.reshape %x, %t {allowzero = 1 : i64} : (tensor<?x?x8xf32>, tensor<3xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// Squeezing a dim and unsqueezing it back at the same axis (or the converse) does nothing.
+// CHECK-LABEL: func.func @squeeze_unsqueeze_cancel
+func.func @squeeze_unsqueeze_cancel(%x: tensor<?xi64>, %y: tensor<2x3xf32>) -> (tensor<2xi64>, tensor<2x3xf32>) {
+  // CHECK-NEXT: %[[C:.*]] = nn.concat %x, %x
+  // CHECK-NEXT: func.return %[[C]], %y
+  %s = nn.squeeze %x {axes = array<i64: 0>} : (tensor<?xi64>) -> tensor<i64>
+  %u = nn.unsqueeze %s {axes = array<i64: 0>} : (tensor<i64>) -> tensor<1xi64>
+  %c = nn.concat %u, %u {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %v = nn.unsqueeze %y {axes = array<i64: -1>} : (tensor<2x3xf32>) -> tensor<2x3x1xf32>
+  %w = nn.squeeze %v {axes = array<i64: 2>} : (tensor<2x3x1xf32>) -> tensor<2x3xf32>
+  func.return %c, %w : tensor<2xi64>, tensor<2x3xf32>
+}
+
+// -----
+
+/// Other axes: the dims move.
+// CHECK-LABEL: func.func @negative_squeeze_unsqueeze_cancel
+func.func @negative_squeeze_unsqueeze_cancel(%x: tensor<1x3xf32>) -> tensor<3x1xf32> {
+  // CHECK: nn.squeeze
+  // CHECK: nn.unsqueeze
+  %s = nn.squeeze %x {axes = array<i64: 0>} : (tensor<1x3xf32>) -> tensor<3xf32>
+  %u = nn.unsqueeze %s {axes = array<i64: 1>} : (tensor<3xf32>) -> tensor<3x1xf32>
+  func.return %u : tensor<3x1xf32>
+}
+
+// -----
+
+/// Unsqueezes in a row are one unsqueeze; squeezes with axes in a row are one squeeze.
+// CHECK-LABEL: func.func @merge_squeezes_and_unsqueezes
+func.func @merge_squeezes_and_unsqueezes(%x: tensor<?xi64>, %y: tensor<1x3x1x1xf32>) -> (tensor<?x1x1x1xi64>, tensor<3xf32>) {
+  // CHECK-NEXT: %[[U:.*]] = nn.unsqueeze %x {axes = array<i64: 1, 2, 3>}
+  // CHECK-NEXT: %[[S:.*]] = nn.squeeze %y {axes = array<i64: 0, 2, 3>}
+  // CHECK-NEXT: func.return %[[U]], %[[S]]
+  %a = nn.unsqueeze %x {axes = array<i64: 1>} : (tensor<?xi64>) -> tensor<?x1xi64>
+  %b = nn.unsqueeze %a {axes = array<i64: 2>} : (tensor<?x1xi64>) -> tensor<?x1x1xi64>
+  %c = nn.unsqueeze %b {axes = array<i64: -1>} : (tensor<?x1x1xi64>) -> tensor<?x1x1x1xi64>
+  %d = nn.squeeze %y {axes = array<i64: 2>} : (tensor<1x3x1x1xf32>) -> tensor<1x3x1xf32>
+  %e = nn.squeeze %d {axes = array<i64: 0, 2>} : (tensor<1x3x1xf32>) -> tensor<3xf32>
+  func.return %c, %e : tensor<?x1x1x1xi64>, tensor<3xf32>
+}
+
+// -----
+
+/// A squeeze of every unit dim: which ones depends on the shape.
+// CHECK-LABEL: func.func @negative_merge_squeezes
+func.func @negative_merge_squeezes(%y: tensor<1x?x1xf32>) -> tensor<*xf32> {
+  // CHECK: nn.squeeze
+  // CHECK: nn.squeeze
+  %d = nn.squeeze %y {axes = array<i64: 0>} : (tensor<1x?x1xf32>) -> tensor<?x1xf32>
+  %e = nn.squeeze %d : (tensor<?x1xf32>) -> tensor<*xf32>
+  func.return %e : tensor<*xf32>
+}
+
+// -----
+
+/// A reshape to a constant target of a reshape (or squeeze, unsqueeze, flatten) reshapes the first input.
+// CHECK-LABEL: func.func @merge_reshapes
+func.func @merge_reshapes(%x: tensor<?x6xf32>) -> tensor<?x2x3xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.constant dense<[-1, 2, 3]>
+  // CHECK-NEXT: %[[R:.*]] = nn.reshape %x, %[[T]]
+  // CHECK-NEXT: func.return %[[R]]
+  %u = nn.unsqueeze %x {axes = array<i64: 0>} : (tensor<?x6xf32>) -> tensor<1x?x6xf32>
+  %t = nn.constant dense<[-1, 2, 3]> : tensor<3xi64>
+  %r = nn.reshape %u, %t : (tensor<1x?x6xf32>, tensor<3xi64>) -> tensor<?x2x3xf32>
+  func.return %r : tensor<?x2x3xf32>
+}
+
+// -----
+
+/// A 0 in the second target copies a dim of the first result.
+// CHECK-LABEL: func.func @negative_merge_reshapes
+func.func @negative_merge_reshapes(%x: tensor<?x6xf32>) -> tensor<1x?x3xf32> {
+  // CHECK: nn.unsqueeze
+  // CHECK: nn.reshape
+  %u = nn.unsqueeze %x {axes = array<i64: 0>} : (tensor<?x6xf32>) -> tensor<1x?x6xf32>
+  %t = nn.constant dense<[0, -1, 3]> : tensor<3xi64>
+  %r = nn.reshape %u, %t : (tensor<1x?x6xf32>, tensor<3xi64>) -> tensor<1x?x3xf32>
+  func.return %r : tensor<1x?x3xf32>
+}
+
+// -----
+
+/// Dims are never negative: comparing them with -1 is false, and the select
+/// of TorchScript's expand picks the dims.
+// CHECK-LABEL: func.func @dims_never_negative
+func.func @dims_never_negative(%x: tensor<?x?xf32>) -> tensor<3xi64> {
+  // CHECK-NEXT: %[[S:.*]] = nn.shape %x
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<4> : tensor<1xi64>
+  // CHECK-NEXT: %[[T:.*]] = nn.concat %[[S]], %[[C]]
+  // CHECK-NEXT: func.return %[[T]]
+  %s = nn.shape %x : (tensor<?x?xf32>) -> tensor<2xi64>
+  %c = nn.constant dense<4> : tensor<1xi64>
+  %t = nn.concat %s, %c {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %m = nn.constant dense<-1> : tensor<3xi64>
+  %e = nn.equal %t, %m : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
+  %ones = nn.constant dense<1> : tensor<3xi64>
+  %w = nn.select %e, %ones, %t : (tensor<3xi1>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  func.return %w : tensor<3xi64>
+}
+
+// -----
+
+/// A dim may equal a non-negative number.
+// CHECK-LABEL: func.func @negative_dims_never_negative
+func.func @negative_dims_never_negative(%x: tensor<?x?xf32>) -> tensor<2xi1> {
+  // CHECK: nn.equal
+  %s = nn.shape %x : (tensor<?x?xf32>) -> tensor<2xi64>
+  %m = nn.constant dense<1> : tensor<2xi64>
+  %e = nn.equal %s, %m : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi1>
+  func.return %e : tensor<2xi1>
+}
+
+// -----
+
+/// x and true, x or false, select on an all-true or all-false condition.
+// CHECK-LABEL: func.func @neutral_logical_and_constant_select
+func.func @neutral_logical_and_constant_select(%x: tensor<2x?xi1>, %a: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2x?xi1>, tensor<2x?xi1>, tensor<2x3xf32>) {
+  // CHECK-NEXT: func.return %x, %x, %a
+  %t = nn.constant dense<true> : tensor<i1>
+  %f = nn.constant dense<false> : tensor<1x1xi1>
+  %and = nn.logical_and %t, %x : (tensor<i1>, tensor<2x?xi1>) -> tensor<2x?xi1>
+  %or = nn.logical_or %and, %f : (tensor<2x?xi1>, tensor<1x1xi1>) -> tensor<2x?xi1>
+  %w = nn.select %t, %a, %b : (tensor<i1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %and, %or, %w : tensor<2x?xi1>, tensor<2x?xi1>, tensor<2x3xf32>
+}
+
+// -----
+
+/// The constant would broadcast x larger; the other branch would broadcast the chosen one.
+// CHECK-LABEL: func.func @negative_neutral_logical_and_constant_select
+func.func @negative_neutral_logical_and_constant_select(%x: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<2x3xf32>) -> (tensor<2x3xi1>, tensor<2x3xf32>) {
+  // CHECK: nn.logical_and
+  // CHECK: nn.select
+  %t = nn.constant dense<true> : tensor<2x3xi1>
+  %and = nn.logical_and %x, %t : (tensor<3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %c = nn.constant dense<true> : tensor<i1>
+  %w = nn.select %c, %a, %b : (tensor<i1>, tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %and, %w : tensor<2x3xi1>, tensor<2x3xf32>
+}
+
+// -----
+
+/// The dims may be read from another tensor that has them: a matmul's rows
+/// are its input's, and an elementwise op keeps the dims the other operand
+/// does not broadcast.
+// CHECK-LABEL: func.func @reshape_to_dims_of_matmul_input
+func.func @reshape_to_dims_of_matmul_input(%x: tensor<?x?x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) -> tensor<*xf32> {
+  // CHECK: %[[T:.*]] = nn.constant dense<[0, 0, 2, 4]> : tensor<4xi64>
+  // CHECK: nn.reshape %{{.*}}, %[[T]]
+  %n = nn.add %x, %b : (tensor<?x?x8xf32>, tensor<8xf32>) -> tensor<?x?x8xf32>
+  %m = nn.matmul %n, %w : (tensor<?x?x8xf32>, tensor<8x8xf32>) -> tensor<?x?x8xf32>
+  %s = nn.shape %x : (tensor<?x?x8xf32>) -> tensor<3xi64>
+  %i = nn.constant dense<[0, 1]> : tensor<2xi64>
+  %d = nn.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %c = nn.constant dense<[2, 4]> : tensor<2xi64>
+  %t = nn.concat %d, %c {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>) -> tensor<4xi64>
+  %r = nn.reshape %m, %t : (tensor<?x?x8xf32>, tensor<4xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// An operand of unknown size may broadcast a dim: the dims are not the same.
+// CHECK-LABEL: func.func @negative_reshape_to_dims_of_matmul_input
+func.func @negative_reshape_to_dims_of_matmul_input(%x: tensor<?x?x8xf32>, %y: tensor<?x1x8xf32>) -> tensor<*xf32> {
+  // CHECK: nn.concat
+  // CHECK: nn.reshape
+  %n = nn.add %y, %x : (tensor<?x1x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %s = nn.shape %y : (tensor<?x1x8xf32>) -> tensor<3xi64>
+  %i = nn.constant dense<[0, 1]> : tensor<2xi64>
+  %d = nn.gather %s, %i {axis = 0 : i64} : (tensor<3xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %u = nn.shape %x {start = 1 : i64, end = 2 : i64} : (tensor<?x?x8xf32>) -> tensor<1xi64>
+  %c = nn.constant dense<[2, 4]> : tensor<2xi64>
+  %t = nn.concat %u, %d, %c {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<5xi64>
+  %r = nn.reshape %n, %t : (tensor<?x?x8xf32>, tensor<5xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}

@@ -27,12 +27,28 @@ func.func @dynamic_dim_fixed_by_operand(%x: tensor<2x3xf32>, %y: tensor<3xf32>) 
 
 // -----
 
-/// A computed shape stays unknown: nothing to refine.
+/// A computed target of static length fixes the rank, and the dims a
+/// concatenation takes from constants.
+// CHECK-LABEL: func.func @computed_shape_fixes_rank
+// CHECK-SAME: -> (tensor<?x?xf32>, tensor<?x3xf32>)
+// CHECK: nn.reshape {{.*}} -> tensor<?x?xf32>
+// CHECK: nn.reshape {{.*}} -> tensor<?x3xf32>
+func.func @computed_shape_fixes_rank(%x: tensor<2x6xf32>, %s: tensor<2xi64>, %d: tensor<1xi64>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %r = nn.reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+  %c = nn.constant dense<3> : tensor<1xi64>
+  %t = nn.concat %d, %c {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r2 = nn.reshape %x, %t : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+  func.return %r, %r2 : tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+/// A computed target of unknown length leaves the rank unknown.
 // CHECK-LABEL: func.func @negative_computed_shape
 // CHECK-SAME: -> tensor<*xf32>
 // CHECK: nn.reshape {{.*}} -> tensor<*xf32>
-func.func @negative_computed_shape(%x: tensor<2x6xf32>, %s: tensor<2xi64>) -> tensor<*xf32> {
-  %r = nn.reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+func.func @negative_computed_shape(%x: tensor<2x6xf32>, %s: tensor<?xi64>) -> tensor<*xf32> {
+  %r = nn.reshape %x, %s : (tensor<2x6xf32>, tensor<?xi64>) -> tensor<*xf32>
   func.return %r : tensor<*xf32>
 }
 

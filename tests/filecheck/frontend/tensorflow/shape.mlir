@@ -10,13 +10,14 @@
 // CHECK:         %ExpandDims = nn.unsqueeze %x {axes = array<i64: -1>} : (tensor<1x3x1x2xf32>) -> tensor<1x3x1x2x1xf32>
 
 /// Shape, Size and Rank are i64 queries cast to their out_type (int32 by
-/// default); an int32 shape reaching Reshape or Fill is cast back to i64.
+/// default); an int32 shape reaching Reshape or Fill is cast back to i64. The
+/// reshape's type reads the dims its computed target takes from static shapes.
 // QUERY-LABEL: func.func @main(%x: tensor<2x3x4xf32> {nn.name = "x"}, %y: tensor<4x6xf32> {nn.name = "y"})
 // QUERY:         %[[SHAPE:.*]] = nn.shape %x : (tensor<2x3x4xf32>) -> tensor<3xi64>
 // QUERY-NEXT:    %Shape = nn.cast %[[SHAPE]] {to = i32}
 // QUERY:         %stack_1 = nn.concat {{.*}} -> tensor<2xi32>
 // QUERY-NEXT:    %[[TARGET:.*]] = nn.cast %stack_1 {to = i64}
-// QUERY-NEXT:    %Reshape = nn.reshape %x, %[[TARGET]] {allowzero = 1 : i64} : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<*xf32>
+// QUERY-NEXT:    %Reshape = nn.reshape %x, %[[TARGET]] {allowzero = 1 : i64} : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<2x12xf32>
 /// ShapeN with out_type int64 needs no cast.
 // QUERY:         %ShapeN_1 = nn.shape %y : (tensor<4x6xf32>) -> tensor<2xi64>
 // QUERY-NEXT:    %Reshape_1 = nn.reshape %x, %ShapeN_1
