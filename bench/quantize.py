@@ -17,8 +17,13 @@ per-channel, symmetric, MinMax calibration on the same --samples through a
 CalibrationDataReader); both QDQ models run in onnxruntime with its default
 optimizations (int8 kernels: "int8" rows) and unoptimized (QDQ as float
 math, what fake quantization computes: "float" rows). `nodes` counts ONNX
-nodes, or the non-constant ops of a graph-opt stage. Times are medians over
---runs.
+nodes, or the non-constant ops of a graph-opt stage; `int8 MACs` the share of
+the convolutions' and matrix products' multiply-accumulates computed in int8
+(graph-opt: nn.qconv/nn.qmatmul after convert-to-int; onnxruntime: Conv,
+MatMul and Gemm whose data and weight inputs both come from a
+DequantizeLinear, which its optimizer turns into QLinear kernels). TFLite's
+converter is not compared: it needs the model in TensorFlow, and these are
+ONNX models. Times are medians over --runs.
 
 Usage: python bench/quantize.py [--runs 3] [--models resnet,mobilenet_v2]
        [--size 32] [--width 16] [--blocks 1,1,1] [--expansions 7]
@@ -62,6 +67,7 @@ class Row:
     times: list[float] = field(default_factory=list)
     outputs: list[np.ndarray] | None = None
     nodes: int | None = None
+    int8_share: float | None = None
 
     def text(self, model: str, reference: list[np.ndarray]) -> str:
         median = f"{statistics.median(self.times):.3f}" if self.times else "-"
@@ -74,16 +80,84 @@ class Row:
             max_error, mean_error = f"{errors.max():.2e}", f"{errors.mean():.2e}"
             relative = f"{errors.max() / scale:.2e}"
         nodes = "-" if self.nodes is None else str(self.nodes)
+        share = "-" if self.int8_share is None else f"{self.int8_share:.1%}"
         return (
             f"{model:<13} {self.label:<26} {median:>8} {max_error:>10}"
-            f" {mean_error:>10} {relative:>10} {nodes:>6}"
+            f" {mean_error:>10} {relative:>10} {nodes:>6} {share:>10}"
         )
 
 
 HEADER = (
     f"{'model':<13} {'stage / tool':<26} {'time s':>8} {'max err':>10}"
-    f" {'mean err':>10} {'max rel':>10} {'nodes':>6}"
+    f" {'mean err':>10} {'max rel':>10} {'nodes':>6} {'int8 MACs':>10}"
 )
+
+
+def nn_int8_share(module) -> float:
+    """The share of conv and matrix-product MACs in nn.qconv / nn.qmatmul."""
+    from graph_opt.dialects.nn.conv import ConvolutionBase
+    from graph_opt.dialects.nn.fused import FusedMatMulOp
+    from graph_opt.dialects.nn.layout import channel_axis
+    from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+    from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp
+    from graph_opt.dialects.nn.shapes import ranked
+
+    int8 = total = 0
+    for op in module.walk():
+        out = ranked(op.results[0]) if op.results else None
+        if out is None:
+            continue
+        out_shape = out.get_shape()
+        if isinstance(op, ConvolutionBase):
+            weights = int(np.prod(ranked(op.filter).get_shape()))
+            channels = out_shape[channel_axis(op.layout, len(out_shape))]
+            macs = int(np.prod(out_shape)) * weights // channels
+        elif isinstance(op, MatMulOp | FusedMatMulOp | QMatMulOp | GemmOp):
+            lhs = ranked(op.operands[0]).get_shape()
+            transposed = isinstance(op, GemmOp) and op.trans_a is not None
+            depth = lhs[0] if transposed and op.trans_a.value.data else lhs[-1]
+            macs = int(np.prod(out_shape)) * depth
+        else:
+            continue
+        total += macs
+        int8 += macs if isinstance(op, QConvOp | QMatMulOp) else 0
+    return int8 / total if total else 0.0
+
+
+def qdq_int8_share(path: Path) -> float:
+    """The share of Conv/MatMul/Gemm MACs whose data and weights are dequantized int8."""
+    model = onnx.shape_inference.infer_shapes(onnx.load(path))
+    graph = model.graph
+    shapes = {
+        v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+        for v in [*graph.value_info, *graph.output, *graph.input]
+    }
+    shapes.update({t.name: list(t.dims) for t in graph.initializer})
+    producers = {out: node for node in graph.node for out in node.output}
+    int8 = total = 0
+    for node in graph.node:
+        if node.op_type not in ("Conv", "MatMul", "Gemm"):
+            continue
+        out = shapes.get(node.output[0])
+        weight = shapes.get(node.input[1])
+        if weight is None:
+            dequantize = producers.get(node.input[1])
+            weight = shapes.get(dequantize.input[0]) if dequantize else None
+        if not out or not weight:
+            continue
+        if node.op_type == "Conv":
+            macs = int(np.prod(out)) * int(np.prod(weight)) // weight[0]
+        else:
+            macs = int(np.prod(out)) * (
+                weight[0] if node.op_type == "MatMul" else weight[-1]
+            )
+        total += macs
+        quantized = all(
+            getattr(producers.get(name), "op_type", "") == "DequantizeLinear"
+            for name in node.input[:2]
+        )
+        int8 += macs if quantized else 0
+    return int8 / total if total else 0.0
 
 
 def timed(row: Row, action: Callable[[], object]):
@@ -157,6 +231,7 @@ class GraphOptFlow:
                 self.qdq.times.append(total + export.times[0])
             if label != "lower-to-tosa":
                 self.observe(label, module, inputs, measure)
+        self.rows["convert-to-int"].int8_share = self.int8_share
         vmfb = timed(self.rows["iree-compile"], lambda: compile_tosa(module))
         self.rows["lower-to-tosa"].nodes = op_count(module)
         if measure:
@@ -165,6 +240,8 @@ class GraphOptFlow:
             self.qdq.nodes = len(onnx.load(qdq).graph.node)
 
     def observe(self, label: str, module, inputs, measure: bool) -> None:
+        if label == "convert-to-int":
+            self.int8_share = nn_int8_share(module)
         if measure:
             self.rows[label].outputs = interpreter_outputs(module, inputs)
             self.rows[label].nodes = op_count(module)
@@ -244,6 +321,8 @@ def bench_model(name: str, args, work: Path) -> Iterator[str]:
         timed(ort_row, lambda: ort_quantize_static(src, ort_qdq, samples))
     ort_row.outputs = ort_outputs(str(ort_qdq), inputs)
     ort_row.nodes = len(onnx.load(ort_qdq).graph.node)
+    ort_row.int8_share = qdq_int8_share(ort_qdq)
+    flow.qdq.int8_share = qdq_int8_share(work / f"{name}.qdq.onnx")
     as_float = [
         Row(label, outputs=ort_outputs(str(path), inputs, optimize=False))
         for label, path in [

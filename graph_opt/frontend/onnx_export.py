@@ -298,6 +298,7 @@ def _export_module(
             for t in builder.initializers
         ]
     model = builder.model
+    _drop_unread_initializers(builder, outputs)
     model.graph.name = "main"
     model.graph.node.extend(builder.nodes)
     model.graph.input.extend(inputs)
@@ -309,6 +310,38 @@ def _export_module(
         for data in functions.data:
             model.functions.add().ParseFromString(data.data)  # type: ignore[attr-defined]
     return model
+
+
+def _drop_unread_initializers(
+    builder: ExportBuilder, outputs: list[onnx.ValueInfoProto]
+) -> None:
+    """Leave out initializers no node reads, such as a weight that an exporter
+    replaced by a copy (a fake quantization's clamped weights)."""
+    read = {o.name for o in outputs}
+    for node in builder.nodes:
+        read.update(node.input)
+        if any(
+            a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+            for a in node.attribute
+        ):
+            read |= _names_read_by_subgraphs(node)
+    initializers = builder.initializers
+    if all(t.name in read for t in initializers):
+        return
+    kept = [t for t in initializers if t.name in read]
+    del initializers[:]
+    initializers.extend(kept)
+
+
+def _names_read_by_subgraphs(node: onnx.NodeProto) -> set[str]:
+    names: set[str] = set()
+    for attribute in node.attribute:
+        for graph in [attribute.g, *attribute.graphs]:
+            for inner in graph.node:
+                names.update(inner.input)
+                names |= _names_read_by_subgraphs(inner)
+            names.update(o.name for o in graph.output)
+    return names
 
 
 def _reserve_names(

@@ -42,7 +42,9 @@ TINY = np.finfo(np.float32).tiny
 def flush(values) -> np.ndarray:
     """Denormal float32 values as the zero of their sign (TF's FTZ/DAZ mode)."""
     values = np.asarray(values, dtype=F32)
-    return np.where(np.abs(values) < TINY, values * F32(0), values).astype(F32)
+    return np.where(np.abs(values) < TINY, np.copysign(F32(0), values), values).astype(
+        F32
+    )
 
 
 def round_half_away(values: np.ndarray) -> np.ndarray:

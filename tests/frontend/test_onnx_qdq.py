@@ -205,6 +205,10 @@ def test_fake_quant_exports_as_qdq_pair(props, weight, zero_point_type, clamp):
     initializers = {i.name.rstrip("_0123456789"): i for i in model.graph.initializer}
     assert ("Min" in types) == (clamp == "nodes")
     assert ("clamped" in initializers) == (clamp == "constant")
+    read = {name for node in model.graph.node for name in node.input}
+    assert {
+        i.name for i in model.graph.initializer
+    } <= read  # the unclamped copy is gone
     zero_point = numpy_helper.to_array(initializers["zero_point"])
     assert zero_point.dtype == zero_point_type
     x = wide_input()
