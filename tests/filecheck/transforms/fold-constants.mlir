@@ -206,7 +206,7 @@ func.func @unit_reductions(%x: tensor<?x1x4xf32>) -> (tensor<?x1x4xf32>, tensor<
 // -----
 
 // CHECK-LABEL: func.func @negative_not_identities
-func.func @negative_not_identities(%x: tensor<1x3xf32>, %y: tensor<?xf32>, %z: tensor<3x1xf32>) -> (tensor<2x3xf32>, tensor<?xf32>, tensor<1x3xf32>, tensor<1x1xf32>, tensor<2x3xf32>) {
+func.func @negative_not_identities(%x: tensor<1x3xf32>, %y: tensor<?xf32>, %z: tensor<3x2xf32>) -> (tensor<2x3xf32>, tensor<?xf32>, tensor<2x3xf32>, tensor<1x2xf32>, tensor<2x3xf32>) {
   // CHECK: nn.add %x
   // CHECK: nn.mul %y
   // CHECK: nn.transpose %z
@@ -216,10 +216,10 @@ func.func @negative_not_identities(%x: tensor<1x3xf32>, %y: tensor<?xf32>, %z: t
   %0 = nn.add %x, %zeros : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %ones = nn.constant dense<1.0> : tensor<3xf32>
   %1 = nn.mul %y, %ones : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
-  %2 = nn.transpose %z {perm = array<i64: 1, 0>} : (tensor<3x1xf32>) -> tensor<1x3xf32>
-  %3 = nn.reduce_sum %z {axes = array<i64: 0>} : (tensor<3x1xf32>) -> tensor<1x1xf32>
+  %2 = nn.transpose %z {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %3 = nn.reduce_sum %z {axes = array<i64: 0>} : (tensor<3x2xf32>) -> tensor<1x2xf32>
   %4 = nn.pad %x {pads = array<i64: 0, 0, 1, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>
-  func.return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<?xf32>, tensor<1x3xf32>, tensor<1x1xf32>, tensor<2x3xf32>
+  func.return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<?xf32>, tensor<2x3xf32>, tensor<1x2xf32>, tensor<2x3xf32>
 }
 
 // -----
@@ -502,4 +502,87 @@ func.func @negative_reshape_to_dims_of_matmul_input(%x: tensor<?x?x8xf32>, %y: t
   %t = nn.concat %u, %d, %c {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<5xi64>
   %r = nn.reshape %n, %t : (tensor<?x?x8xf32>, tensor<5xi64>) -> tensor<*xf32>
   func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// Attention heads of one token: moving the size-1 sequence dim moves no
+/// element, so the transpose is a reshape, which merges with the one before.
+// CHECK-LABEL: func.func @transpose_of_unit_dims_is_reshape
+func.func @transpose_of_unit_dims_is_reshape(%x: tensor<?x1x128xf32>) -> tensor<?x4x1x32xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.constant dense<[-1, 4, 1, 32]>
+  // CHECK-NEXT: %[[R:.*]] = nn.reshape %x, %[[T]]
+  // CHECK-NEXT: func.return %[[R]]
+  %s = nn.constant dense<[-1, 1, 4, 32]> : tensor<4xi64>
+  %h = nn.reshape %x, %s : (tensor<?x1x128xf32>, tensor<4xi64>) -> tensor<?x1x4x32xf32>
+  %t = nn.transpose %h {perm = array<i64: 0, 2, 1, 3>} : (tensor<?x1x4x32xf32>) -> tensor<?x4x1x32xf32>
+  func.return %t : tensor<?x4x1x32xf32>
+}
+
+// -----
+
+/// Two dynamic dims: the one kept in place is copied (0), the other inferred.
+// CHECK-LABEL: func.func @transpose_of_unit_dims_two_dynamic
+func.func @transpose_of_unit_dims_two_dynamic(%x: tensor<?x1x?xf32>) -> tensor<?x?x1xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.constant dense<[0, -1, 1]>
+  // CHECK-NEXT: %[[R:.*]] = nn.reshape %x, %[[T]]
+  // CHECK-NEXT: func.return %[[R]]
+  %t = nn.transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<?x1x?xf32>) -> tensor<?x?x1xf32>
+  func.return %t : tensor<?x?x1xf32>
+}
+
+// -----
+
+/// Swapping two dims that are not 1 moves elements.
+// CHECK-LABEL: func.func @negative_transpose_moves_data
+func.func @negative_transpose_moves_data(%x: tensor<?x2x4x1xf32>) -> tensor<?x4x2x1xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.transpose %x
+  // CHECK-NEXT: func.return %[[T]]
+  %t = nn.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<?x2x4x1xf32>) -> tensor<?x4x2x1xf32>
+  func.return %t : tensor<?x4x2x1xf32>
+}
+
+// -----
+
+/// A dynamic dim may be larger than 1: it keeps its place among the others.
+// CHECK-LABEL: func.func @negative_transpose_of_dynamic_dims
+func.func @negative_transpose_of_dynamic_dims(%x: tensor<?x1x?xf32>) -> tensor<?x1x?xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.transpose %x
+  // CHECK-NEXT: func.return %[[T]]
+  %t = nn.transpose %x {perm = array<i64: 2, 1, 0>} : (tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  func.return %t : tensor<?x1x?xf32>
+}
+
+// -----
+
+/// Three dynamic dims, two of them moved: one -1 cannot infer both.
+// CHECK-LABEL: func.func @negative_transpose_of_unit_dims_two_inferred
+func.func @negative_transpose_of_unit_dims_two_inferred(%x: tensor<1x?x?xf32>) -> tensor<?x?x1xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.transpose %x
+  // CHECK-NEXT: func.return %[[T]]
+  %t = nn.transpose %x {perm = array<i64: 1, 2, 0>} : (tensor<1x?x?xf32>) -> tensor<?x?x1xf32>
+  func.return %t : tensor<?x?x1xf32>
+}
+
+// -----
+
+/// A transpose of a transpose is one transpose by the composed permutation.
+// CHECK-LABEL: func.func @merge_transposes
+func.func @merge_transposes(%x: tensor<2x3x4xf32>) -> tensor<3x4x2xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.transpose %x {perm = array<i64: 1, 2, 0>}
+  // CHECK-NEXT: func.return %[[T]]
+  %a = nn.transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+  %b = nn.transpose %a {perm = array<i64: 2, 1, 0>} : (tensor<2x4x3xf32>) -> tensor<3x4x2xf32>
+  func.return %b : tensor<3x4x2xf32>
+}
+
+// -----
+
+/// Transposes whose permutations cancel leave the input.
+// CHECK-LABEL: func.func @cancelling_transposes
+func.func @cancelling_transposes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: func.return %x
+  %a = nn.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %b = nn.transpose %a {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  func.return %b : tensor<2x3xf32>
 }
