@@ -586,3 +586,35 @@ func.func @cancelling_transposes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %b = nn.transpose %a {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
   func.return %b : tensor<2x3xf32>
 }
+
+// -----
+
+/// A conv keeps its input's batch: a detection head flattened to [batch, -1, 8]
+/// by the image's dim 0 copies the dim.
+// CHECK-LABEL: func.func @reshape_to_batch_of_conv_input
+func.func @reshape_to_batch_of_conv_input(%x: tensor<?x3x4x4xf32>, %w: tensor<8x3x1x1xf32>) -> tensor<*xf32> {
+  // CHECK: %[[T:.*]] = nn.constant dense<[0, -1, 8]> : tensor<3xi64>
+  // CHECK: nn.reshape %{{.*}}, %[[T]]
+  %c = nn.conv %x, %w {data_layout = "NCHW"} : (tensor<?x3x4x4xf32>, tensor<8x3x1x1xf32>) -> tensor<?x8x4x4xf32>
+  %p = nn.transpose %c {perm = array<i64: 0, 2, 3, 1>} : (tensor<?x8x4x4xf32>) -> tensor<?x4x4x8xf32>
+  %s = nn.shape %x {end = 1 : i64} : (tensor<?x3x4x4xf32>) -> tensor<1xi64>
+  %k = nn.constant dense<[-1, 8]> : tensor<2xi64>
+  %t = nn.concat %s, %k {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>) -> tensor<3xi64>
+  %r = nn.reshape %p, %t : (tensor<?x4x4x8xf32>, tensor<3xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// A conv's spatial dims are not its input's (strides, pads): the target stays computed.
+// CHECK-LABEL: func.func @negative_reshape_to_spatial_dim_of_conv_input
+func.func @negative_reshape_to_spatial_dim_of_conv_input(%x: tensor<1x3x?x4xf32>, %w: tensor<8x3x1x1xf32>) -> tensor<*xf32> {
+  // CHECK: nn.concat
+  // CHECK: nn.reshape
+  %c = nn.conv %x, %w {data_layout = "NCHW"} : (tensor<1x3x?x4xf32>, tensor<8x3x1x1xf32>) -> tensor<1x8x?x4xf32>
+  %s = nn.shape %x {start = 2 : i64, end = 3 : i64} : (tensor<1x3x?x4xf32>) -> tensor<1xi64>
+  %k = nn.constant dense<[8, -1]> : tensor<2xi64>
+  %t = nn.concat %k, %s {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %r = nn.reshape %c, %t : (tensor<1x8x?x4xf32>, tensor<3xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
