@@ -22,6 +22,7 @@ from graph_opt.passes.refine_shapes import refine_shapes
 from graph_opt.passes.shape_arithmetic_patterns import SHAPE_ARITHMETIC_PATTERNS
 from graph_opt.passes.shape_patterns import MaterializeShapeQueries
 from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
+from graph_opt.passes.transpose_patterns import TRANSPOSE_PATTERNS
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
 
@@ -35,7 +36,9 @@ class FoldConstantsPass(ModulePass):
     nn.shape, nn.size and nn.rank become constants when the dims they read are
     static, so Shape -> Gather -> Concat -> Reshape chains collapse; reshapes to
     the same shape, identity transposes, same-type casts, x + 0, x * 1, zero
-    pads, unbounded clips and reductions over size-1 axes are removed; equal
+    pads, unbounded clips and reductions over size-1 axes are removed;
+    transposes of transposes merge, and a transpose that only moves size-1
+    dims becomes a reshape; equal
     constants are merged; result types are then refined (`refine-shapes`).
     """
 
@@ -70,6 +73,7 @@ def fold_constants_patterns(
         MaterializeShapeQueries(interpreter),
         *(pattern() for pattern in SIMPLIFY_PATTERNS),
         *(pattern() for pattern in SHAPE_ARITHMETIC_PATTERNS),
+        *(pattern() for pattern in TRANSPOSE_PATTERNS),
         folder,
     ]
 

@@ -11,6 +11,7 @@ from xdsl.pattern_rewriter import RewritePattern
 
 from graph_opt.passes.fusion_patterns import FUSION_PATTERNS
 from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.passes.sibling_matmul_patterns import SIBLING_PATTERNS
 from graph_opt.remarks import warn
 
 
@@ -27,7 +28,10 @@ class FuseOpsPass(ModulePass):
     silu after it make nn.fused_conv; nn.matmul with a bias add and/or one of
     those or gelu becomes nn.fused_matmul. Exported LayerNorm (ReduceMean, Sub,
     Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) becomes nn.layer_norm. A chain is
-    left alone when one of its inner values has a user outside it.
+    left alone when one of its inner values has a user outside it. Sibling
+    matmuls of one input with constant weights (Q, K, V projections) become
+    one matmul of the concatenated weights and an nn.split, when that exports
+    fewer nodes.
     """
 
     name = "fuse-ops"
@@ -38,7 +42,7 @@ class FuseOpsPass(ModulePass):
 
 
 def fuse_patterns() -> list[RewritePattern]:
-    return [pattern() for pattern in FUSION_PATTERNS]
+    return [pattern() for pattern in (*FUSION_PATTERNS, *SIBLING_PATTERNS)]
 
 
 def fuse_ops(module: ModuleOp) -> bool:

@@ -354,3 +354,16 @@ def test_native_op_at_new_opsets(case):
     exported = export_module(module)
     native = {"nn.silu": "Swish", "nn.hard_swish": "HardSwish", "nn.mish": "Mish"}
     assert [n.op_type for n in exported.graph.node] == [native[expected]]
+
+
+def test_gelu_tanh_exports_its_cube_as_pow():
+    """Below opset 20 without contrib ops, gelu_tanh is written out with one
+    Pow for x^3 (onnxruntime computes it as x * x * x): the nodes of
+    HuggingFace's form, and its numbers exactly."""
+    original = model(GELU_TANH_HF, CONSTANTS)
+    module = api.run(import_model(original), "fuse-ops")
+    exported = export_module(module)
+    ops = [n.op_type for n in exported.graph.node]
+    assert sorted(ops) == sorted(n.op_type for n in GELU_TANH_HF), ops
+    x = (np.random.default_rng(3).standard_normal(X_SHAPE) * 4).astype(np.float32)
+    np.testing.assert_array_equal(run_ort(exported, x), run_ort(original, x))

@@ -210,3 +210,31 @@ def test_reshape_by_dims_of_the_matmul_input():
 
     assert ops == ["MatMul", "Reshape"], ops
     assert_same_results(original, exported, [(2, 3, 8), (1, 5, 8)])
+
+
+def test_detection_head_flattened_by_batch_of_image():
+    """TorchScript's detection head: conv, NHWC transpose, then reshape to
+    [image batch, -1, 8]; a conv keeps the batch, so the target is constant."""
+    w = np.random.default_rng(4).standard_normal((8, 3, 3, 3)).astype(np.float32)
+    nodes = [
+        const("w", w),
+        const("zero", np.int64(0)),
+        const("axes0", np.array([0], np.int64)),
+        const("tail", np.array([-1, 8], np.int64)),
+        helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Transpose", ["c"], ["t"], perm=[0, 2, 3, 1]),
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["b"]),
+        helper.make_node("Unsqueeze", ["b", "axes0"], ["b_1d"]),
+        helper.make_node("Concat", ["b_1d", "tail"], ["target"], axis=0),
+        helper.make_node("Reshape", ["t", "target"], ["out"]),
+    ]
+    original = model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 3, 6, 6])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+    )
+    exported, ops = optimized(original)
+
+    assert ops == ["Conv", "Transpose", "Reshape"], ops
+    assert_same_results(original, exported, [(2, 3, 6, 6), (1, 3, 6, 6)])

@@ -47,7 +47,8 @@ Element = int | DimOf | None
 
 def dim_of(value: SSAValue, index: int) -> DimOf:
     """Dim `index` of `value`, named by the earliest tensor it is copied from
-    through ops that keep it (elementwise ops, matmul rows, reshape's 0, transpose),
+    through ops that keep it (elementwise ops, matmul rows, reshape's 0, transpose,
+    the batch of convs and pools),
     so that two tensors' dims that are the same compare equal."""
     for _ in range(MAX_DEPTH):
         source = _kept_from(value, index)
@@ -64,6 +65,7 @@ def _rank(value: SSAValue) -> int | None:
 
 def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
     """The operand and dim that `value`'s dim `index` is a copy of, if known."""
+    from graph_opt.dialects.nn.conv import ConvolutionBase
     from graph_opt.dialects.nn.elementwise import (
         ElementwiseBinaryOp,
         ElementwiseUnaryOp,
@@ -71,6 +73,7 @@ def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
     from graph_opt.dialects.nn.fused import FusedMatMulOp
     from graph_opt.dialects.nn.linalg import MatMulOp
     from graph_opt.dialects.nn.norm import LayerNormOp, SoftmaxOp
+    from graph_opt.dialects.nn.pool import GlobalAvgPoolOp, PoolOp
     from graph_opt.dialects.nn.shape_ops import ReshapeOp
     from graph_opt.dialects.nn.tensor_ops import CastOp, TransposeOp
 
@@ -109,6 +112,9 @@ def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
     if isinstance(op, TransposeOp):
         perm = op.permutation(op.properties, rank)
         return op.input, int(perm[index])
+    if isinstance(op, ConvolutionBase | PoolOp | GlobalAvgPoolOp) and index == 0:
+        x = op.operands[0]
+        return (x, 0) if _rank(x) == rank else None  # the batch, in either layout
     return None
 
 

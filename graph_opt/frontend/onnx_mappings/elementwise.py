@@ -243,7 +243,8 @@ def emit_gelu(e, x: str, out, approximate: str) -> None:
         return value
 
     if tanh:
-        cube = step("Mul", step("Mul", x, x), x)
+        # onnxruntime's Pow computes a constant exponent of 3 as x * x * x
+        cube = step("Pow", x, scalar(3.0))
         inner = step(
             "Mul",
             step("Add", x, step("Mul", cube, scalar(0.044715))),

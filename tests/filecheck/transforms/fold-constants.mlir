@@ -206,7 +206,7 @@ func.func @unit_reductions(%x: tensor<?x1x4xf32>) -> (tensor<?x1x4xf32>, tensor<
 // -----
 
 // CHECK-LABEL: func.func @negative_not_identities
-func.func @negative_not_identities(%x: tensor<1x3xf32>, %y: tensor<?xf32>, %z: tensor<3x1xf32>) -> (tensor<2x3xf32>, tensor<?xf32>, tensor<1x3xf32>, tensor<1x1xf32>, tensor<2x3xf32>) {
+func.func @negative_not_identities(%x: tensor<1x3xf32>, %y: tensor<?xf32>, %z: tensor<3x2xf32>) -> (tensor<2x3xf32>, tensor<?xf32>, tensor<2x3xf32>, tensor<1x2xf32>, tensor<2x3xf32>) {
   // CHECK: nn.add %x
   // CHECK: nn.mul %y
   // CHECK: nn.transpose %z
@@ -216,10 +216,10 @@ func.func @negative_not_identities(%x: tensor<1x3xf32>, %y: tensor<?xf32>, %z: t
   %0 = nn.add %x, %zeros : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %ones = nn.constant dense<1.0> : tensor<3xf32>
   %1 = nn.mul %y, %ones : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
-  %2 = nn.transpose %z {perm = array<i64: 1, 0>} : (tensor<3x1xf32>) -> tensor<1x3xf32>
-  %3 = nn.reduce_sum %z {axes = array<i64: 0>} : (tensor<3x1xf32>) -> tensor<1x1xf32>
+  %2 = nn.transpose %z {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %3 = nn.reduce_sum %z {axes = array<i64: 0>} : (tensor<3x2xf32>) -> tensor<1x2xf32>
   %4 = nn.pad %x {pads = array<i64: 0, 0, 1, 0>} : (tensor<1x3xf32>) -> tensor<2x3xf32>
-  func.return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<?xf32>, tensor<1x3xf32>, tensor<1x1xf32>, tensor<2x3xf32>
+  func.return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<?xf32>, tensor<2x3xf32>, tensor<1x2xf32>, tensor<2x3xf32>
 }
 
 // -----
@@ -501,5 +501,120 @@ func.func @negative_reshape_to_dims_of_matmul_input(%x: tensor<?x?x8xf32>, %y: t
   %c = nn.constant dense<[2, 4]> : tensor<2xi64>
   %t = nn.concat %u, %d, %c {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<5xi64>
   %r = nn.reshape %n, %t : (tensor<?x?x8xf32>, tensor<5xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// Attention heads of one token: moving the size-1 sequence dim moves no
+/// element, so the transpose is a reshape, which merges with the one before.
+// CHECK-LABEL: func.func @transpose_of_unit_dims_is_reshape
+func.func @transpose_of_unit_dims_is_reshape(%x: tensor<?x1x128xf32>) -> tensor<?x4x1x32xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.constant dense<[-1, 4, 1, 32]>
+  // CHECK-NEXT: %[[R:.*]] = nn.reshape %x, %[[T]]
+  // CHECK-NEXT: func.return %[[R]]
+  %s = nn.constant dense<[-1, 1, 4, 32]> : tensor<4xi64>
+  %h = nn.reshape %x, %s : (tensor<?x1x128xf32>, tensor<4xi64>) -> tensor<?x1x4x32xf32>
+  %t = nn.transpose %h {perm = array<i64: 0, 2, 1, 3>} : (tensor<?x1x4x32xf32>) -> tensor<?x4x1x32xf32>
+  func.return %t : tensor<?x4x1x32xf32>
+}
+
+// -----
+
+/// Two dynamic dims: the one kept in place is copied (0), the other inferred.
+// CHECK-LABEL: func.func @transpose_of_unit_dims_two_dynamic
+func.func @transpose_of_unit_dims_two_dynamic(%x: tensor<?x1x?xf32>) -> tensor<?x?x1xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.constant dense<[0, -1, 1]>
+  // CHECK-NEXT: %[[R:.*]] = nn.reshape %x, %[[T]]
+  // CHECK-NEXT: func.return %[[R]]
+  %t = nn.transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<?x1x?xf32>) -> tensor<?x?x1xf32>
+  func.return %t : tensor<?x?x1xf32>
+}
+
+// -----
+
+/// Swapping two dims that are not 1 moves elements.
+// CHECK-LABEL: func.func @negative_transpose_moves_data
+func.func @negative_transpose_moves_data(%x: tensor<?x2x4x1xf32>) -> tensor<?x4x2x1xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.transpose %x
+  // CHECK-NEXT: func.return %[[T]]
+  %t = nn.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<?x2x4x1xf32>) -> tensor<?x4x2x1xf32>
+  func.return %t : tensor<?x4x2x1xf32>
+}
+
+// -----
+
+/// A dynamic dim may be larger than 1: it keeps its place among the others.
+// CHECK-LABEL: func.func @negative_transpose_of_dynamic_dims
+func.func @negative_transpose_of_dynamic_dims(%x: tensor<?x1x?xf32>) -> tensor<?x1x?xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.transpose %x
+  // CHECK-NEXT: func.return %[[T]]
+  %t = nn.transpose %x {perm = array<i64: 2, 1, 0>} : (tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  func.return %t : tensor<?x1x?xf32>
+}
+
+// -----
+
+/// Three dynamic dims, two of them moved: one -1 cannot infer both.
+// CHECK-LABEL: func.func @negative_transpose_of_unit_dims_two_inferred
+func.func @negative_transpose_of_unit_dims_two_inferred(%x: tensor<1x?x?xf32>) -> tensor<?x?x1xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.transpose %x
+  // CHECK-NEXT: func.return %[[T]]
+  %t = nn.transpose %x {perm = array<i64: 1, 2, 0>} : (tensor<1x?x?xf32>) -> tensor<?x?x1xf32>
+  func.return %t : tensor<?x?x1xf32>
+}
+
+// -----
+
+/// A transpose of a transpose is one transpose by the composed permutation.
+// CHECK-LABEL: func.func @merge_transposes
+func.func @merge_transposes(%x: tensor<2x3x4xf32>) -> tensor<3x4x2xf32> {
+  // CHECK-NEXT: %[[T:.*]] = nn.transpose %x {perm = array<i64: 1, 2, 0>}
+  // CHECK-NEXT: func.return %[[T]]
+  %a = nn.transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+  %b = nn.transpose %a {perm = array<i64: 2, 1, 0>} : (tensor<2x4x3xf32>) -> tensor<3x4x2xf32>
+  func.return %b : tensor<3x4x2xf32>
+}
+
+// -----
+
+/// Transposes whose permutations cancel leave the input.
+// CHECK-LABEL: func.func @cancelling_transposes
+func.func @cancelling_transposes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: func.return %x
+  %a = nn.transpose %x {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %b = nn.transpose %a {perm = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  func.return %b : tensor<2x3xf32>
+}
+
+// -----
+
+/// A conv keeps its input's batch: a detection head flattened to [batch, -1, 8]
+/// by the image's dim 0 copies the dim.
+// CHECK-LABEL: func.func @reshape_to_batch_of_conv_input
+func.func @reshape_to_batch_of_conv_input(%x: tensor<?x3x4x4xf32>, %w: tensor<8x3x1x1xf32>) -> tensor<*xf32> {
+  // CHECK: %[[T:.*]] = nn.constant dense<[0, -1, 8]> : tensor<3xi64>
+  // CHECK: nn.reshape %{{.*}}, %[[T]]
+  %c = nn.conv %x, %w {data_layout = "NCHW"} : (tensor<?x3x4x4xf32>, tensor<8x3x1x1xf32>) -> tensor<?x8x4x4xf32>
+  %p = nn.transpose %c {perm = array<i64: 0, 2, 3, 1>} : (tensor<?x8x4x4xf32>) -> tensor<?x4x4x8xf32>
+  %s = nn.shape %x {end = 1 : i64} : (tensor<?x3x4x4xf32>) -> tensor<1xi64>
+  %k = nn.constant dense<[-1, 8]> : tensor<2xi64>
+  %t = nn.concat %s, %k {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>) -> tensor<3xi64>
+  %r = nn.reshape %p, %t : (tensor<?x4x4x8xf32>, tensor<3xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// A conv's spatial dims are not its input's (strides, pads): the target stays computed.
+// CHECK-LABEL: func.func @negative_reshape_to_spatial_dim_of_conv_input
+func.func @negative_reshape_to_spatial_dim_of_conv_input(%x: tensor<1x3x?x4xf32>, %w: tensor<8x3x1x1xf32>) -> tensor<*xf32> {
+  // CHECK: nn.concat
+  // CHECK: nn.reshape
+  %c = nn.conv %x, %w {data_layout = "NCHW"} : (tensor<1x3x?x4xf32>, tensor<8x3x1x1xf32>) -> tensor<1x8x?x4xf32>
+  %s = nn.shape %x {start = 2 : i64, end = 3 : i64} : (tensor<1x3x?x4xf32>) -> tensor<1xi64>
+  %k = nn.constant dense<[8, -1]> : tensor<2xi64>
+  %t = nn.concat %k, %s {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %r = nn.reshape %c, %t : (tensor<1x8x?x4xf32>, tensor<3xi64>) -> tensor<*xf32>
   func.return %r : tensor<*xf32>
 }

@@ -516,3 +516,95 @@ func.func @negative_silu_interior_used_elsewhere(%x: tensor<2x3xf32>) -> (tensor
   %1 = nn.mul %x, %0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %1, %0 : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+/// Q, K and V projections of one input with biases: one product of the
+/// weights concatenated along their columns, split back along the last axis.
+// CHECK-LABEL: func.func @sibling_matmuls_merge
+func.func @sibling_matmuls_merge(%x: tensor<?x4x8xf32>) -> (tensor<?x4x2xf32>, tensor<?x4x3xf32>, tensor<?x4x2xf32>) {
+  // CHECK-NEXT: %[[W:.*]] = nn.constant dense<{{.*}}> : tensor<8x7xf32>
+  // CHECK-NEXT: %[[B:.*]] = nn.constant dense<[1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 3.000000e+00, 3.000000e+00]> : tensor<7xf32>
+  // CHECK-NEXT: %[[M:.*]] = nn.fused_matmul %x, %[[W]], %[[B]] : (tensor<?x4x8xf32>, tensor<8x7xf32>, tensor<7xf32>) -> tensor<?x4x7xf32>
+  // CHECK-NEXT: %[[Q:.*]], %[[K:.*]], %[[V:.*]] = nn.split %[[M]] {axis = 2 : i64, split = array<i64: 2, 3, 2>}
+  // CHECK-NEXT: func.return %[[Q]], %[[K]], %[[V]]
+  %wq = nn.constant dense<0.5> : tensor<8x2xf32>
+  %bq = nn.constant dense<1.0> : tensor<2xf32>
+  %wk = nn.constant dense<0.25> : tensor<8x3xf32>
+  %bk = nn.constant dense<2.0> : tensor<3xf32>
+  %wv = nn.constant dense<0.125> : tensor<8x2xf32>
+  %bv = nn.constant dense<3.0> : tensor<2xf32>
+  %q = nn.matmul %x, %wq : (tensor<?x4x8xf32>, tensor<8x2xf32>) -> tensor<?x4x2xf32>
+  %q1 = nn.add %q, %bq : (tensor<?x4x2xf32>, tensor<2xf32>) -> tensor<?x4x2xf32>
+  %k = nn.matmul %x, %wk : (tensor<?x4x8xf32>, tensor<8x3xf32>) -> tensor<?x4x3xf32>
+  %k1 = nn.add %k, %bk : (tensor<?x4x3xf32>, tensor<3xf32>) -> tensor<?x4x3xf32>
+  %v = nn.matmul %x, %wv : (tensor<?x4x8xf32>, tensor<8x2xf32>) -> tensor<?x4x2xf32>
+  %v1 = nn.add %v, %bv : (tensor<?x4x2xf32>, tensor<2xf32>) -> tensor<?x4x2xf32>
+  func.return %q1, %k1, %v1 : tensor<?x4x2xf32>, tensor<?x4x3xf32>, tensor<?x4x2xf32>
+}
+
+// -----
+
+/// Three products without bias: one matmul and a split are two nodes.
+// CHECK-LABEL: func.func @three_unbiased_sibling_matmuls_merge
+func.func @three_unbiased_sibling_matmuls_merge(%x: tensor<3x8xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
+  // CHECK-NEXT: %[[W:.*]] = nn.constant
+  // CHECK-NEXT: %[[M:.*]] = nn.matmul %x, %[[W]] : (tensor<3x8xf32>, tensor<8x6xf32>) -> tensor<3x6xf32>
+  // CHECK-NEXT: %[[A:.*]], %[[B:.*]], %[[C:.*]] = nn.split %[[M]] {axis = 1 : i64, split = array<i64: 2, 2, 2>}
+  // CHECK-NEXT: func.return %[[A]], %[[B]], %[[C]]
+  %w1 = nn.constant dense<0.5> : tensor<8x2xf32>
+  %w2 = nn.constant dense<0.25> : tensor<8x2xf32>
+  %w3 = nn.constant dense<0.125> : tensor<8x2xf32>
+  %a = nn.matmul %x, %w1 : (tensor<3x8xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+  %b = nn.matmul %x, %w2 : (tensor<3x8xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+  %c = nn.matmul %x, %w3 : (tensor<3x8xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+  func.return %a, %b, %c : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+/// Two products without bias or activation: a matmul and a split are as many nodes.
+// CHECK-LABEL: func.func @negative_two_unbiased_sibling_matmuls
+func.func @negative_two_unbiased_sibling_matmuls(%x: tensor<3x8xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  // CHECK: nn.matmul %x
+  // CHECK: nn.matmul %x
+  // CHECK-NOT: nn.split
+  %w1 = nn.constant dense<0.5> : tensor<8x2xf32>
+  %w2 = nn.constant dense<0.25> : tensor<8x2xf32>
+  %a = nn.matmul %x, %w1 : (tensor<3x8xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+  %b = nn.matmul %x, %w2 : (tensor<3x8xf32>, tensor<8x2xf32>) -> tensor<3x2xf32>
+  func.return %a, %b : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+/// Different activations (relu, none): the products are not siblings of one kind.
+// CHECK-LABEL: func.func @negative_sibling_matmuls_of_different_activations
+func.func @negative_sibling_matmuls_of_different_activations(%x: tensor<3x8xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  // CHECK: nn.fused_matmul %x, %{{.*}}, %{{.*}} {activation = "relu"}
+  // CHECK: nn.fused_matmul %x, %{{.*}}, %{{.*}} :
+  // CHECK-NOT: nn.split
+  %w1 = nn.constant dense<0.5> : tensor<8x2xf32>
+  %w2 = nn.constant dense<0.25> : tensor<8x2xf32>
+  %b = nn.constant dense<1.0> : tensor<2xf32>
+  %a = nn.fused_matmul %x, %w1, %b {activation = "relu"} : (tensor<3x8xf32>, tensor<8x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %c = nn.fused_matmul %x, %w2, %b : (tensor<3x8xf32>, tensor<8x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  func.return %a, %c : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+/// A computed weight: its columns are not known; the two constant ones merge.
+// CHECK-LABEL: func.func @sibling_matmuls_leave_computed_weight
+func.func @sibling_matmuls_leave_computed_weight(%x: tensor<3x8xf32>, %w: tensor<8x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
+  // CHECK: nn.fused_matmul %x, %w, %{{.*}} : (tensor<3x8xf32>, tensor<8x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  // CHECK: nn.fused_matmul %x, %{{.*}}, %{{.*}} : (tensor<3x8xf32>, tensor<8x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: nn.split %{{.*}} {axis = 1 : i64, split = array<i64: 2, 2>}
+  %w1 = nn.constant dense<0.5> : tensor<8x2xf32>
+  %w2 = nn.constant dense<0.25> : tensor<8x2xf32>
+  %bias = nn.constant dense<1.0> : tensor<2xf32>
+  %a = nn.fused_matmul %x, %w, %bias : (tensor<3x8xf32>, tensor<8x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %b = nn.fused_matmul %x, %w1, %bias : (tensor<3x8xf32>, tensor<8x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %c = nn.fused_matmul %x, %w2, %bias : (tensor<3x8xf32>, tensor<8x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  func.return %a, %b, %c : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
+}
