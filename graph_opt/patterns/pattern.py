@@ -19,12 +19,12 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
-from xdsl.irdl import IRDLOperation
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue, TypeAttribute
 from xdsl.traits import Commutative, ConstantLike
 
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import element_type
+from graph_opt.patterns.defaults import property_default
 
 if TYPE_CHECKING:
     from graph_opt.patterns.matcher import Match, Matcher
@@ -446,7 +446,7 @@ def has_shape(
 
 def has_dtype(dtype: Any, pattern: DFPattern | None = None) -> PredicatePattern:
     """Tensors of an element type (an MLIR type, or a numpy dtype such as "float32")."""
-    wanted = dtype if isinstance(dtype, Attribute) else element_type(np.dtype(dtype))
+    wanted = _element_type(dtype)
 
     def check(value: SSAValue) -> bool:
         return getattr(value.type, "element_type", None) == wanted
@@ -462,6 +462,11 @@ def has_type(
     )
 
 
+def _element_type(dtype: Any) -> Attribute:
+    """An MLIR element type, from itself or a numpy / TVM dtype ("float32", "int8")."""
+    return dtype if isinstance(dtype, Attribute) else element_type(np.dtype(dtype))
+
+
 def _names(pattern: OpPattern) -> str:
     return "|".join(sorted(pattern.names))
 
@@ -471,17 +476,19 @@ def _is_constant(value: SSAValue) -> bool:
 
 
 def _attribute(op: Operation, name: str) -> Attribute | None:
-    """An attribute or property of `op`, or the property's declared default."""
+    """An attribute or property of `op`, or the value the op gives it when absent."""
     found = op.get_attr_or_prop(name)
-    if found is None and isinstance(op, IRDLOperation):
-        prop = type(op).get_irdl_definition().properties.get(name)
-        found = getattr(prop, "default_value", None)
-    return found
+    return property_default(op, name) if found is None else found
 
 
 def _attr_equals(actual: Attribute, expected: Any) -> bool:
     if isinstance(expected, Attribute):
         return actual == expected
+    if isinstance(actual, TypeAttribute):
+        try:
+            return actual == _element_type(expected)
+        except (TypeError, ValueError):
+            return False  # not a dtype name
     if isinstance(actual, FloatAttr):
         return math.isclose(actual.value.data, expected, rel_tol=1e-6)
     if isinstance(actual, IntegerAttr):

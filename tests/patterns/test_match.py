@@ -338,3 +338,46 @@ def test_explain_names_failing_sub_pattern(parse, value):
 def test_is_op_rejects_misplaced_variadic_marker():
     with pytest.raises(ValueError, match="only the last"):
         is_op("nn.add")(None, wildcard())
+
+
+CAST = f"""
+  %h = nn.cast %x {{to = f16}} : ({T}) -> tensor<1x4x6x6xf16>
+  %m = nn.max_pool %x {{kernel_shape = array<i64: 1, 1>}} : ({T}) -> {T}
+"""
+
+
+def test_match_attribute_implicit_default(parse, value):
+    """An absent property means what the op reads it as: a conv without data_layout is NCHW."""
+    module = parse(func(CONV, "bias"))
+    conv = value(module, "conv")
+    assert has_attr({"data_layout": "NCHW"}).match(conv)
+    assert has_attr({"group": 1, "auto_pad": "NOTSET"}).match(conv)
+    module = parse(func(CAST, "m", f"%x: {T}"))
+    assert has_attr({"data_layout": "NCHW"}).match(value(module, "m"))
+
+
+def test_no_match_attribute_implicit_default(parse, value):
+    module = parse(func(CONV, "bias"))
+    conv = value(module, "conv")
+    assert has_attr({"data_layout": "NHWC"}).match(conv) is None
+    assert has_attr({"group": 2}).match(conv) is None
+    assert has_attr({"strides": [1, 1]}).match(conv) is None, (
+        "strides has no single default (it depends on the rank)"
+    )
+
+
+def test_match_attribute_dtype_string(parse, value):
+    """TVM writes dtypes as strings: {"to": "float16"} compares with an MLIR type."""
+    module = parse(func(CAST, "m", f"%x: {T}"))
+    assert (
+        is_op("cast")(wildcard()).has_attr({"to": "float16"}).match(value(module, "h"))
+    )
+    assert has_attr({"to": np.float16}).match(value(module, "h"))
+
+
+def test_no_match_attribute_dtype_string(parse, value):
+    module = parse(func(CAST, "m", f"%x: {T}"))
+    h = value(module, "h")
+    assert has_attr({"to": "float32"}).match(h) is None
+    assert has_attr({"to": "not_a_dtype"}).match(h) is None
+    assert has_attr({"to": 16}).match(h) is None
