@@ -72,11 +72,12 @@ def _disjoint_matches(
 ) -> list[tuple[Match, dict[Operation, int]]]:
     positions = {op: i for i, op in enumerate(block.ops)}
     claimed: set[Operation] = set()
+    memo: dict[DFPattern, dict] = {}  # the block does not change until all are found
     found = []
     for op in reversed(list(block.ops)):
         if op in claimed:
             continue
-        match = match_op(pattern, op, skip_identity=skip_identity)
+        match = match_op(pattern, op, skip_identity=skip_identity, memo=memo)
         if (
             match is None
             or match.root.owner not in match.region
