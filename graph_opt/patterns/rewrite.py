@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, OpResult, SSAValue
@@ -18,7 +19,13 @@ from xdsl.pattern_rewriter import (
 from graph_opt.patterns.matcher import Match, match_value
 from graph_opt.patterns.pattern import DFPattern
 
-DEFAULT_MAX_REWRITES = 10_000
+REWRITES_PER_OP = 10
+"""The default cap on rewrites, per op of the input: a rewrite loop is caught after
+10 rewrites per op, as MLIR's greedy driver gives up after 10 sweeps of the IR,
+while a large graph may still need one rewrite (or a few) per op."""
+
+MIN_MAX_REWRITES = 1_000
+"""The default cap on rewrites of a small graph."""
 
 
 class RewriteLimitError(Exception):
@@ -72,7 +79,8 @@ class DFPatternRewrite(RewritePattern):
             match = match_value(self.pattern, result, skip_identity=self.skip_identity)
             if match is None:
                 continue
-            if not self.allow_escaping_interior and match.escaping_values():
+            # (reads the region, which erase_unused needs, before the rewrite changes the graph)
+            if match.escaping_values() and not self.allow_escaping_interior:
                 continue  # erasing the interior would break its outside users
             replacement = self.rewrite(match, rewriter)
             if replacement is None:
@@ -104,13 +112,18 @@ def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) ->
 def apply_rewrites(
     module: ModuleOp,
     rewrites: Sequence[RewritePattern],
-    max_rewrites: int | None = DEFAULT_MAX_REWRITES,
+    max_rewrites: int | Literal["scaled"] | None = "scaled",
 ) -> RewriteStats:
     """Apply the rewrites greedily to a fixed point; RewriteLimitError past `max_rewrites`.
 
-    Ops are visited from the last one up, so a pattern sees its largest match
-    (e.g. conv+bias+relu) before a smaller one rooted at an inner op.
+    The default cap scales with the graph: REWRITES_PER_OP per op of the module
+    (at least MIN_MAX_REWRITES); None sets no cap. Ops are visited from the
+    last one up, so a pattern sees its largest match (e.g. conv+bias+relu)
+    before a smaller one rooted at an inner op.
     """
+    if max_rewrites == "scaled":
+        op_count = sum(1 for _ in module.walk())
+        max_rewrites = max(MIN_MAX_REWRITES, REWRITES_PER_OP * op_count)
     stats = RewriteStats(max_rewrites)
     for rewrite in rewrites:
         if isinstance(rewrite, DFPatternRewrite):
