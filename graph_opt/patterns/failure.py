@@ -23,7 +23,7 @@ class Failure:
     causes: tuple[Failure, ...] = ()
 
     def lines(self, depth: int = 0) -> Iterator[str]:
-        text = self.reason.format(*(_text(a) for a in self.args))
+        text = self.reason.format(*(text_of(a) for a in self.args))
         yield f"{'  ' * depth}{self.pattern} on {describe(self.subject)}: {text}"
         for cause in self.causes:
             yield from cause.lines(depth + 1)
@@ -43,5 +43,5 @@ def describe(subject: SSAValue | Operation) -> str:
     return f"{name} (block argument #{subject.index})"
 
 
-def _text(arg: Any) -> str:
+def text_of(arg: Any) -> str:
     return describe(arg) if isinstance(arg, SSAValue | Operation) else str(arg)

@@ -75,6 +75,7 @@ class Matcher:
     failure: Failure | None = None
     values: dict[DFPattern, SSAValue] = field(default_factory=dict)
     ops: dict[DFPattern, Operation] = field(default_factory=dict)
+    op_owners: dict[Operation, DFPattern] = field(default_factory=dict)
     path_walks: dict[DFPattern, Callable[[], list[Operation]]] = field(
         default_factory=dict
     )
@@ -122,12 +123,17 @@ class Matcher:
         return False
 
     def bind_op(self, pattern: OpPattern, op: Operation) -> bool:
+        """Bind `op` to `pattern`, one to one: distinct op patterns bind distinct ops."""
         bound = self.ops.get(pattern)
         if bound is not None and bound is not op:
             return self.fail(
                 pattern, op, "the pattern is already bound to another {}", bound.name
             )
+        owner = self.op_owners.get(op)
+        if owner is not None and owner is not pattern:
+            return self.fail(pattern, op, "is already bound to {}", owner)
         self._set(self.ops, pattern, op)
+        self._set(self.op_owners, op, pattern)
         self._set(self.covered, op, None)
         return True
 

@@ -7,11 +7,13 @@ A pattern object used twice in one pattern must match the same value twice.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
@@ -19,16 +21,27 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue, TypeAttribute
+from xdsl.ir import (
+    Attribute,
+    BlockArgument,
+    Operation,
+    OpResult,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.traits import Commutative, ConstantLike
 
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import element_type
 from graph_opt.patterns.defaults import property_default
-from graph_opt.patterns.failure import Failure
+from graph_opt.patterns.failure import Failure, text_of
+from graph_opt.patterns.op_kinds import OpKind, op_kind
 
 if TYPE_CHECKING:
     from graph_opt.patterns.matcher import Match, Matcher
+
+MAX_UNORDERED_INPUTS = 6
+"""The most inputs `ordered_inputs=False` permutes (6! = 720 orders)."""
 
 SKIPPABLE_OPS = frozenset({"nn.identity", "nn.stop_gradient"})
 """Identity-like ops that `skip_identity` matching looks through."""
@@ -52,6 +65,12 @@ class DFPattern:
 
     def __or__(self, other: DFPattern) -> AltPattern:
         return AltPattern(self, other)
+
+    def __and__(self, other: DFPattern) -> AndPattern:
+        return AndPattern(self, other)
+
+    def __invert__(self) -> NotPattern:
+        return NotPattern(self)
 
     def __add__(self, other: DFPattern) -> OpPattern:
         return is_op("nn.add")(self, other)
@@ -122,7 +141,9 @@ class OpPattern(DFPattern):
 
     `args` None accepts any operands; a trailing None in `args` accepts any
     number of further operands. Ops with the Commutative trait also match
-    with their two operands swapped, unless `commutative` is False.
+    with their two operands swapped, unless `commutative` is False; with
+    `ordered_inputs` False, `args` match the operands in any order (TF's
+    graph_matcher), for any op.
     """
 
     def __init__(
@@ -130,10 +151,11 @@ class OpPattern(DFPattern):
         names: Sequence[str],
         args: Sequence[DFPattern | None] | None = None,
         commutative: bool = True,
+        ordered_inputs: bool = True,
     ):
         self.names = frozenset(names)
         self.root_names = self.names
-        self.commutative = commutative
+        self.commutative, self.ordered_inputs = commutative, ordered_inputs
         self.args: tuple[DFPattern, ...] | None = None
         self.variadic = args is None
         if args is not None:
@@ -141,9 +163,15 @@ class OpPattern(DFPattern):
                 raise ValueError("only the last input pattern may be None")
             self.variadic = bool(args) and args[-1] is None
             self.args = tuple(a for a in args if a is not None)
+            if not ordered_inputs and len(self.args) > MAX_UNORDERED_INPUTS:
+                raise ValueError(
+                    f"ordered_inputs=False takes at most {MAX_UNORDERED_INPUTS} inputs"
+                )
 
     def __call__(self, *args: DFPattern | None) -> OpPattern:
-        return OpPattern(sorted(self.names), args, self.commutative)
+        return OpPattern(
+            sorted(self.names), args, self.commutative, self.ordered_inputs
+        )
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not isinstance(value, OpResult):
@@ -167,25 +195,25 @@ class OpPattern(DFPattern):
 
     def _match_operands(self, m: Matcher, op: Operation) -> bool:
         assert self.args is not None
-        operands = op.operands
-        swappable = (
+        operands = tuple(op.operands)
+        if not self.ordered_inputs:
+            orders = itertools.permutations(operands, len(self.args))
+        elif (
             self.commutative
             and len(self.args) == 2
             and len(operands) == 2
             and op.has_trait(Commutative)
-        )
-        if swappable:
-            mark = m.mark()
-            if self._match_in_order(m, op, operands):
+        ):
+            orders = iter([operands, operands[::-1]])
+        else:
+            return self._match_in_order(m, op, operands)
+        mark, failures = m.mark(), []
+        for order in orders:
+            if self._match_in_order(m, op, order):
                 return True
-            in_order = m.failure
+            failures.append(m.failure)
             m.rollback(mark)
-            if self._match_in_order(m, op, (operands[1], operands[0])):
-                return True
-            return m.fail_all(
-                self, op, "operands match in neither order", [in_order, m.failure]
-            )
-        return self._match_in_order(m, op, operands)
+        return m.fail_all(self, op, "operands match in no order", failures[:4])
 
     def _match_in_order(self, m: Matcher, op: Operation, operands) -> bool:
         for index, (arg, operand) in enumerate(zip(self.args or (), operands)):
@@ -223,6 +251,76 @@ class AltPattern(DFPattern):
 
     def __str__(self) -> str:
         return f"({self.left} | {self.right})"
+
+
+class AndPattern(DFPattern):
+    """`left & right`: a value both match (Relax's `&`)."""
+
+    def __init__(self, left: DFPattern, right: DFPattern):
+        self.left, self.right = left, right
+        names = [n for n in (left.root_names, right.root_names) if n is not None]
+        self.root_names = frozenset.intersection(*names) if names else None
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        for side in (self.left, self.right):
+            if not m.match_value(side, value, skippable=False):
+                return m.fail_because(self, value, "{} does not match", side)
+        return True
+
+    def __str__(self) -> str:
+        return f"({self.left} & {self.right})"
+
+
+class NotPattern(DFPattern):
+    """`~inner`: a value `inner` does not match (its bindings are not kept)."""
+
+    def __init__(self, inner: DFPattern):
+        self.inner = inner
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if m.matches_alone(self.inner, value):
+            return m.fail(self, value, "{} matches", self.inner)
+        return True
+
+    def __str__(self) -> str:
+        return f"~{self.inner}"
+
+
+class VarPattern(DFPattern):
+    """An argument of a function, with name hint `name` if given (TVM's is_var)."""
+
+    def __init__(self, name: str | None):
+        self.name = name
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not isinstance(value, BlockArgument) or not isinstance(
+            value.block.parent_op(), func.FuncOp
+        ):
+            return m.fail(self, value, "is not a function argument")
+        if self.name is not None and value.name_hint != self.name:
+            return m.fail(self, value, "is not named {}", self.name)
+        return True
+
+    def __str__(self) -> str:
+        return "is_var()" if self.name is None else f"is_var({self.name!r})"
+
+
+class ExprPattern(DFPattern):
+    """Exactly one given value (TVM's is_expr)."""
+
+    def __init__(self, value: SSAValue):
+        self.value = value
+        self.root_names = (
+            frozenset({value.op.name}) if isinstance(value, OpResult) else None
+        )
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if value is not self.value:
+            return m.fail(self, value, "is not {}", self.value)
+        return True
+
+    def __str__(self) -> str:
+        return f"is_expr({text_of(self.value)})"
 
 
 class ConstantPattern(DFPattern):
@@ -309,14 +407,16 @@ class PredicatePattern(DFPattern):
 
 
 class ResultPattern(DFPattern):
-    """Result `index` of an op matching `inner` (TVM's is_tuple_get_item)."""
+    """Result `index` (any one if None) of an op matching `inner` (TVM's is_tuple_get_item)."""
 
-    def __init__(self, inner: DFPattern, index: int):
+    def __init__(self, inner: DFPattern, index: int | None):
         self.inner, self.index = inner, index
         self.root_names = inner.root_names
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
-        if not isinstance(value, OpResult) or value.index != self.index:
+        if not isinstance(value, OpResult):
+            return m.fail(self, value, "is not an op result")
+        if self.index is not None and value.index != self.index:
             return m.fail(self, value, "is not result #{} of an op", self.index)
         if not self.inner.match_op(m, value.op):
             return m.fail_because(self, value, "the op does not match")
@@ -459,19 +559,58 @@ def wildcard() -> WildcardPattern:
     return WildcardPattern()
 
 
-def is_op(*names: str, commutative: bool = True) -> OpPattern:
+def is_op(
+    *names: str, commutative: bool = True, ordered_inputs: bool = True
+) -> OpPattern:
     """Ops named `names` ("nn.conv", or short "conv"); call it on input patterns."""
     if not names:
         raise ValueError("is_op needs at least one op name")
-    return OpPattern([n if "." in n else f"nn.{n}" for n in names], None, commutative)
+    full = [n if "." in n else f"nn.{n}" for n in names]
+    return OpPattern(full, None, commutative, ordered_inputs)
 
 
 def is_constant(value: float | np.ndarray | None = None) -> ConstantPattern:
     return ConstantPattern(value)
 
 
-def is_tuple_get_item(pattern: DFPattern, index: int) -> ResultPattern:
+def is_tuple_get_item(pattern: DFPattern, index: int | None = None) -> ResultPattern:
+    """Result `index` of an op matching `pattern`; any result when `index` is None."""
     return ResultPattern(pattern, index)
+
+
+def is_var(name: str | None = None) -> VarPattern:
+    """An argument of a function (TVM's is_var), named `name` if given."""
+    return VarPattern(name)
+
+
+def is_expr(value: SSAValue) -> ExprPattern:
+    """Exactly `value` (TVM's is_expr)."""
+    return ExprPattern(value)
+
+
+def is_op_kind(kind: OpKind, pattern: DFPattern | None = None) -> PredicatePattern:
+    """Values defined by ops of TVM's TOpPattern `kind` (OpKind.ELEMWISE, ...)."""
+
+    def check(value: SSAValue) -> bool:
+        return isinstance(value, OpResult) and op_kind(value.op) == kind
+
+    return PredicatePattern(pattern or wildcard(), check, f"is_op_kind({kind.name})")
+
+
+def is_elementwise(pattern: DFPattern | None = None) -> PredicatePattern:
+    return is_op_kind(OpKind.ELEMWISE, pattern)
+
+
+def is_broadcast(pattern: DFPattern | None = None) -> PredicatePattern:
+    return is_op_kind(OpKind.BROADCAST, pattern)
+
+
+def is_injective(pattern: DFPattern | None = None) -> PredicatePattern:
+    return is_op_kind(OpKind.INJECTIVE, pattern)
+
+
+def is_reduction(pattern: DFPattern | None = None) -> PredicatePattern:
+    return is_op_kind(OpKind.COMM_REDUCE, pattern)
 
 
 def dominates(parent: DFPattern, path: DFPattern, child: DFPattern) -> DominatorPattern:

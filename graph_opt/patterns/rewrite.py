@@ -60,12 +60,15 @@ class DFPatternRewrite(RewritePattern):
     (before the matched root op by default) and returns the value replacing
     the root, or None to decline. Matched ops left unused are then erased.
     Matches whose interior values have users outside the match are rejected
-    unless `allow_escaping_interior` is set (then those ops are kept).
+    unless `allow_escaping_interior` is set (then those ops are kept). With
+    `rewrite_once` (TVM's), apply_rewrites sweeps the graph once for this
+    rewrite: what it builds is not matched again (e.g. x -> relu(relu(x))).
     """
 
     pattern: DFPattern
     skip_identity: bool = False
     allow_escaping_interior: bool = False
+    rewrite_once: bool = False
     stats: RewriteStats | None = None
 
     def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
@@ -116,7 +119,7 @@ def apply_rewrites(
 ) -> RewriteStats:
     """Apply the rewrites greedily to a fixed point; RewriteLimitError past `max_rewrites`.
 
-    The default cap scales with the graph: REWRITES_PER_OP per op of the module
+    Rewrites with `rewrite_once` run first, in one sweep. The default cap scales with the graph: REWRITES_PER_OP per op of the module
     (at least MIN_MAX_REWRITES); None sets no cap. Ops are visited from the
     last one up, so a pattern sees its largest match (e.g. conv+bias+relu)
     before a smaller one rooted at an inner op.
@@ -128,8 +131,13 @@ def apply_rewrites(
     for rewrite in rewrites:
         if isinstance(rewrite, DFPatternRewrite):
             rewrite.stats = stats
-    walker = PatternRewriteWalker(
-        GreedyRewritePatternApplier(list(rewrites)), walk_reverse=True
-    )
-    walker.rewrite_module(module)
+    once = [r for r in rewrites if getattr(r, "rewrite_once", False)]
+    repeated = [r for r in rewrites if not getattr(r, "rewrite_once", False)]
+    for group, recursively in ((once, False), (repeated, True)):
+        if group:
+            PatternRewriteWalker(
+                GreedyRewritePatternApplier(group),
+                walk_reverse=True,
+                apply_recursively=recursively,
+            ).rewrite_module(module)
     return stats
