@@ -1,8 +1,12 @@
-"""Benchmark: match conv+batch_norm+relu on synthetic graphs of 5k, 20k and 50k ops.
+"""Benchmark: the pattern language on synthetic graphs of 5k, 20k and 50k ops.
 
-Prints seconds (median of several runs) and ops/second per size, and how the
-time per op grows from the smallest graph to the largest (1.0 = linear).
-Run: python bench/patterns.py [--runs N]
+Cases: `match` finds conv+batch_norm+relu blocks (match_all); `dominates`
+finds every add of a ladder dominated by a conv (match_all: each of the n
+matches covers the adds above it); `rewrites` collapses relu chains with
+apply_rewrites (half as many rewrites as ops, past any fixed cap of 10,000).
+Prints a table of seconds (median of several runs), ops/second and what was
+found, and per case how the time per op grows from the smallest graph to the
+largest (1.0 = linear). Run: python bench/patterns.py [--runs N]
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import func
@@ -17,10 +22,17 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp
-from graph_opt.dialects.nn.elementwise import ReluOp, TanhOp
+from graph_opt.dialects.nn.elementwise import AddOp, ReluOp, TanhOp
 from graph_opt.dialects.nn.norm import BatchNormOp
-from graph_opt.patterns import match_all
-from graph_opt.patterns.library import conv_bn_relu
+from graph_opt.patterns import (
+    DFPattern,
+    apply_rewrites,
+    dominates,
+    is_op,
+    match_all,
+    wildcard,
+)
+from graph_opt.patterns.library import RemoveDoubleRelu, conv_bn_relu
 
 SIZES = (5_000, 20_000, 50_000)
 CHANNELS = 4
@@ -50,29 +62,90 @@ def synthetic_graph(op_count: int) -> ModuleOp:
     return ModuleOp([function])
 
 
-def time_matching(module: ModuleOp, runs: int) -> tuple[float, int]:
-    pattern = conv_bn_relu()
-    timings, found = [], 0
+def add_ladder(op_count: int) -> ModuleOp:
+    """A conv, then adds, each of the two values before it: the conv dominates them all."""
+    data = TensorType(f32, [1, CHANNELS, 4, 4])
+    function = func.FuncOp("main", ([data], [data]))
+    weights = ConstantOp.from_array(np.ones((CHANNELS, CHANNELS, 1, 1), np.float32))
+    conv = ConvOp.create_inferred([function.body.block.args[0], weights])
+    ops, before, last = [weights, conv], conv, conv
+    while len(ops) < op_count:
+        add = AddOp.create_inferred([last, before])
+        ops.append(add)
+        before, last = last, add
+    function.body.block.add_ops([*ops, func.ReturnOp(last)])
+    return ModuleOp([function])
+
+
+def relu_runs(op_count: int) -> ModuleOp:
+    """Runs of tanh, relu, relu, relu: two RemoveDoubleRelu rewrites per four ops."""
+    data = TensorType(f32, [1, CHANNELS, 4, 4])
+    function = func.FuncOp("main", ([data], [data]))
+    value, ops = function.body.block.args[0], []
+    while len(ops) < op_count:
+        kind = TanhOp if len(ops) % 4 == 0 else ReluOp
+        ops.append(kind.create_inferred([value]))
+        value = ops[-1].results[0]
+    function.body.block.add_ops([*ops, func.ReturnOp(value)])
+    return ModuleOp([function])
+
+
+def count_matches(
+    pattern_factory: Callable[[], DFPattern],
+) -> Callable[[ModuleOp], int]:
+    return lambda module: len(match_all(pattern_factory(), module))
+
+
+def dominated_adds() -> DFPattern:
+    add = is_op("nn.add")(wildcard(), wildcard())
+    return dominates(is_op("nn.conv")(wildcard(), wildcard()), add, add)
+
+
+def count_rewrites(module: ModuleOp) -> int:
+    return apply_rewrites(module, [RemoveDoubleRelu()]).total
+
+
+CASES: dict[str, tuple[Callable[[int], ModuleOp], Callable[[ModuleOp], int]]] = {
+    "match": (synthetic_graph, count_matches(conv_bn_relu)),
+    "dominates": (add_ladder, count_matches(dominated_adds)),
+    "rewrites": (relu_runs, count_rewrites),
+}
+
+
+def time_case(
+    build: Callable[[int], ModuleOp],
+    run: Callable[[ModuleOp], int],
+    size: int,
+    runs: int,
+) -> tuple[int, float, int]:
+    """(ops, median seconds, what `run` found); a fresh graph per run (rewrites change it)."""
+    timings, found, op_count = [], 0, 0
     for _ in range(runs):
+        module = build(size)
+        op_count = sum(1 for _ in module.walk()) - 1
         start = time.perf_counter()
-        found = len(match_all(pattern, module))
+        found = run(module)
         timings.append(time.perf_counter() - start)
-    return statistics.median(timings), found
+    return op_count, statistics.median(timings), found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    print(f"{'ops':>8} {'matches':>8} {'seconds':>9} {'ops/s':>10}")
-    per_op = []
-    for size in SIZES:
-        module = synthetic_graph(size)
-        op_count = sum(1 for _ in module.walk()) - 1
-        seconds, found = time_matching(module, args.runs)
-        per_op.append(seconds / op_count)
-        print(f"{op_count:>8} {found:>8} {seconds:>9.3f} {op_count / seconds:>10.0f}")
-    print(f"time per op, {SIZES[-1]} vs {SIZES[0]} ops: x{per_op[-1] / per_op[0]:.2f}")
+    print(f"{'case':<10} {'ops':>8} {'found':>8} {'seconds':>9} {'ops/s':>10}")
+    growth = {}
+    for name, (build, run) in CASES.items():
+        per_op = []
+        for size in SIZES:
+            op_count, seconds, found = time_case(build, run, size, args.runs)
+            per_op.append(seconds / op_count)
+            print(
+                f"{name:<10} {op_count:>8} {found:>8} {seconds:>9.3f} {op_count / seconds:>10.0f}"
+            )
+        growth[name] = per_op[-1] / per_op[0]
+    for name, factor in growth.items():
+        print(f"{name}: time per op, {SIZES[-1]} vs {SIZES[0]} ops: x{factor:.2f}")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ from graph_opt.statistics import record
 class PartitionPatternPass(ModulePass):
     """Outline each match of a named pattern into a private func.func, called in its place.
 
-    Partitions carry `composite = "<pattern>"`; they never overlap and keep
-    matches whose inner values are used elsewhere in place.
+    Partitions carry `composite = "<pattern>"` and TVM's `PartitionedFromPattern`;
+    they never overlap, keep matches whose inner values are used elsewhere in
+    place, and are not searched again (running the pass twice changes nothing).
     """
 
     name = "partition-pattern"

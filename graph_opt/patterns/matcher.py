@@ -2,60 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 
+from graph_opt.patterns.failure import Failure, describe
 from graph_opt.patterns.pattern import SKIPPABLE_OPS, DFPattern, OpPattern
 
 
 @dataclass
-class Failure:
-    """Why `pattern` did not match `subject`, possibly because of a sub-pattern's failure."""
-
-    pattern: DFPattern
-    subject: SSAValue | Operation
-    reason: str
-    args: tuple[Any, ...]
-    causes: tuple[Failure, ...] = ()
-
-    def lines(self, depth: int = 0) -> Iterator[str]:
-        text = self.reason.format(*(_text(a) for a in self.args))
-        yield f"{'  ' * depth}{self.pattern} on {describe(self.subject)}: {text}"
-        for cause in self.causes:
-            yield from cause.lines(depth + 1)
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines())
-
-
-def describe(subject: SSAValue | Operation) -> str:
-    if isinstance(subject, Operation):
-        hints = [r.name_hint for r in subject.results if r.name_hint]
-        return f"{subject.name} defining %{hints[0]}" if hints else subject.name
-    name = f"%{subject.name_hint}" if subject.name_hint else "a value"
-    if isinstance(subject, OpResult):
-        return f"{name} (result #{subject.index} of {subject.op.name})"
-    assert isinstance(subject, BlockArgument)
-    return f"{name} (block argument #{subject.index})"
-
-
-def _text(arg: Any) -> str:
-    return describe(arg) if isinstance(arg, SSAValue | Operation) else str(arg)
-
-
-@dataclass
 class Match:
-    """The values and ops a pattern matched, read through its sub-pattern objects."""
+    """The values and ops a pattern matched, read through its sub-pattern objects.
+
+    `paths` and `region` are computed when first read (match_all finds every
+    overlapping match of a dominator over a long path in linear time): read
+    them before changing the graph.
+    """
 
     root: SSAValue
     values: dict[DFPattern, SSAValue]
     ops: dict[DFPattern, Operation]
-    paths: dict[DFPattern, list[Operation]]
-    region: dict[Operation, None]
-    """Ops the match covers (op patterns, dominator paths, skipped identities), in match order."""
+    covered: dict[Operation, None]
+    """Ops bound by op patterns and skipped identities, in match order."""
+    path_walks: dict[DFPattern, Callable[[], list[Operation]]]
     constants: dict[Operation, None]
 
     def __getitem__(self, pattern: DFPattern) -> SSAValue:
@@ -66,6 +38,19 @@ class Match:
 
     def op(self, pattern: DFPattern) -> Operation:
         return self.ops[pattern]
+
+    @cached_property
+    def paths(self) -> dict[DFPattern, list[Operation]]:
+        """The ops on each dominator's paths."""
+        return {pattern: walk() for pattern, walk in self.path_walks.items()}
+
+    @cached_property
+    def region(self) -> dict[Operation, None]:
+        """Ops the match covers (op patterns, dominator paths, skipped identities)."""
+        region = dict(self.covered)
+        for ops in self.paths.values():
+            region.update(dict.fromkeys(ops))
+        return region
 
     def escaping_values(self) -> list[SSAValue]:
         """Results of covered ops, other than the root, used outside the match."""
@@ -84,11 +69,17 @@ class Matcher:
     """One match attempt: bindings with an undo trail for alternatives and commutation."""
 
     skip_identity: bool = False
+    memo: dict[DFPattern, dict] = field(default_factory=dict)
+    """Per-pattern facts about values that hold apart from any match (dominance),
+    shared by the attempts of one search of an unchanged graph."""
     failure: Failure | None = None
     values: dict[DFPattern, SSAValue] = field(default_factory=dict)
     ops: dict[DFPattern, Operation] = field(default_factory=dict)
-    paths: dict[DFPattern, list[Operation]] = field(default_factory=dict)
-    region: dict[Operation, None] = field(default_factory=dict)
+    op_owners: dict[Operation, DFPattern] = field(default_factory=dict)
+    path_walks: dict[DFPattern, Callable[[], list[Operation]]] = field(
+        default_factory=dict
+    )
+    covered: dict[Operation, None] = field(default_factory=dict)
     constants: dict[Operation, None] = field(default_factory=dict)
     inside_checks: list[tuple[DFPattern, SSAValue]] = field(default_factory=list)
     trail: list[tuple[Any, Any]] = field(default_factory=list)
@@ -119,35 +110,41 @@ class Matcher:
             and value.op.name in SKIPPABLE_OPS
             and value.op.name not in names
         ):
-            self._set(self.region, value.op, None)
+            self._set(self.covered, value.op, None)
             value = value.op.operands[0]
         return value
 
     def matches_alone(self, pattern: DFPattern, value: SSAValue) -> bool:
         """Whether `pattern` matches `value` with fresh bindings (kept apart from this match)."""
-        scratch = Matcher(self.skip_identity)
+        scratch = Matcher(self.skip_identity, self.memo)
         if scratch.match_value(pattern, value, skippable=False):
             return True
         self.failure = scratch.failure
         return False
 
     def bind_op(self, pattern: OpPattern, op: Operation) -> bool:
+        """Bind `op` to `pattern`, one to one: distinct op patterns bind distinct ops."""
         bound = self.ops.get(pattern)
         if bound is not None and bound is not op:
             return self.fail(
                 pattern, op, "the pattern is already bound to another {}", bound.name
             )
+        owner = self.op_owners.get(op)
+        if owner is not None and owner is not pattern:
+            return self.fail(pattern, op, "is already bound to {}", owner)
         self._set(self.ops, pattern, op)
-        self._set(self.region, op, None)
+        self._set(self.op_owners, op, pattern)
+        self._set(self.covered, op, None)
         return True
 
     def bind_constant(self, op: Operation) -> None:
         self._set(self.constants, op, None)
 
-    def bind_path(self, pattern: DFPattern, ops: list[Operation]) -> None:
-        self._set(self.paths, pattern, ops)
-        for op in ops:
-            self._set(self.region, op, None)
+    def bind_path(
+        self, pattern: DFPattern, walk: Callable[[], list[Operation]]
+    ) -> None:
+        """Bind the ops of a dominator's paths, listed by `walk` when first read."""
+        self._set(self.path_walks, pattern, walk)
 
     def require_uses_inside(self, pattern: DFPattern, value: SSAValue) -> None:
         self.inside_checks.append((pattern, value))
@@ -191,9 +188,12 @@ class Matcher:
             self.trail.append((table, key))
 
     def finish(self, root_pattern: DFPattern, root: SSAValue) -> Match | None:
+        match = Match(
+            root, self.values, self.ops, self.covered, self.path_walks, self.constants
+        )
         for pattern, value in self.inside_checks:
             for use in value.uses:
-                if use.operation not in self.region:
+                if use.operation not in match.region:
                     self.fail(
                         pattern,
                         value,
@@ -202,22 +202,31 @@ class Matcher:
                     )
                     self.fail_because(root_pattern, root, "a use constraint fails")
                     return None
-        return Match(
-            root, self.values, self.ops, self.paths, self.region, self.constants
-        )
+        return match
 
 
 def match_value(
-    pattern: DFPattern, value: SSAValue, *, skip_identity: bool = False
+    pattern: DFPattern,
+    value: SSAValue,
+    *,
+    skip_identity: bool = False,
+    memo: dict[DFPattern, dict] | None = None,
 ) -> Match | None:
-    """The match of `pattern` rooted at `value`, or None."""
-    return _attempt(pattern, value, skip_identity)[0]
+    """The match of `pattern` rooted at `value`, or None.
+
+    Attempts that share `memo` (one search of a graph that does not change
+    meanwhile) share what they learn about values, e.g. which op dominates them.
+    """
+    return _attempt(pattern, value, skip_identity, memo)[0]
 
 
 def _attempt(
-    pattern: DFPattern, value: SSAValue, skip_identity: bool
+    pattern: DFPattern,
+    value: SSAValue,
+    skip_identity: bool,
+    memo: dict[DFPattern, dict] | None = None,
 ) -> tuple[Match | None, Failure | None]:
-    matcher = Matcher(skip_identity)
+    matcher = Matcher(skip_identity, {} if memo is None else memo)
     if not matcher.match_value(pattern, value, skippable=False):
         return None, matcher.failure
     found = matcher.finish(pattern, value)
@@ -225,14 +234,18 @@ def _attempt(
 
 
 def match_op(
-    pattern: DFPattern, op: Operation, *, skip_identity: bool = False
+    pattern: DFPattern,
+    op: Operation,
+    *,
+    skip_identity: bool = False,
+    memo: dict[DFPattern, dict] | None = None,
 ) -> Match | None:
     """The first match of `pattern` rooted at a result of `op`, or None."""
     names = pattern.root_names
     if names is not None and op.name not in names:
         return None
     for result in op.results:
-        found = match_value(pattern, result, skip_identity=skip_identity)
+        found = match_value(pattern, result, skip_identity=skip_identity, memo=memo)
         if found is not None:
             return found
     return None
@@ -242,7 +255,11 @@ def match_all(
     pattern: DFPattern, root: Operation | Block, *, skip_identity: bool = False
 ) -> list[Match]:
     """Every match rooted at an op nested in `root`, in program order (may overlap)."""
-    found = (match_op(pattern, op, skip_identity=skip_identity) for op in root.walk())
+    memo: dict[DFPattern, dict] = {}
+    found = (
+        match_op(pattern, op, skip_identity=skip_identity, memo=memo)
+        for op in root.walk()
+    )
     return [m for m in found if m is not None]
 
 

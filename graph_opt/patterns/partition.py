@@ -13,6 +13,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from graph_opt.patterns.matcher import Match, match_op
 from graph_opt.patterns.pattern import DFPattern
 
+PARTITIONED_FROM = "PartitionedFromPattern"
+"""The attribute marking an outlined function (TVM's name), with its op names."""
+
 
 def partition(
     module: ModuleOp,
@@ -30,6 +33,11 @@ def partition(
     skipped, so only the root leaves a partition and, every partition op
     feeding the root, outlining cannot create a cycle. Constants become
     arguments of the outlined function.
+
+    Each outlined function also carries TVM's `PartitionedFromPattern` (the
+    names of its ops, each followed by "_", e.g. "nn.conv_nn.add_"), and
+    functions carrying it are never searched: partitioning again, with the
+    same pattern or another, leaves earlier partitions whole.
     """
     attributes = {
         k: StringAttr(v) if isinstance(v, str) else v for k, v in (attrs or {}).items()
@@ -43,7 +51,12 @@ def partition(
     names = _symbol_names(module)
     counter = itertools.count()
     outlined = []
-    for function in [op for op in module.ops if isinstance(op, func.FuncOp)]:
+    functions = [
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and PARTITIONED_FROM not in op.attributes
+    ]
+    for function in functions:
         for block in function.body.blocks:
             for match in _disjoint_matches(block, pattern, check, skip_identity):
                 name = _fresh_name(prefix, names, counter)
@@ -59,11 +72,12 @@ def _disjoint_matches(
 ) -> list[tuple[Match, dict[Operation, int]]]:
     positions = {op: i for i, op in enumerate(block.ops)}
     claimed: set[Operation] = set()
+    memo: dict[DFPattern, dict] = {}  # the block does not change until all are found
     found = []
     for op in reversed(list(block.ops)):
         if op in claimed:
             continue
-        match = match_op(pattern, op, skip_identity=skip_identity)
+        match = match_op(pattern, op, skip_identity=skip_identity, memo=memo)
         if (
             match is None
             or match.root.owner not in match.region
@@ -96,6 +110,9 @@ def _outline(
         name, ([v.type for v in inputs], [root.type]), visibility="private"
     )
     function.attributes.update(attributes)
+    function.attributes[PARTITIONED_FROM] = StringAttr(
+        "".join(f"{op.name}_" for op in ops)
+    )
     body = function.body.block
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args))
     for op in ops:

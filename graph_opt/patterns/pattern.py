@@ -7,11 +7,13 @@ A pattern object used twice in one pattern must match the same value twice.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
@@ -19,15 +21,27 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue
-from xdsl.irdl import IRDLOperation
+from xdsl.ir import (
+    Attribute,
+    BlockArgument,
+    Operation,
+    OpResult,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.traits import Commutative, ConstantLike
 
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import element_type
+from graph_opt.patterns.defaults import property_default
+from graph_opt.patterns.failure import Failure, text_of
+from graph_opt.patterns.op_kinds import OpKind, op_kind
 
 if TYPE_CHECKING:
     from graph_opt.patterns.matcher import Match, Matcher
+
+MAX_UNORDERED_INPUTS = 6
+"""The most inputs `ordered_inputs=False` permutes (6! = 720 orders)."""
 
 SKIPPABLE_OPS = frozenset({"nn.identity", "nn.stop_gradient"})
 """Identity-like ops that `skip_identity` matching looks through."""
@@ -51,6 +65,12 @@ class DFPattern:
 
     def __or__(self, other: DFPattern) -> AltPattern:
         return AltPattern(self, other)
+
+    def __and__(self, other: DFPattern) -> AndPattern:
+        return AndPattern(self, other)
+
+    def __invert__(self) -> NotPattern:
+        return NotPattern(self)
 
     def __add__(self, other: DFPattern) -> OpPattern:
         return is_op("nn.add")(self, other)
@@ -121,7 +141,9 @@ class OpPattern(DFPattern):
 
     `args` None accepts any operands; a trailing None in `args` accepts any
     number of further operands. Ops with the Commutative trait also match
-    with their two operands swapped, unless `commutative` is False.
+    with their two operands swapped, unless `commutative` is False; with
+    `ordered_inputs` False, `args` match the operands in any order (TF's
+    graph_matcher), for any op.
     """
 
     def __init__(
@@ -129,10 +151,11 @@ class OpPattern(DFPattern):
         names: Sequence[str],
         args: Sequence[DFPattern | None] | None = None,
         commutative: bool = True,
+        ordered_inputs: bool = True,
     ):
         self.names = frozenset(names)
         self.root_names = self.names
-        self.commutative = commutative
+        self.commutative, self.ordered_inputs = commutative, ordered_inputs
         self.args: tuple[DFPattern, ...] | None = None
         self.variadic = args is None
         if args is not None:
@@ -140,9 +163,15 @@ class OpPattern(DFPattern):
                 raise ValueError("only the last input pattern may be None")
             self.variadic = bool(args) and args[-1] is None
             self.args = tuple(a for a in args if a is not None)
+            if not ordered_inputs and len(self.args) > MAX_UNORDERED_INPUTS:
+                raise ValueError(
+                    f"ordered_inputs=False takes at most {MAX_UNORDERED_INPUTS} inputs"
+                )
 
     def __call__(self, *args: DFPattern | None) -> OpPattern:
-        return OpPattern(sorted(self.names), args, self.commutative)
+        return OpPattern(
+            sorted(self.names), args, self.commutative, self.ordered_inputs
+        )
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not isinstance(value, OpResult):
@@ -166,25 +195,25 @@ class OpPattern(DFPattern):
 
     def _match_operands(self, m: Matcher, op: Operation) -> bool:
         assert self.args is not None
-        operands = op.operands
-        swappable = (
+        operands = tuple(op.operands)
+        if not self.ordered_inputs:
+            orders = itertools.permutations(operands, len(self.args))
+        elif (
             self.commutative
             and len(self.args) == 2
             and len(operands) == 2
             and op.has_trait(Commutative)
-        )
-        if swappable:
-            mark = m.mark()
-            if self._match_in_order(m, op, operands):
+        ):
+            orders = iter([operands, operands[::-1]])
+        else:
+            return self._match_in_order(m, op, operands)
+        mark, failures = m.mark(), []
+        for order in orders:
+            if self._match_in_order(m, op, order):
                 return True
-            in_order = m.failure
+            failures.append(m.failure)
             m.rollback(mark)
-            if self._match_in_order(m, op, (operands[1], operands[0])):
-                return True
-            return m.fail_all(
-                self, op, "operands match in neither order", [in_order, m.failure]
-            )
-        return self._match_in_order(m, op, operands)
+        return m.fail_all(self, op, "operands match in no order", failures[:4])
 
     def _match_in_order(self, m: Matcher, op: Operation, operands) -> bool:
         for index, (arg, operand) in enumerate(zip(self.args or (), operands)):
@@ -222,6 +251,76 @@ class AltPattern(DFPattern):
 
     def __str__(self) -> str:
         return f"({self.left} | {self.right})"
+
+
+class AndPattern(DFPattern):
+    """`left & right`: a value both match (Relax's `&`)."""
+
+    def __init__(self, left: DFPattern, right: DFPattern):
+        self.left, self.right = left, right
+        names = [n for n in (left.root_names, right.root_names) if n is not None]
+        self.root_names = frozenset.intersection(*names) if names else None
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        for side in (self.left, self.right):
+            if not m.match_value(side, value, skippable=False):
+                return m.fail_because(self, value, "{} does not match", side)
+        return True
+
+    def __str__(self) -> str:
+        return f"({self.left} & {self.right})"
+
+
+class NotPattern(DFPattern):
+    """`~inner`: a value `inner` does not match (its bindings are not kept)."""
+
+    def __init__(self, inner: DFPattern):
+        self.inner = inner
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if m.matches_alone(self.inner, value):
+            return m.fail(self, value, "{} matches", self.inner)
+        return True
+
+    def __str__(self) -> str:
+        return f"~{self.inner}"
+
+
+class VarPattern(DFPattern):
+    """An argument of a function, with name hint `name` if given (TVM's is_var)."""
+
+    def __init__(self, name: str | None):
+        self.name = name
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not isinstance(value, BlockArgument) or not isinstance(
+            value.block.parent_op(), func.FuncOp
+        ):
+            return m.fail(self, value, "is not a function argument")
+        if self.name is not None and value.name_hint != self.name:
+            return m.fail(self, value, "is not named {}", self.name)
+        return True
+
+    def __str__(self) -> str:
+        return "is_var()" if self.name is None else f"is_var({self.name!r})"
+
+
+class ExprPattern(DFPattern):
+    """Exactly one given value (TVM's is_expr)."""
+
+    def __init__(self, value: SSAValue):
+        self.value = value
+        self.root_names = (
+            frozenset({value.op.name}) if isinstance(value, OpResult) else None
+        )
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if value is not self.value:
+            return m.fail(self, value, "is not {}", self.value)
+        return True
+
+    def __str__(self) -> str:
+        return f"is_expr({text_of(self.value)})"
 
 
 class ConstantPattern(DFPattern):
@@ -308,14 +407,16 @@ class PredicatePattern(DFPattern):
 
 
 class ResultPattern(DFPattern):
-    """Result `index` of an op matching `inner` (TVM's is_tuple_get_item)."""
+    """Result `index` (any one if None) of an op matching `inner` (TVM's is_tuple_get_item)."""
 
-    def __init__(self, inner: DFPattern, index: int):
+    def __init__(self, inner: DFPattern, index: int | None):
         self.inner, self.index = inner, index
         self.root_names = inner.root_names
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
-        if not isinstance(value, OpResult) or value.index != self.index:
+        if not isinstance(value, OpResult):
+            return m.fail(self, value, "is not an op result")
+        if self.index is not None and value.index != self.index:
             return m.fail(self, value, "is not result #{} of an op", self.index)
         if not self.inner.match_op(m, value.op):
             return m.fail_because(self, value, "the op does not match")
@@ -354,8 +455,10 @@ class UsesPattern(DFPattern):
 class DominatorPattern(DFPattern):
     """`child`, where every path up from it reaches `parent` through ops matching `path`.
 
-    Operands defined by constants end a path. Walked with a worklist, so a
-    chain of any length works.
+    All paths must reach the same parent value; operands defined by constants
+    end a path. What each value reaches is found once per search (kept in the
+    matcher's memo), walking iteratively: a chain of any length works, and
+    match_all over a ladder of n ops takes O(n), not O(n^2).
     """
 
     def __init__(self, parent: DFPattern, path: DFPattern, child: DFPattern):
@@ -367,56 +470,147 @@ class DominatorPattern(DFPattern):
             return m.fail_because(self, value, "child does not match")
         if not isinstance(value, OpResult):
             return m.fail(self, value, "child is not an op result")
-        worklist, seen, path_ops = list(value.op.operands), set(), []
-        reached_parent = False
-        while worklist:
-            current = worklist.pop()
-            if current in seen or _is_constant(current):
-                continue
-            seen.add(current)
-            mark = m.mark()
-            if m.match_value(self.parent, current):
-                reached_parent = True
-                continue
-            m.rollback(mark)
-            if not isinstance(current, OpResult) or not m.matches_alone(
-                self.path, current
-            ):
-                return m.fail(
-                    self,
-                    current,
-                    "matches neither parent {} nor path {}",
-                    self.parent,
-                    self.path,
-                )
-            path_ops.append(current.op)
-            worklist.extend(current.op.operands)
-        if not reached_parent:
+        reaches = m.memo.setdefault(self, {})
+        self._explore(m, value.op.operands, reaches)
+        outcome = _join(self, value, [reaches[v][1] for v in value.op.operands])
+        if isinstance(outcome, Failure):
+            m.failure = outcome
+            return False
+        if outcome is None:
             return m.fail(self, value, "no path reaches parent {}", self.parent)
-        m.bind_path(self, path_ops)
+        if not m.match_value(self.parent, outcome):
+            return m.fail_because(self, outcome, "parent conflicts with the match")
+        m.bind_path(self, lambda: _path_ops(value.op.operands, reaches))
         return True
+
+    def _explore(self, m: Matcher, start, reaches: dict) -> None:
+        """Fill `reaches[v]` for `start` and every value above it on a path:
+        the parent value it reaches, None (only constants), or a Failure."""
+        stack = [v for v in start if v not in reaches]
+        on_path: set[SSAValue] = set()
+        while stack:
+            current = stack[-1]
+            if current in reaches:
+                stack.pop()
+            elif current in on_path:  # its operands are done: join them
+                stack.pop()
+                operands = current.owner.operands  # type: ignore[union-attr]
+                reaches[current] = (
+                    _PATH,
+                    _join(self, current, [reaches[v][1] for v in operands]),
+                )
+            elif _is_constant(current):
+                reaches[current] = (_END, None)
+            elif m.matches_alone(self.parent, current):
+                reaches[current] = (_END, current)
+            elif isinstance(current, OpResult) and m.matches_alone(self.path, current):
+                on_path.add(current)
+                stack.extend(v for v in current.op.operands if v not in reaches)
+            else:
+                reaches[current] = (
+                    _END,
+                    Failure(
+                        self,
+                        current,
+                        "matches neither parent {} nor path {}",
+                        (self.parent, self.path),
+                    ),
+                )
 
     def __str__(self) -> str:
         return f"dominates({self.parent}, {self.path}, {self.child})"
+
+
+_PATH, _END = "path", "end"
+"""Kinds of a dominator memo entry: an op on a path, or where a path ends."""
+
+
+def _join(pattern: DFPattern, subject: SSAValue, outcomes: list) -> Any:
+    """What a value reaches from what its operands reach: one parent, None, or a Failure."""
+    parent = None
+    for outcome in outcomes:
+        if isinstance(outcome, Failure):
+            return outcome
+        if outcome is not None and parent is not None and outcome is not parent:
+            return Failure(
+                pattern,
+                subject,
+                "paths reach two parents, {} and {}",
+                (parent, outcome),
+            )
+        parent = outcome if outcome is not None else parent
+    return parent
+
+
+def _path_ops(start, reaches: dict) -> list[Operation]:
+    """The ops on the paths up from `start`, as a dominator match found them."""
+    ops, seen, stack = [], set(), list(start)
+    while stack:
+        current = stack.pop()
+        if current in seen or reaches[current][0] != _PATH:
+            continue
+        seen.add(current)
+        ops.append(current.owner)
+        stack.extend(current.owner.operands)
+    return ops
 
 
 def wildcard() -> WildcardPattern:
     return WildcardPattern()
 
 
-def is_op(*names: str, commutative: bool = True) -> OpPattern:
+def is_op(
+    *names: str, commutative: bool = True, ordered_inputs: bool = True
+) -> OpPattern:
     """Ops named `names` ("nn.conv", or short "conv"); call it on input patterns."""
     if not names:
         raise ValueError("is_op needs at least one op name")
-    return OpPattern([n if "." in n else f"nn.{n}" for n in names], None, commutative)
+    full = [n if "." in n else f"nn.{n}" for n in names]
+    return OpPattern(full, None, commutative, ordered_inputs)
 
 
 def is_constant(value: float | np.ndarray | None = None) -> ConstantPattern:
     return ConstantPattern(value)
 
 
-def is_tuple_get_item(pattern: DFPattern, index: int) -> ResultPattern:
+def is_tuple_get_item(pattern: DFPattern, index: int | None = None) -> ResultPattern:
+    """Result `index` of an op matching `pattern`; any result when `index` is None."""
     return ResultPattern(pattern, index)
+
+
+def is_var(name: str | None = None) -> VarPattern:
+    """An argument of a function (TVM's is_var), named `name` if given."""
+    return VarPattern(name)
+
+
+def is_expr(value: SSAValue) -> ExprPattern:
+    """Exactly `value` (TVM's is_expr)."""
+    return ExprPattern(value)
+
+
+def is_op_kind(kind: OpKind, pattern: DFPattern | None = None) -> PredicatePattern:
+    """Values defined by ops of TVM's TOpPattern `kind` (OpKind.ELEMWISE, ...)."""
+
+    def check(value: SSAValue) -> bool:
+        return isinstance(value, OpResult) and op_kind(value.op) == kind
+
+    return PredicatePattern(pattern or wildcard(), check, f"is_op_kind({kind.name})")
+
+
+def is_elementwise(pattern: DFPattern | None = None) -> PredicatePattern:
+    return is_op_kind(OpKind.ELEMWISE, pattern)
+
+
+def is_broadcast(pattern: DFPattern | None = None) -> PredicatePattern:
+    return is_op_kind(OpKind.BROADCAST, pattern)
+
+
+def is_injective(pattern: DFPattern | None = None) -> PredicatePattern:
+    return is_op_kind(OpKind.INJECTIVE, pattern)
+
+
+def is_reduction(pattern: DFPattern | None = None) -> PredicatePattern:
+    return is_op_kind(OpKind.COMM_REDUCE, pattern)
 
 
 def dominates(parent: DFPattern, path: DFPattern, child: DFPattern) -> DominatorPattern:
@@ -446,7 +640,7 @@ def has_shape(
 
 def has_dtype(dtype: Any, pattern: DFPattern | None = None) -> PredicatePattern:
     """Tensors of an element type (an MLIR type, or a numpy dtype such as "float32")."""
-    wanted = dtype if isinstance(dtype, Attribute) else element_type(np.dtype(dtype))
+    wanted = _element_type(dtype)
 
     def check(value: SSAValue) -> bool:
         return getattr(value.type, "element_type", None) == wanted
@@ -462,6 +656,11 @@ def has_type(
     )
 
 
+def _element_type(dtype: Any) -> Attribute:
+    """An MLIR element type, from itself or a numpy / TVM dtype ("float32", "int8")."""
+    return dtype if isinstance(dtype, Attribute) else element_type(np.dtype(dtype))
+
+
 def _names(pattern: OpPattern) -> str:
     return "|".join(sorted(pattern.names))
 
@@ -471,17 +670,19 @@ def _is_constant(value: SSAValue) -> bool:
 
 
 def _attribute(op: Operation, name: str) -> Attribute | None:
-    """An attribute or property of `op`, or the property's declared default."""
+    """An attribute or property of `op`, or the value the op gives it when absent."""
     found = op.get_attr_or_prop(name)
-    if found is None and isinstance(op, IRDLOperation):
-        prop = type(op).get_irdl_definition().properties.get(name)
-        found = getattr(prop, "default_value", None)
-    return found
+    return property_default(op, name) if found is None else found
 
 
 def _attr_equals(actual: Attribute, expected: Any) -> bool:
     if isinstance(expected, Attribute):
         return actual == expected
+    if isinstance(actual, TypeAttribute):
+        try:
+            return actual == _element_type(expected)
+        except (TypeError, ValueError):
+            return False  # not a dtype name
     if isinstance(actual, FloatAttr):
         return math.isclose(actual.value.data, expected, rel_tol=1e-6)
     if isinstance(actual, IntegerAttr):

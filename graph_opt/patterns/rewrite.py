@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, OpResult, SSAValue
@@ -18,7 +19,13 @@ from xdsl.pattern_rewriter import (
 from graph_opt.patterns.matcher import Match, match_value
 from graph_opt.patterns.pattern import DFPattern
 
-DEFAULT_MAX_REWRITES = 10_000
+REWRITES_PER_OP = 10
+"""The default cap on rewrites, per op of the input: a rewrite loop is caught after
+10 rewrites per op, as MLIR's greedy driver gives up after 10 sweeps of the IR,
+while a large graph may still need one rewrite (or a few) per op."""
+
+MIN_MAX_REWRITES = 1_000
+"""The default cap on rewrites of a small graph."""
 
 
 class RewriteLimitError(Exception):
@@ -53,12 +60,15 @@ class DFPatternRewrite(RewritePattern):
     (before the matched root op by default) and returns the value replacing
     the root, or None to decline. Matched ops left unused are then erased.
     Matches whose interior values have users outside the match are rejected
-    unless `allow_escaping_interior` is set (then those ops are kept).
+    unless `allow_escaping_interior` is set (then those ops are kept). With
+    `rewrite_once` (TVM's), apply_rewrites sweeps the graph once for this
+    rewrite: what it builds is not matched again (e.g. x -> relu(relu(x))).
     """
 
     pattern: DFPattern
     skip_identity: bool = False
     allow_escaping_interior: bool = False
+    rewrite_once: bool = False
     stats: RewriteStats | None = None
 
     def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
@@ -72,7 +82,8 @@ class DFPatternRewrite(RewritePattern):
             match = match_value(self.pattern, result, skip_identity=self.skip_identity)
             if match is None:
                 continue
-            if not self.allow_escaping_interior and match.escaping_values():
+            # (reads the region, which erase_unused needs, before the rewrite changes the graph)
+            if match.escaping_values() and not self.allow_escaping_interior:
                 continue  # erasing the interior would break its outside users
             replacement = self.rewrite(match, rewriter)
             if replacement is None:
@@ -104,19 +115,29 @@ def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) ->
 def apply_rewrites(
     module: ModuleOp,
     rewrites: Sequence[RewritePattern],
-    max_rewrites: int | None = DEFAULT_MAX_REWRITES,
+    max_rewrites: int | Literal["scaled"] | None = "scaled",
 ) -> RewriteStats:
     """Apply the rewrites greedily to a fixed point; RewriteLimitError past `max_rewrites`.
 
-    Ops are visited from the last one up, so a pattern sees its largest match
-    (e.g. conv+bias+relu) before a smaller one rooted at an inner op.
+    Rewrites with `rewrite_once` run first, in one sweep. The default cap scales with the graph: REWRITES_PER_OP per op of the module
+    (at least MIN_MAX_REWRITES); None sets no cap. Ops are visited from the
+    last one up, so a pattern sees its largest match (e.g. conv+bias+relu)
+    before a smaller one rooted at an inner op.
     """
+    if max_rewrites == "scaled":
+        op_count = sum(1 for _ in module.walk())
+        max_rewrites = max(MIN_MAX_REWRITES, REWRITES_PER_OP * op_count)
     stats = RewriteStats(max_rewrites)
     for rewrite in rewrites:
         if isinstance(rewrite, DFPatternRewrite):
             rewrite.stats = stats
-    walker = PatternRewriteWalker(
-        GreedyRewritePatternApplier(list(rewrites)), walk_reverse=True
-    )
-    walker.rewrite_module(module)
+    once = [r for r in rewrites if getattr(r, "rewrite_once", False)]
+    repeated = [r for r in rewrites if not getattr(r, "rewrite_once", False)]
+    for group, recursively in ((once, False), (repeated, True)):
+        if group:
+            PatternRewriteWalker(
+                GreedyRewritePatternApplier(group),
+                walk_reverse=True,
+                apply_recursively=recursively,
+            ).rewrite_module(module)
     return stats

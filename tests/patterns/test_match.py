@@ -7,7 +7,7 @@ from xdsl.dialects.func import FuncOp
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp
-from graph_opt.dialects.nn.elementwise import ReluOp
+from graph_opt.dialects.nn.elementwise import AddOp, ReluOp
 from graph_opt.patterns import (
     dominates,
     explain,
@@ -338,3 +338,90 @@ def test_explain_names_failing_sub_pattern(parse, value):
 def test_is_op_rejects_misplaced_variadic_marker():
     with pytest.raises(ValueError, match="only the last"):
         is_op("nn.add")(None, wildcard())
+
+
+CAST = f"""
+  %h = nn.cast %x {{to = f16}} : ({T}) -> tensor<1x4x6x6xf16>
+  %m = nn.max_pool %x {{kernel_shape = array<i64: 1, 1>}} : ({T}) -> {T}
+"""
+
+
+def test_match_attribute_implicit_default(parse, value):
+    """An absent property means what the op reads it as: a conv without data_layout is NCHW."""
+    module = parse(func(CONV, "bias"))
+    conv = value(module, "conv")
+    assert has_attr({"data_layout": "NCHW"}).match(conv)
+    assert has_attr({"group": 1, "auto_pad": "NOTSET"}).match(conv)
+    module = parse(func(CAST, "m", f"%x: {T}"))
+    assert has_attr({"data_layout": "NCHW"}).match(value(module, "m"))
+
+
+def test_no_match_attribute_implicit_default(parse, value):
+    module = parse(func(CONV, "bias"))
+    conv = value(module, "conv")
+    assert has_attr({"data_layout": "NHWC"}).match(conv) is None
+    assert has_attr({"group": 2}).match(conv) is None
+    assert has_attr({"strides": [1, 1]}).match(conv) is None, (
+        "strides has no single default (it depends on the rank)"
+    )
+
+
+def test_match_attribute_dtype_string(parse, value):
+    """TVM writes dtypes as strings: {"to": "float16"} compares with an MLIR type."""
+    module = parse(func(CAST, "m", f"%x: {T}"))
+    assert (
+        is_op("cast")(wildcard()).has_attr({"to": "float16"}).match(value(module, "h"))
+    )
+    assert has_attr({"to": np.float16}).match(value(module, "h"))
+
+
+def test_no_match_attribute_dtype_string(parse, value):
+    module = parse(func(CAST, "m", f"%x: {T}"))
+    h = value(module, "h")
+    assert has_attr({"to": "float32"}).match(h) is None
+    assert has_attr({"to": "not_a_dtype"}).match(h) is None
+    assert has_attr({"to": 16}).match(h) is None
+
+
+def add_ladder(length: int, rungs_to_conv: bool = True):
+    """conv, then `length` adds, each of the previous add and (the conv or the add before)."""
+    data = TensorType(f32, [1, 3, 8, 8])
+    function = FuncOp("f", ([data], [data]))
+    weights = ConstantOp.from_array(np.ones((3, 3, 1, 1), np.float32))
+    conv = ConvOp.create_inferred([function.body.block.args[0], weights])
+    ops, before, last = [weights, conv], conv, conv
+    for _ in range(length):
+        add = AddOp.create_inferred([last, conv if rungs_to_conv else before])
+        ops.append(add)
+        before, last = last, add
+    function.body.block.add_ops(ops)
+    return function, ops
+
+
+def test_match_all_dominates_ladder_visits_each_op_once():
+    """Every add of the ladder matches; each value's dominator is found once, not once per root."""
+    function, ops = add_ladder(300, rungs_to_conv=False)
+    visits = []
+    path = is_op("add")(wildcard(), wildcard()).where(
+        lambda v: visits.append(v) or True, "counted"
+    )
+    pattern = dominates(is_op("conv")(wildcard(), wildcard()), path, path)
+    matches = match_all(pattern, function)
+    assert len(matches) == 300
+    assert len(matches[-1].paths[pattern]) == 299
+    assert len(visits) < 3 * 300, f"{len(visits)} path checks: quadratic"
+
+
+def test_no_match_dominates_two_parents():
+    """Two different convs reach the add: neither dominates it."""
+    data = TensorType(f32, [1, 3, 8, 8])
+    function = FuncOp("f", ([data], [data]))
+    weights = ConstantOp.from_array(np.ones((3, 3, 1, 1), np.float32))
+    x = function.body.block.args[0]
+    convs = [ConvOp.create_inferred([x, weights]) for _ in range(2)]
+    relus = [ReluOp.create_inferred([c]) for c in convs]
+    add = AddOp.create_inferred(relus)
+    function.body.block.add_ops([weights, *convs, *relus, add])
+    pattern = dominates(is_op("conv")(wildcard(), wildcard()), UNARY, is_op("add"))
+    assert pattern.match(add.results[0]) is None
+    assert "two parents" in explain(pattern, add)

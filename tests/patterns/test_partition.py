@@ -67,3 +67,31 @@ def test_no_partition_of_overlapping_matches(parse):
         "nn.conv",
         "func.return",
     ]
+
+
+def test_partition_marks_outlined_functions(parse):
+    module = parse(CHAIN)
+    functions = partition(module, conv_bias_relu(), {"composite": "cbr"})
+    assert [f.attributes["PartitionedFromPattern"].data for f in functions] == [
+        "nn.conv_nn.add_nn.relu_",
+        "nn.conv_nn.add_",
+    ]
+
+
+def test_partition_is_idempotent(parse):
+    """Partitioning again must not outline matches inside earlier partitions."""
+    module = parse(CHAIN)
+    conv_bias = is_op("conv")(wildcard(), wildcard()) + wildcard()
+    assert len(partition(module, conv_bias, {"composite": "cb"})) == 2
+    text = str(module)
+    assert partition(module, conv_bias, {"composite": "cb"}) == []
+    assert str(module) == text
+
+
+def test_no_partition_inside_partitions_of_another_pattern(parse):
+    module = parse(CHAIN)
+    partition(module, conv_bias_relu(), {"composite": "conv_bias_relu"})
+    text = str(module)
+    conv_bias = is_op("conv")(wildcard(), wildcard()) + wildcard()
+    assert partition(module, conv_bias, {"composite": "cb"}) == []
+    assert str(module) == text

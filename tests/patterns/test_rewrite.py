@@ -144,6 +144,31 @@ def test_rewrite_cap_names_patterns_that_keep_firing(parse):
         apply_rewrites(module, [ReluToIdentity(), IdentityToRelu()], max_rewrites=50)
 
 
+def test_default_cap_catches_a_rewrite_loop(parse):
+    module = parse(SINGLE_RELU)
+    with pytest.raises(RewriteLimitError, match="after 1000 rewrites"):
+        apply_rewrites(module, [ReluToIdentity(), IdentityToRelu()])
+
+
+def relu_chain(length: int) -> ModuleOp:
+    data = TensorType(f32, [4])
+    function = func.FuncOp("f", ([data], [data]))
+    ops = [ReluOp.create_inferred([function.body.block.args[0]])]
+    for _ in range(length - 1):
+        ops.append(ReluOp.create_inferred([ops[-1]]))
+    function.body.block.add_ops([*ops, func.ReturnOp(ops[-1])])
+    return ModuleOp([function])
+
+
+def test_default_cap_scales_with_the_graph():
+    """12,000 relus need 11,999 rewrites: more than any fixed cap of 10,000."""
+    module = relu_chain(12_000)
+    stats = apply_rewrites(module, [RemoveDoubleRelu()])
+    assert stats.total == 11_999
+    assert stats.max_rewrites == 10 * (12_000 + 3), "10 per op: module, func, return"
+    assert [op.name for op in module.walk()].count("nn.relu") == 1
+
+
 def test_no_cap_error_at_fixed_point(parse):
     module = parse(RELUS)
     assert apply_rewrites(module, [RemoveDoubleRelu()], max_rewrites=2).total == 2

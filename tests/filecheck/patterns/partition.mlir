@@ -1,4 +1,7 @@
 // RUN: graph-opt %s --split-input-file -p 'partition-pattern{pattern=conv-bias-relu}' | filecheck %s
+// RUN: graph-opt %s --split-input-file -p 'partition-pattern{pattern=conv-bias-relu},partition-pattern{pattern=conv-bias-relu}' | filecheck %s
+
+/// The second RUN line partitions twice: partitions already made stay whole.
 
 /// Two conv+bias(+relu) chains: each becomes its own composite function.
 // CHECK-LABEL: func.func @two_chains
@@ -19,12 +22,12 @@ func.func @two_chains(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> {
 // CHECK:       %[[FIRST:.*]] = func.call @conv_bias_relu_0(%[[X]], %[[W]], %[[B]])
 // CHECK-NEXT:  %[[SECOND:.*]] = func.call @conv_bias_relu_1(%[[FIRST]], %{{.*}}, %[[B]])
 // CHECK-NEXT:  func.return %[[SECOND]]
-// CHECK:       func.func private @conv_bias_relu_0({{.*}}) -> tensor<1x4x6x6xf32> attributes {composite = "conv-bias-relu"}
+// CHECK:       func.func private @conv_bias_relu_0({{.*}}) -> tensor<1x4x6x6xf32> attributes {composite = "conv-bias-relu", PartitionedFromPattern = "nn.conv_nn.add_nn.relu_"}
 // CHECK-NEXT:    nn.conv
 // CHECK-NEXT:    nn.add
 // CHECK-NEXT:    nn.relu
 // CHECK-NEXT:    func.return
-// CHECK:       func.func private @conv_bias_relu_1({{.*}}) -> tensor<1x4x4x4xf32> attributes {composite = "conv-bias-relu"}
+// CHECK:       func.func private @conv_bias_relu_1({{.*}}) -> tensor<1x4x4x4xf32> attributes {composite = "conv-bias-relu", PartitionedFromPattern = "nn.conv_nn.add_"}
 // CHECK-NEXT:    nn.conv
 // CHECK-NEXT:    nn.add
 // CHECK-NEXT:    func.return
