@@ -109,6 +109,20 @@ def test_graph_errors():
         graph_def_from_bytes(GraphDef().SerializeToString())
 
 
+def test_what_tensorflows_importer_refuses():
+    g = small_graph()
+    g.node("", "Relu", ["x"])
+    with pytest.raises(FrontendError, match="node 4 \\(Relu\\) has no name"):
+        import_graph_def(g.graph)
+    g = small_graph()
+    g.node("y", "Add", ["^relu", "x"])
+    with pytest.raises(
+        FrontendError,
+        match="node 'y' \\(Add\\) has data input 'x' after a control input",
+    ):
+        import_graph_def(g.graph)
+
+
 def training_batch_norm() -> GraphBuilder:
     g = GraphBuilder()
     g.placeholder("x", [1, 2, 2, 3])
