@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -331,15 +332,17 @@ def _copy_without_weights(
     g.output.extend(graph.output)
     g.value_info.extend(graph.value_info)
     inputs = {i.name for i in graph.input}
+    small = []
     for init in graph.initializer:
-        if int(np.prod(init.dims, dtype=np.int64)) <= SHAPE_INFERENCE_LIMIT:
-            g.initializer.append(init)
+        if math.prod(init.dims) <= SHAPE_INFERENCE_LIMIT:  # (np.prod costs 5 us)
+            small.append(init)
         elif init.name not in inputs:
             g.input.append(
                 onnx.helper.make_tensor_value_info(
                     init.name, init.data_type, list(init.dims)
                 )
             )
+    g.initializer.extend(small)
     for sparse in graph.sparse_initializer:
         if sparse.values.name not in inputs:
             g.input.append(

@@ -152,7 +152,21 @@ def unsorted_nodes():
     return model(nodes)
 
 
+def contrib_op():
+    """Operators of other domains (onnxruntime's com.microsoft) have no onnx schema."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    w = numpy_helper.from_array(np.ones((2, 3, 1, 1), np.float32), "w")
+    node = helper.make_node(
+        "FusedConv", ["x", "w"], ["y"], domain="com.microsoft", activation="Relu"
+    )
+    graph = helper.make_graph([node], "g", [x], [y], [w])
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, opset_imports=opsets)
+
+
 ACCEPTED = {
+    "contrib_op": contrib_op,
     "shape_contradicted": shape_contradicted,
     "untyped_output": untyped_output,
     "shapeless_input": shapeless_input,

@@ -174,16 +174,22 @@ def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
     mutated = GraphDef()
     mutated.ParseFromString(data)
     nodes = mutated.node
-    node = nodes[int(rng.integers(1, len(nodes)))]
+    readers = (
+        [n for n in nodes if n.input]
+        if kind.endswith("_input") or kind.startswith("control")
+        else []
+    )
+    candidates = readers or nodes[1:]
+    node = candidates[int(rng.integers(len(candidates)))]
     if kind == "remove_node":
         del nodes[int(rng.integers(1, len(nodes)))]
     elif kind == "duplicate_name":
         node.name = nodes[0].name
     elif kind == "drop_attr" and node.attr:
         del node.attr[sorted(node.attr)[int(rng.integers(len(node.attr)))]]
-    elif kind == "control_before_data" and node.input:
+    elif kind == "control_before_data":
         node.input.insert(0, f"^{nodes[0].name}")
-    elif kind == "undefined_input" and node.input:
+    elif kind == "undefined_input":
         node.input[0] = "undefined_node"
     return Malformed(f"pb:{kind}", ".pb", mutated.SerializeToString())
 
