@@ -121,6 +121,12 @@ def _checker_error(light: onnx.ModelProto) -> str | None:
 def _checker_message(text: str) -> str:
     reason, _, context = text.partition("==> Context:")
     reason = " ".join(reason.split())
+    undefined = re.search(  # the nodes are in order: the input is defined nowhere
+        r"input '([^']*)' of node: name: (\S*) OpType: (\S+) is not output", reason
+    )
+    if undefined and not context:
+        value, name, op_type = undefined.groups()
+        return f"node '{name}' ({op_type}) uses undefined value '{value}'"
     found = re.search(r"Name: (\S*) OpType: (\S+)", context)
     if found:
         return f"node '{found[1]}' ({found[2]}): {reason}"
@@ -170,8 +176,17 @@ def _inference_message(line: str) -> str:
         return line
     op_type, name, reason = found.groups()
     reason = re.sub(r"^\[\w+\]\s*", "", reason)
+    if "elem type" in reason:  # element types by name, not by enum number
+        reason = re.sub(r"\((\d+)\)", lambda m: f"({_type_name(int(m[1]))})", reason)
     label = f"node '{name}' ({op_type})" if name else f"a {op_type} node"
     return f"{label}: {reason}"
+
+
+def _type_name(number: int) -> str:
+    try:
+        return onnx.helper.tensor_dtype_to_string(number).removeprefix("TensorProto.")
+    except (KeyError, ValueError):
+        return str(number)
 
 
 def _nameless_nodes(graph: onnx.GraphProto) -> bool:

@@ -95,11 +95,11 @@ REFUSED = {
             [helper.make_node("Relu", ["x"], ["y"])],
             outputs=[helper.make_tensor_value_info("y", TensorProto.INT32, [2, 3])],
         ),
-        r"node 'y' \(Relu\): .*elem type",
+        r"node 'y' \(Relu\): .*elem type.*\(FLOAT\) vs \(INT32\)",
     ),
     "undefined_input": (
         lambda: model([helper.make_node("Add", ["x", "nowhere"], ["y"])]),
-        "input 'nowhere'",
+        r"node 'y' \(Add\) uses undefined value 'nowhere'",
     ),
 }
 
