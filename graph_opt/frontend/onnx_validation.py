@@ -1,14 +1,14 @@
 """What onnxruntime would refuse to load, refused before import with one line.
 
 Four checks, on the weight-free copy of the model that shape inference reads
-anyway (`onnx_import.light_copy`):
+anyway (`onnx_import._copy_without_weights`, nodes in topological order):
 
 - the ai.onnx opset is one onnxruntime implements (7 to onnx's newest), and the
   graph has an output;
 - onnx's checker (`onnx.checker.check_model` without its full check): SSA form,
   every input defined, known operators and attributes, well-formed tensors and
   subgraphs. The checker also requires every graph input and output to declare a
-  shape, which onnxruntime does not: the copy declares an unknown one;
+  shape and type, which onnxruntime does not: it sees placeholders, removed after;
 - strict type inference (`infer_shapes(check_type=True, strict_mode=True)`):
   an input of a type its operator does not accept (a STRING initializer added to
   floats, Reshape's inputs swapped), an element type that contradicts a declared
