@@ -83,17 +83,20 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
     return module
 
 
-def load(source) -> ModuleOp:
+def load(source, validate: bool = True) -> ModuleOp:
     """A module from an .onnx, .pb/.pbtxt (TensorFlow GraphDef) or .mlir path, a
     TensorFlow SavedModel directory (signature serving_default), or an
-    onnx.ModelProto."""
+    onnx.ModelProto.
+
+    An ONNX model that onnxruntime would refuse is refused with a
+    FrontendError unless `validate=False`."""
     from graph_opt.frontend.onnx_import import import_model, load_model
 
     if not isinstance(source, str | os.PathLike):
-        return import_model(source)
+        return import_model(source, validate=validate)
     path = Path(source)
     if path.suffix == ".onnx":
-        return import_model(load_model(str(path)))
+        return import_model(load_model(str(path)), validate=validate)
     if path.is_dir():
         from graph_opt.frontend.tensorflow.saved_model import import_saved_model
 

@@ -65,7 +65,19 @@ def gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
 
 
 def _int_div(a, b):
-    return np.trunc(a / b) if a.dtype.kind in "iu" else a / b
+    """ONNX's Div: true division of floats, division truncated toward zero of integers."""
+    if a.dtype.kind not in "iu":
+        return a / b
+    _refuse_zero_divisor(b, "nn.div")
+    quotient = np.floor_divide(a, b)
+    inexact = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+    return quotient + inexact.astype(quotient.dtype)
+
+
+def _refuse_zero_divisor(divisor: np.ndarray, op_name: str) -> None:
+    """Integer division by zero is undefined (onnxruntime refuses the model)."""
+    if divisor.dtype.kind in "iub" and not np.all(divisor):
+        raise ZeroDivisionError(f"{op_name}: integer division by zero")
 
 
 @register_impls
@@ -125,6 +137,7 @@ class ElementwiseFunctions(InterpreterFunctions):
     @impl(ew.ModOp)
     def run_mod(self, interpreter: Interpreter, op: ew.ModOp, args):
         lhs, rhs = args
+        _refuse_zero_divisor(rhs, "nn.mod")
         fn = np.fmod if int_value(op.properties, "fmod", 0) else np.mod
         return (np.asarray(fn(lhs, rhs)).astype(lhs.dtype, copy=False),)
 

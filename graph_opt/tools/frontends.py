@@ -21,6 +21,12 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
         "(e.g. 512M, 2G; default 256M); larger ones are refused before allocation",
     )
     arg_parser.add_argument(
+        "--no-validate",
+        action="store_true",
+        help="Import ONNX models that onnxruntime would refuse (unknown attributes, "
+        "ill-typed inputs, unsupported opsets, ...) instead of rejecting them",
+    )
+    arg_parser.add_argument(
         "--no-opaque",
         action="store_true",
         help="Reject models with operators the nn dialect does not model, listing them all",
@@ -69,6 +75,7 @@ def register_frontends(tool) -> None:
             model,
             allow_opaque=not tool.args.no_opaque,
             verify=not tool.args.disable_verify,
+            validate=not tool.args.no_validate,
         )
 
     tool.available_frontends["onnx"] = parse_onnx

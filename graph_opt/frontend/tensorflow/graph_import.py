@@ -203,6 +203,8 @@ class _Graph:
         self.nodes: dict[str, NodeDef] = {}
         self.index: dict[str, int] = {}
         for i, node in enumerate(nodes):
+            if not node.name:
+                raise FrontendError(f"node {i} ({node.op or 'no op'}) has no name")
             if node.name in self.nodes:
                 raise FrontendError(f"the graph has two nodes named '{node.name}'")
             self.nodes[node.name] = node
@@ -221,6 +223,11 @@ class _Graph:
                     )
                 if is_control:
                     control.append(ref.node)
+                elif control:  # TensorFlow's importer refuses it too
+                    raise FrontendError(
+                        f"node '{node.name}' ({node.op}) has data input '{text}' "
+                        "after a control input"
+                    )
                 else:
                     data.append(ref)
                     self.outputs_used[ref.node] = max(

@@ -13,6 +13,7 @@ import numpy as np
 from google.protobuf import text_format
 
 from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef
+from graph_opt.testing.graph_defs import Type, set_attr
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILECHECK_INPUTS = Path(__file__).parents[2] / "filecheck/frontend/tensorflow/inputs"
@@ -40,10 +41,6 @@ TYPED_FIELD = {
     DATA_TYPES["DT_HALF"]: "half_val",
     DATA_TYPES["DT_BFLOAT16"]: "half_val",
 }
-
-
-class Type(int):
-    """An attribute value that is a DataType."""
 
 
 def weights() -> dict[str, np.ndarray]:
@@ -81,7 +78,7 @@ class GraphBuilder:
         node = self.graph.node.add(name=name, op=op)
         node.input.extend(inputs)
         for key, value in attrs.items():
-            _set_attr(node.attr[key], value)
+            set_attr(node.attr[key], value)
         return node
 
     def placeholder(self, name: str, shape, dtype: int = FLOAT):
@@ -121,23 +118,6 @@ class GraphBuilder:
             path.write_text(text_format.MessageToString(self.graph))
         else:
             path.write_bytes(self.graph.SerializeToString(deterministic=True))
-
-
-def _set_attr(attr, value) -> None:
-    if isinstance(value, Type):
-        attr.type = int(value)
-    elif isinstance(value, bool):
-        attr.b = value
-    elif isinstance(value, int):
-        attr.i = value
-    elif isinstance(value, float):
-        attr.f = value
-    elif isinstance(value, str):
-        attr.s = value.encode()
-    elif all(isinstance(v, int) for v in value):
-        attr.list.i.extend(value)
-    else:
-        raise TypeError(f"no attribute form for {value!r}")
 
 
 def conv_bn_relu6(w) -> GraphBuilder:

@@ -109,6 +109,35 @@ def test_graph_errors():
         graph_def_from_bytes(GraphDef().SerializeToString())
 
 
+def test_what_tensorflows_importer_refuses():
+    g = small_graph()
+    g.node("", "Relu", ["x"])
+    with pytest.raises(FrontendError, match="node 4 \\(Relu\\) has no name"):
+        import_graph_def(g.graph)
+    g = small_graph()
+    g.node("y", "Add", ["^relu", "x"])
+    with pytest.raises(
+        FrontendError,
+        match="node 'y' \\(Add\\) has data input 'x' after a control input",
+    ):
+        import_graph_def(g.graph)
+
+
+@pytest.mark.parametrize("missing", ["strides", "ksize"])
+def test_window_attributes_without_default_are_required(missing):
+    """TensorFlow's op definitions give strides and ksize no default (the fuzzer
+    found both silently taken as ones)."""
+    g = GraphBuilder()
+    g.placeholder("x", [1, 4, 4, 1])
+    attrs = dict(
+        T=Type(FLOAT), ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID"
+    )
+    del attrs[missing]
+    g.node("pool", "MaxPool", ["x"], **attrs)
+    with pytest.raises(FrontendError, match=f"attribute '{missing}' is missing"):
+        import_graph_def(g.graph)
+
+
 def training_batch_norm() -> GraphBuilder:
     g = GraphBuilder()
     g.placeholder("x", [1, 2, 2, 3])

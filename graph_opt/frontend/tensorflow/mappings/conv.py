@@ -29,7 +29,9 @@ def _spatial_axes(layout: str, rank: int = 4) -> tuple[list[int], list[int]]:
 
 
 def per_spatial_axis(b, name: str, layout: str, rank: int = 4) -> list[int]:
-    values = b.attr(name, [1] * rank)
+    # strides and ksize have no default in TensorFlow's op definitions: its
+    # importer refuses a node without them; dilations default to ones
+    values = b.attr(name, [1] * rank) if name == "dilations" else b.attr(name)
     spatial, other = _spatial_axes(layout, rank)
     if len(values) != rank or any(values[a] != 1 for a in other):
         b.decline(
