@@ -16,6 +16,7 @@ from graph_opt.dialects import tosa_ext
 from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
 from graph_opt.lowering.tosa_conv import LowerConv, LowerGlobalAvgPool, LowerPool
 from graph_opt.lowering.tosa_elementwise import LowerElementwise
+from graph_opt.lowering.tosa_index import LowerGather, LowerTile
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
 from graph_opt.lowering.tosa_quant import QUANT_PATTERNS
@@ -38,6 +39,8 @@ PATTERNS = (
     LowerArgReductions,
     LowerTensorOps,
     LowerSlicing,
+    LowerGather,
+    LowerTile,
     LowerCast,
     LowerReductions,
     LowerSoftmax,

@@ -71,8 +71,11 @@ class CompiledGraphs:
         arrays = []
         for t in function.function_type.inputs.data:  # type: ignore[attr-defined]
             shape = t.get_shape()
-            if str(t.element_type) == "i8":
+            element = str(t.element_type)
+            if element == "i8":
                 arrays.append(rng.integers(-128, 128, shape).astype(np.int8))
+            elif element in ("i32", "i64"):  # indices: valid for dims of 2 or more
+                arrays.append(rng.integers(-2, 2, shape).astype(f"int{element[1:]}"))
             else:
                 arrays.append(rng.standard_normal(shape).astype(np.float32))
         return arrays

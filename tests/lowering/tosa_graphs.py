@@ -12,8 +12,8 @@ def const(array: np.ndarray) -> str:
     element = {"float32": "f32", "int8": "i8", "int32": "i32", "int64": "i64"}[
         str(array.dtype)
     ]
-    shape = "x".join(map(str, array.shape))
-    return f'nn.constant dense<"0x{array.tobytes().hex().upper()}"> : tensor<{shape}x{element}>'
+    shape = "".join(f"{d}x" for d in array.shape)
+    return f'nn.constant dense<"0x{array.tobytes().hex().upper()}"> : tensor<{shape}{element}>'
 
 
 def weights(*shape: int) -> str:
@@ -172,8 +172,24 @@ func.func @compare_math(%x: tensor<2x3x4xf32>, %y: tensor<4xf32>) -> (tensor<2x3
   %pr = nn.reduce_prod %x {{axes = array<i64: 1>}} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
   func.return %u5, %any, %am, %pr, %v3, %sel : tensor<2x3x4xf32>, tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }}""",
+    "gather_expand": f"""
+func.func @gather_expand(%x: tensor<2x5x3xf32>, %i: tensor<2x2xi64>, %e: tensor<3x1xf32>, %t: tensor<4x6xf32>) -> (tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>) {{
+  %g = nn.gather %x, %i {{axis = 1 : i64}} : (tensor<2x5x3xf32>, tensor<2x2xi64>) -> tensor<2x2x2x3xf32>
+  %s = {const(np.array([2, 1, 4], np.int64))}
+  %y = nn.expand %e, %s : (tensor<3x1xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+  %c = {const(np.array([0, -1], np.int32))}
+  %h = nn.gather %x, %c {{axis = -1 : i64}} : (tensor<2x5x3xf32>, tensor<2xi32>) -> tensor<2x5x2xf32>
+  %z = {const(np.array(2, np.int64))}
+  %k = nn.gather %x, %z {{axis = 2 : i64}} : (tensor<2x5x3xf32>, tensor<i64>) -> tensor<2x5xf32>
+  %rows = {const(np.array([3, -4, 1], np.int64))}
+  %emb = nn.gather %t, %rows : (tensor<4x6xf32>, tensor<3xi64>) -> tensor<3x6xf32>
+  %r = {const(np.array([2, 1], np.int64))}
+  %tl = nn.tile %e, %r : (tensor<3x1xf32>, tensor<2xi64>) -> tensor<6x1xf32>
+  func.return %g, %y, %h, %k, %emb, %tl : tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>
+}}""",
 }
-"""Each function name -> its nn MLIR text; inputs are random normal arrays."""
+"""Each function name -> its nn MLIR text; inputs are random normal arrays (integer
+inputs, indices, random in [-2, 2))."""
 
 INT8_GRAPHS = {
     "qconv_nchw": f"""

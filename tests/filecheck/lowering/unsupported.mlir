@@ -10,14 +10,6 @@ func.func @negative_conv_transpose(%x: tensor<1x1x2x2xf32>, %w: tensor<1x1x2x2xf
 
 // -----
 
-func.func @negative_gather(%x: tensor<4x2xf32>, %i: tensor<3xi64>) -> tensor<3x2xf32> {
-  %y = nn.gather %x, %i : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
-  func.return %y : tensor<3x2xf32>
-}
-// CHECK: lower-to-tosa: cannot lower nn.gather at {{.*}}: no TOSA lowering for this op
-
-// -----
-
 func.func @negative_shape_query(%x: tensor<4x2xf32>) -> tensor<2xi64> {
   %y = nn.shape %x : (tensor<4x2xf32>) -> tensor<2xi64>
   func.return %y : tensor<2xi64>
