@@ -187,6 +187,19 @@ func.func @gather_expand(%x: tensor<2x5x3xf32>, %i: tensor<2x2xi64>, %e: tensor<
   %tl = nn.tile %e, %r : (tensor<3x1xf32>, tensor<2xi64>) -> tensor<6x1xf32>
   func.return %g, %y, %h, %k, %emb, %tl : tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>
 }}""",
+    "float_tests": f"""
+func.func @float_tests(%x: tensor<3x4xf32>) -> (tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xf32>) {{
+  %l = nn.log %x : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %zero = {const(np.zeros((1,), np.float32))}
+  %z = nn.mul %x, %zero : (tensor<3x4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  %r = nn.reciprocal %z : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %m = nn.mul %l, %r : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %n = nn.is_nan %m : (tensor<3x4xf32>) -> tensor<3x4xi1>
+  %i = nn.is_inf %m : (tensor<3x4xf32>) -> tensor<3x4xi1>
+  %f = nn.is_finite %l : (tensor<3x4xf32>) -> tensor<3x4xi1>
+  %clean = nn.select %n, %zero, %m : (tensor<3x4xi1>, tensor<1xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %n, %i, %f, %clean : tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xf32>
+}}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""
