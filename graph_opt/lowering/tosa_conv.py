@@ -48,6 +48,25 @@ def nhwc_shape(shape: tuple[int, ...], layout: str) -> tuple[int, ...]:
     return shape
 
 
+def with_unit_height_shape(
+    shape: tuple[int, ...], layout: str, is_filter: bool = False
+) -> tuple[int, ...]:
+    """A 1-D conv's NCW / NWC data shape (or OIW / WIO filter shape) as 2-D, of height 1."""
+    at = 2 if layout == CHANNELS_FIRST else 0 if is_filter else 1
+    return (*shape[:at], 1, *shape[at:])
+
+
+def with_unit_height(
+    b: TosaBuilder, value: SSAValue, layout: str, is_filter: bool = False
+) -> SSAValue:
+    """`value` reshaped by with_unit_height_shape: folded when constant."""
+    shape = with_unit_height_shape(shape_of(value), layout, is_filter)
+    array = constant_array(value)
+    if array is None:
+        return b.reshape(value, shape)
+    return b.const(array.reshape(shape))
+
+
 def permuted(b: TosaBuilder, value: SSAValue, perm: tuple[int, ...]) -> SSAValue:
     """A filter permuted: folded when constant, a tosa.transpose otherwise."""
     array = constant_array(value)
@@ -99,8 +118,9 @@ class LowerConv(LoweringPattern):
         if not isinstance(op, ConvOp | FusedConvOp | QConvOp):
             return
         x, w = op.operands[0], op.operands[1]
-        if len(shape_of(x)) != 4:
-            self.decline(op, "only 2-D convolutions lower to TOSA")
+        spatial_rank = len(shape_of(x)) - 2
+        if spatial_rank not in (1, 2):
+            self.decline(op, "only 1-D and 2-D convolutions lower to TOSA")
             return
         integer = isinstance(op, QConvOp)
         if not integer and not is_float(x):
@@ -114,6 +134,18 @@ class LowerConv(LoweringPattern):
             self.decline(op, f"grouped convolution (group {group}) is not depthwise")
             return
         b = TosaBuilder()
+        strides, dilations, pads, auto_pad = op.window_props(
+            op.properties, spatial_rank
+        )
+        sizes = list(shape_of(x)[2:] if layout == CHANNELS_FIRST else shape_of(x)[1:-1])
+        explicit = resolve_pads(auto_pad, pads, sizes, kernel, strides, dilations)
+        out_shape = shape_of(op.results[0])
+        if spatial_rank == 1:  # a 2-D conv of height 1
+            x = with_unit_height(b, x, layout)
+            w = with_unit_height(b, w, layout, is_filter=True)
+            out_shape = with_unit_height_shape(out_shape, layout)
+            kernel, strides, dilations = ([1, *v] for v in (kernel, strides, dilations))
+            explicit = [0, explicit[0], 0, explicit[1]]
         x_nhwc = to_nhwc(b, x, layout)
         accumulator = i32 if integer else element_of(x)
         weight = self.weight(b, w, layout, group if depthwise else 0)
@@ -122,10 +154,7 @@ class LowerConv(LoweringPattern):
             if len(op.operands) == 3
             else b.const(np.zeros(out_channels), accumulator)
         )
-        strides, dilations, pads, auto_pad = op.window_props(op.properties, 2)
-        sizes = list(shape_of(x_nhwc)[1:3])
-        explicit = resolve_pads(auto_pad, pads, sizes, kernel, strides, dilations)
-        out_shape = nhwc_shape(shape_of(op.results[0]), layout)
+        out_shape = nhwc_shape(out_shape, layout)
         windows = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
         x_nhwc, tosa_pads = fit_window(
             b, x_nhwc, explicit, windows, strides, list(out_shape[1:3])
@@ -153,7 +182,8 @@ class LowerConv(LoweringPattern):
                 self.decline(op, f"unknown activation {op.activation_name}")
                 return
             y = activated
-        rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
+        y = b.reshape(from_nhwc(b, y, layout), shape_of(op.results[0]))
+        rewriter.replace(op, b.ops, [y])
 
     @staticmethod
     def weight(b: TosaBuilder, w: SSAValue, layout: str, depthwise_channels: int):

@@ -200,6 +200,16 @@ func.func @float_tests(%x: tensor<3x4xf32>) -> (tensor<3x4xi1>, tensor<3x4xi1>, 
   %clean = nn.select %n, %zero, %m : (tensor<3x4xi1>, tensor<1xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   func.return %n, %i, %f, %clean : tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xf32>
 }}""",
+    "conv_1d": f"""
+func.func @conv_1d(%x: tensor<1x4x10xf32>, %t: tensor<2x9x3xf32>, %tw: tensor<3x3x4xf32>) -> (tensor<1x6x5xf32>, tensor<1x8x10xf32>, tensor<2x9x4xf32>) {{
+  %w = {weights(6, 4, 3)}
+  %b = {weights(6)}
+  %c = nn.conv %x, %w, %b {{pads = array<i64: 1, 0>, strides = array<i64: 2>}} : (tensor<1x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>) -> tensor<1x6x5xf32>
+  %dw = {weights(8, 1, 3)}
+  %d = nn.conv %x, %dw {{group = 4 : i64, auto_pad = "SAME_UPPER", dilations = array<i64: 2>}} : (tensor<1x4x10xf32>, tensor<8x1x3xf32>) -> tensor<1x8x10xf32>
+  %n = nn.conv %t, %tw {{data_layout = "NHWC", pads = array<i64: 1, 1>}} : (tensor<2x9x3xf32>, tensor<3x3x4xf32>) -> tensor<2x9x4xf32>
+  func.return %c, %d, %n : tensor<1x6x5xf32>, tensor<1x8x10xf32>, tensor<2x9x4xf32>
+}}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""

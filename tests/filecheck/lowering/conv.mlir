@@ -90,11 +90,11 @@ func.func @negative_grouped_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x1x1xf32
 
 // -----
 
-func.func @negative_conv_1d(%x: tensor<1x2x8xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x6xf32> {
-  %y = nn.conv %x, %w : (tensor<1x2x8xf32>, tensor<3x2x3xf32>) -> tensor<1x3x6xf32>
-  func.return %y : tensor<1x3x6xf32>
+func.func @negative_conv_3d(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x1x1x1xf32>) -> tensor<1x3x4x4x4xf32> {
+  %y = nn.conv %x, %w : (tensor<1x2x4x4x4xf32>, tensor<3x2x1x1x1xf32>) -> tensor<1x3x4x4x4xf32>
+  func.return %y : tensor<1x3x4x4x4xf32>
 }
-// CHECK: lower-to-tosa: cannot lower nn.conv at {{.*}}: only 2-D convolutions lower to TOSA
+// CHECK: lower-to-tosa: cannot lower nn.conv at {{.*}}: only 1-D and 2-D convolutions lower to TOSA
 
 // -----
 
@@ -103,3 +103,18 @@ func.func @negative_integer_conv(%x: tensor<1x2x2x1xi32>, %w: tensor<1x1x1x1xi32
   func.return %y : tensor<1x2x2x1xi32>
 }
 // CHECK: cannot lower nn.conv at {{.*}}: integer convolutions lower through nn.qconv
+
+// -----
+
+/// A 1-D conv is a 2-D conv of height 1: data and filter get a unit dim by reshape,
+/// the window props a leading 1 (pads [begin, end] become [0, 0, begin, end]).
+// CHECK-LABEL: func.func @conv_1d
+func.func @conv_1d(%x: tensor<1x4x10xf32>, %w: tensor<6x4x3xf32>) -> tensor<1x6x5xf32> {
+  // CHECK: %[[X:.*]] = tosa.reshape %x, %{{.*}} -> tensor<1x4x1x10xf32>
+  // CHECK: %[[W:.*]] = tosa.reshape %w, %{{.*}} -> tensor<6x4x1x3xf32>
+  // CHECK: tosa.conv2d %{{.*}} {pad = array<i64: 0, 0, 1, 0>, stride = array<i64: 1, 2>, dilation = array<i64: 1, 1>, acc_type = f32} : (tensor<1x1x10x4xf32>, tensor<6x1x3x4xf32>, {{.*}}) -> tensor<1x1x5x6xf32>
+  // CHECK: %[[Y:.*]] = tosa.reshape %{{.*}} : (tensor<1x6x1x5xf32>, !tosa.shape<3>) -> tensor<1x6x5xf32>
+  // CHECK: func.return %[[Y]]
+  %c = nn.conv %x, %w {pads = array<i64: 1, 0>, strides = array<i64: 2>} : (tensor<1x4x10xf32>, tensor<6x4x3xf32>) -> tensor<1x6x5xf32>
+  func.return %c : tensor<1x6x5xf32>
+}
