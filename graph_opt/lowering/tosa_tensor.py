@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     i8,
     i16,
     i32,
+    i64,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
@@ -189,7 +190,10 @@ class LowerCast(LoweringPattern):
             return
         x, target = op.operands[0], op.to
         source = element_of(x)
-        if not all(t in TOSA_CAST_TYPES for t in (source, target)):
+        if not (
+            all(t in TOSA_CAST_TYPES for t in (source, target))
+            or {source, target} <= INTEGER_CAST_TYPES
+        ):
             self.decline(
                 op,
                 f"TOSA casts between {TOSA_CAST_TYPES_TEXT}, not {source} to {target}",
@@ -219,14 +223,17 @@ class LowerCast(LoweringPattern):
 
 
 TOSA_CAST_TYPES = (i1, i8, i16, i32, f16, bf16, f32)
-TOSA_CAST_TYPES_TEXT = "i1, i8, i16, i32, f16, bf16 and f32"
+INTEGER_CAST_TYPES = {i1, i8, i16, i32, i64}
+"""i64 casts only to and from integers (TOSA's int64 extension, as IREE accepts it)."""
+TOSA_CAST_TYPES_TEXT = "i1, i8, i16, i32, f16, bf16 and f32 (i64 only with integers)"
 
 
 def is_narrowing(source, target) -> bool:
+    """An integer cast that wraps in ONNX; to i1 is x != 0, which TOSA's cast is."""
     return (
         isinstance(source, IntegerType)
         and isinstance(target, IntegerType)
-        and target.width.data < source.width.data
+        and 1 < target.width.data < source.width.data
     )
 
 

@@ -173,7 +173,7 @@ func.func @compare_math(%x: tensor<2x3x4xf32>, %y: tensor<4xf32>) -> (tensor<2x3
   func.return %u5, %any, %am, %pr, %v3, %sel : tensor<2x3x4xf32>, tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }}""",
     "gather_expand": f"""
-func.func @gather_expand(%x: tensor<2x5x3xf32>, %i: tensor<2x2xi64>, %e: tensor<3x1xf32>, %t: tensor<4x6xf32>) -> (tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>) {{
+func.func @gather_expand(%x: tensor<2x5x3xf32>, %i: tensor<2x2xi64>, %e: tensor<3x1xf32>, %t: tensor<4x6xf32>) -> (tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>, tensor<2x2xi1>) {{
   %g = nn.gather %x, %i {{axis = 1 : i64}} : (tensor<2x5x3xf32>, tensor<2x2xi64>) -> tensor<2x2x2x3xf32>
   %s = {const(np.array([2, 1, 4], np.int64))}
   %y = nn.expand %e, %s : (tensor<3x1xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
@@ -185,7 +185,8 @@ func.func @gather_expand(%x: tensor<2x5x3xf32>, %i: tensor<2x2xi64>, %e: tensor<
   %emb = nn.gather %t, %rows : (tensor<4x6xf32>, tensor<3xi64>) -> tensor<3x6xf32>
   %r = {const(np.array([2, 1], np.int64))}
   %tl = nn.tile %e, %r : (tensor<3x1xf32>, tensor<2xi64>) -> tensor<6x1xf32>
-  func.return %g, %y, %h, %k, %emb, %tl : tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>
+  %nz = nn.cast %i {{to = i1}} : (tensor<2x2xi64>) -> tensor<2x2xi1>
+  func.return %g, %y, %h, %k, %emb, %tl, %nz : tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>, tensor<2x2xi1>
 }}""",
     "float_tests": f"""
 func.func @float_tests(%x: tensor<3x4xf32>) -> (tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xf32>) {{

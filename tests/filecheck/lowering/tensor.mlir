@@ -176,7 +176,7 @@ func.func @negative_cast_to_i64(%x: tensor<4xf32>) -> tensor<4xi64> {
   %y = nn.cast %x {to = i64} : (tensor<4xf32>) -> tensor<4xi64>
   func.return %y : tensor<4xi64>
 }
-// CHECK: cannot lower nn.cast at {{.*}}: TOSA casts between i1, i8, i16, i32, f16, bf16 and f32, not f32 to i64
+// CHECK: cannot lower nn.cast at {{.*}}: TOSA casts between i1, i8, i16, i32, f16, bf16 and f32 (i64 only with integers), not f32 to i64
 
 // -----
 
@@ -185,3 +185,16 @@ func.func @negative_narrowing_int_cast(%x: tensor<4xi32>) -> tensor<4xi8> {
   func.return %y : tensor<4xi8>
 }
 // CHECK: cannot lower nn.cast at {{.*}}: narrowing integer cast i32 to i8 (ONNX wraps)
+
+// -----
+
+/// i64 casts to and from other integers (TOSA's int64 extension); to i1 is x != 0.
+// CHECK-LABEL: func.func @cast_i64
+func.func @cast_i64(%x: tensor<4xi64>, %y: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi64>) {
+  // CHECK: %[[B:.*]] = tosa.cast %x : (tensor<4xi64>) -> tensor<4xi1>
+  // CHECK: %[[W:.*]] = tosa.cast %y : (tensor<4xi32>) -> tensor<4xi64>
+  // CHECK: func.return %[[B]], %[[W]]
+  %b = nn.cast %x {to = i1} : (tensor<4xi64>) -> tensor<4xi1>
+  %w = nn.cast %y {to = i64} : (tensor<4xi32>) -> tensor<4xi64>
+  func.return %b, %w : tensor<4xi1>, tensor<4xi64>
+}
