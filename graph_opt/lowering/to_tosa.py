@@ -14,7 +14,12 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects import tosa_ext
 from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
-from graph_opt.lowering.tosa_conv import LowerConv, LowerGlobalAvgPool, LowerPool
+from graph_opt.lowering.tosa_conv import (
+    LowerConv,
+    LowerConvTranspose,
+    LowerGlobalAvgPool,
+    LowerPool,
+)
 from graph_opt.lowering.tosa_elementwise import LowerElementwise
 from graph_opt.lowering.tosa_index import LowerGather, LowerTile
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
@@ -30,6 +35,7 @@ from graph_opt.lowering.tosa_tensor import (
 
 PATTERNS = (
     LowerConv,
+    LowerConvTranspose,
     LowerPool,
     LowerGlobalAvgPool,
     LowerMatMul,

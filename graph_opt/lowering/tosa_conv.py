@@ -1,4 +1,5 @@
-"""Lowering of 2-D convolutions and pooling to TOSA's NHWC conv2d, depthwise_conv2d and pools.
+"""Lowering of 1-D and 2-D convolutions, transposed convolutions and pooling to
+TOSA's NHWC conv2d, depthwise_conv2d, transpose_conv2d and pools.
 
 NCHW data is transposed to NHWC around the TOSA op; filters are permuted to OHWI
 (conv2d) or HWCM (depthwise_conv2d), at compile time when they are constants.
@@ -16,7 +17,12 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from graph_opt.dialects import tosa_ext
 from graph_opt.dialects.nn.base import i64_array, int_value
-from graph_opt.dialects.nn.conv import ConvOp, resolve_pads
+from graph_opt.dialects.nn.conv import (
+    ConvOp,
+    ConvTransposeOp,
+    resolve_pads,
+    transposed_pads_and_sizes,
+)
 from graph_opt.dialects.nn.fused import FusedConvOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, split_filter_shape
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
@@ -24,6 +30,8 @@ from graph_opt.dialects.nn.qint import QConvOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern, constant_array
 from graph_opt.lowering.tosa_builder import (
     HWIO_TO_OHWI,
+    HWOI_TO_OHWI,
+    IOHW_TO_OHWI,
     NCHW_TO_NHWC,
     NHWC_TO_NCHW,
     OIHW_TO_OHWI,
@@ -196,6 +204,78 @@ class LowerConv(LoweringPattern):
             w = permuted(b, w, (2, 3, 1, 0))  # OIHW (I = 1) -> HW1O
         kh, kw, _, out = shape_of(w)
         return b.reshape(w, (kh, kw, depthwise_channels, out // depthwise_channels))
+
+
+class LowerConvTranspose(LoweringPattern):
+    """nn.conv_transpose (2-D, group 1, no dilation) -> tosa.transpose_conv2d.
+
+    TOSA scatters input (y, x) times the kernel to stride * (y, x) + out_pad
+    (top, left), as ONNX does before cropping its pads: the begin pads become a
+    negative out_pad, the end ones what the result size leaves.
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, ConvTransposeOp):
+            return
+        x, w = op.operands[0], op.operands[1]
+        reason = self.unsupported(op, x)
+        if reason:
+            self.decline(op, reason)
+            return
+        layout = op.layout
+        _, out_per_group, kernel = split_filter_shape(layout, shape_of(w))
+        strides, dilations, pads, auto_pad, output_padding, output_shape = (
+            op.transpose_props(op.properties, 2)
+        )
+        if dilations != [1, 1]:
+            self.decline(op, "TOSA's transpose_conv2d has no dilation")
+            return
+        b = TosaBuilder()
+        x_nhwc = to_nhwc(b, x, layout)
+        sizes = list(shape_of(x_nhwc)[1:3])
+        explicit, _ = transposed_pads_and_sizes(
+            sizes, kernel, strides, dilations, pads, auto_pad, output_padding,
+            output_shape,
+        )  # fmt: skip
+        out_shape = nhwc_shape(shape_of(op.results[0]), layout)
+        out_pad = []
+        for axis in range(2):
+            top = -explicit[axis]  # type: ignore[index]
+            full = (sizes[axis] - 1) * strides[axis] + kernel[axis]
+            out_pad += [top, out_shape[axis + 1] - full - top]
+        element = element_of(x)
+        weight = permuted(
+            b, w, IOHW_TO_OHWI if layout == CHANNELS_FIRST else HWOI_TO_OHWI
+        )
+        bias = (
+            op.operands[2]
+            if len(op.operands) == 3
+            else b.const(np.zeros(out_per_group), element)
+        )
+        zero = b.zero_point(element)
+        y = b.add(
+            tosa_ext.TransposeConv2DOp.build(
+                operands=[x_nhwc, weight, bias, zero, zero],
+                properties={
+                    "out_pad": i64_array(out_pad),
+                    "stride": i64_array(strides),
+                    "acc_type": element,
+                },
+                result_types=[TensorType(element, out_shape)],
+            )
+        )
+        rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
+
+    @staticmethod
+    def unsupported(op: ConvTransposeOp, x: SSAValue) -> str | None:
+        if len(shape_of(x)) != 4:
+            return "only 2-D transposed convolutions lower to TOSA"
+        if not is_float(x):
+            return "only float transposed convolutions lower to TOSA"
+        group = int_value(op.properties, "group", 1)
+        if group != 1:
+            return f"grouped transposed convolution (group {group})"
+        return None
 
 
 class LowerPool(LoweringPattern):

@@ -211,6 +211,16 @@ func.func @conv_1d(%x: tensor<1x4x10xf32>, %t: tensor<2x9x3xf32>, %tw: tensor<3x
   %n = nn.conv %t, %tw {{data_layout = "NHWC", pads = array<i64: 1, 1>}} : (tensor<2x9x3xf32>, tensor<3x3x4xf32>) -> tensor<2x9x4xf32>
   func.return %c, %d, %n : tensor<1x6x5xf32>, tensor<1x8x10xf32>, tensor<2x9x4xf32>
 }}""",
+    "conv_transpose": f"""
+func.func @conv_transpose(%x: tensor<1x3x4x5xf32>, %n: tensor<2x4x4x3xf32>, %nw: tensor<3x3x2x3xf32>) -> (tensor<1x2x8x10xf32>, tensor<1x4x8x11xf32>, tensor<2x8x8x2xf32>) {{
+  %w = {weights(3, 2, 2, 2)}
+  %b = {weights(2)}
+  %u = nn.conv_transpose %x, %w, %b {{strides = array<i64: 2, 2>}} : (tensor<1x3x4x5xf32>, tensor<3x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x8x10xf32>
+  %w2 = {weights(3, 4, 3, 3)}
+  %p = nn.conv_transpose %x, %w2 {{strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>, output_padding = array<i64: 1, 1>}} : (tensor<1x3x4x5xf32>, tensor<3x4x3x3xf32>) -> tensor<1x4x8x11xf32>
+  %s = nn.conv_transpose %n, %nw {{data_layout = "NHWC", strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER"}} : (tensor<2x4x4x3xf32>, tensor<3x3x2x3xf32>) -> tensor<2x8x8x2xf32>
+  func.return %u, %p, %s : tensor<1x2x8x10xf32>, tensor<1x4x8x11xf32>, tensor<2x8x8x2xf32>
+}}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""

@@ -118,3 +118,26 @@ func.func @conv_1d(%x: tensor<1x4x10xf32>, %w: tensor<6x4x3xf32>) -> tensor<1x6x
   %c = nn.conv %x, %w {pads = array<i64: 1, 0>, strides = array<i64: 2>} : (tensor<1x4x10xf32>, tensor<6x4x3xf32>) -> tensor<1x6x5xf32>
   func.return %c : tensor<1x6x5xf32>
 }
+
+// -----
+
+/// conv_transpose: the IOHW filter becomes OHWI at compile time; ONNX's begin pads
+/// crop as a negative out_pad, the end ones are what the result size leaves.
+// CHECK-LABEL: func.func @conv_transpose
+func.func @conv_transpose(%x: tensor<1x3x4x5xf32>) -> tensor<1x4x8x11xf32> {
+  // CHECK: %[[X:.*]] = tosa.transpose %x {perms = array<i32: 0, 2, 3, 1>}
+  // CHECK: %[[W:.*]] = "tosa.const"() {{.*}} -> tensor<4x3x3x3xf32>
+  // CHECK: %[[Y:.*]] = tosa.transpose_conv2d %[[X]], %[[W]], %{{.*}}, %{{.*}}, %{{.*}} {out_pad = array<i64: -1, 0, 0, 0>, stride = array<i64: 2, 2>, acc_type = f32} : (tensor<1x4x5x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x11x4xf32>
+  // CHECK: tosa.transpose %[[Y]] {perms = array<i32: 0, 3, 1, 2>}
+  %w = nn.constant dense<0.5> : tensor<3x4x3x3xf32>
+  %p = nn.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<1x3x4x5xf32>, tensor<3x4x3x3xf32>) -> tensor<1x4x8x11xf32>
+  func.return %p : tensor<1x4x8x11xf32>
+}
+
+// -----
+
+func.func @negative_grouped_conv_transpose(%x: tensor<1x4x4x4xf32>, %w: tensor<4x1x2x2xf32>) -> tensor<1x2x8x8xf32> {
+  %y = nn.conv_transpose %x, %w {group = 2 : i64, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>, tensor<4x1x2x2xf32>) -> tensor<1x2x8x8xf32>
+  func.return %y : tensor<1x2x8x8xf32>
+}
+// CHECK: lower-to-tosa: cannot lower nn.conv_transpose at {{.*}}: grouped transposed convolution (group 2)

@@ -2,11 +2,11 @@
 
 /// Ops without a TOSA lowering fail the pass with their name, location and a reason.
 
-func.func @negative_conv_transpose(%x: tensor<1x1x2x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32> {
-  %y = nn.conv_transpose %x, %w : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32> loc("up")
-  func.return %y : tensor<1x1x3x3xf32>
+func.func @negative_conv_transpose_3d(%x: tensor<1x1x2x2x2xf32>, %w: tensor<1x1x2x2x2xf32>) -> tensor<1x1x3x3x3xf32> {
+  %y = nn.conv_transpose %x, %w : (tensor<1x1x2x2x2xf32>, tensor<1x1x2x2x2xf32>) -> tensor<1x1x3x3x3xf32> loc("up")
+  func.return %y : tensor<1x1x3x3x3xf32>
 }
-// CHECK: lower-to-tosa: cannot lower nn.conv_transpose at loc("up"): no TOSA lowering for this op
+// CHECK: lower-to-tosa: cannot lower nn.conv_transpose at loc("up"): only 2-D transposed convolutions lower to TOSA
 
 // -----
 
