@@ -25,6 +25,7 @@ from graph_opt.lowering.tosa_index import LowerGather, LowerTile
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
 from graph_opt.lowering.tosa_quant import QUANT_PATTERNS
+from graph_opt.lowering.tosa_resize import LowerResize
 from graph_opt.lowering.tosa_tensor import (
     LowerCast,
     LowerReductions,
@@ -47,6 +48,7 @@ PATTERNS = (
     LowerSlicing,
     LowerGather,
     LowerTile,
+    LowerResize,
     LowerCast,
     LowerReductions,
     LowerSoftmax,

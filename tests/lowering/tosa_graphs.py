@@ -221,6 +221,18 @@ func.func @conv_transpose(%x: tensor<1x3x4x5xf32>, %n: tensor<2x4x4x3xf32>, %nw:
   %s = nn.conv_transpose %n, %nw {{data_layout = "NHWC", strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER"}} : (tensor<2x4x4x3xf32>, tensor<3x3x2x3xf32>) -> tensor<2x8x8x2xf32>
   func.return %u, %p, %s : tensor<1x2x8x10xf32>, tensor<1x4x8x11xf32>, tensor<2x8x8x2xf32>
 }}""",
+    "resize": """
+func.func @resize(%x: tensor<1x2x4x6xf32>, %n: tensor<1x4x6x2xf32>) -> (tensor<1x2x8x12xf32>, tensor<1x2x8x12xf32>, tensor<1x2x12x18xf32>, tensor<1x2x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x2x7x11xf32>, tensor<1x8x12x2xf32>, tensor<1x2x6x9xf32>) {
+  %a = nn.resize %x {sizes = array<i64: 1, 2, 8, 12>, mode = "nearest"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x8x12xf32>
+  %b = nn.resize %x {sizes = array<i64: 1, 2, 8, 12>, mode = "linear", coordinate_transformation_mode = "pytorch_half_pixel"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x8x12xf32>
+  %c = nn.resize %x {sizes = array<i64: 1, 2, 12, 18>, mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x12x18xf32>
+  %d = nn.resize %x {sizes = array<i64: 1, 2, 2, 3>, mode = "nearest"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x2x3xf32>
+  %e = nn.resize %x {sizes = array<i64: 1, 2, 2, 3>, mode = "nearest", nearest_mode = "ceil"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x2x3xf32>
+  %f = nn.resize %x {sizes = array<i64: 1, 2, 7, 11>, mode = "linear", coordinate_transformation_mode = "align_corners"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x7x11xf32>
+  %g = nn.resize %n {sizes = array<i64: 1, 8, 12, 2>, mode = "linear"} : (tensor<1x4x6x2xf32>) -> tensor<1x8x12x2xf32>
+  %h = nn.resize %x {sizes = array<i64: 1, 2, 6, 9>, mode = "nearest", nearest_mode = "round_prefer_ceil"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x6x9xf32>
+  func.return %a, %b, %c, %d, %e, %f, %g, %h : tensor<1x2x8x12xf32>, tensor<1x2x8x12xf32>, tensor<1x2x12x18xf32>, tensor<1x2x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x2x7x11xf32>, tensor<1x8x12x2xf32>, tensor<1x2x6x9xf32>
+}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""
