@@ -24,7 +24,7 @@ from graph_opt.lowering.tosa_elementwise import LowerElementwise
 from graph_opt.lowering.tosa_index import LowerGather, LowerTile
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
-from graph_opt.lowering.tosa_quant import QUANT_PATTERNS
+from graph_opt.lowering.tosa_quant import QUANT_PATTERNS, shift_unsigned_qdq
 from graph_opt.lowering.tosa_resize import LowerResize
 from graph_opt.lowering.tosa_tensor import (
     LowerCast,
@@ -82,7 +82,8 @@ class LowerToTosaPass(ModulePass):
     become their TOSA counterparts or short TOSA sequences. The int8 ops map to TOSA's integer profile: nn.qconv and
     nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
     accumulators, nn.rescale to tosa.rescale, nn.quantize and nn.dequantize to
-    tosa.mul / add / clamp / cast.
+    tosa.mul / add / clamp / cast (ui8 between a quantize and its dequantizes
+    as i8 with zero points moved by -128, exactly).
     An op with no TOSA form fails the pass, naming the op, its location and why.
     The module's ONNX metadata attributes (nn.onnx_*) are dropped.
     Print with --print-op-generic for upstream MLIR.
@@ -92,6 +93,7 @@ class LowerToTosaPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_static_shapes(op)
+        shift_unsigned_qdq(op)
         declined: dict[Operation, str] = {}
         PatternRewriteWalker(
             GreedyRewritePatternApplier([p(declined) for p in PATTERNS]),

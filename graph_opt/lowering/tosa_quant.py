@@ -4,7 +4,9 @@ quantize: cast_int(clamp(x * (1 / scale) + zero_point)) (tosa.cast rounds half
 to even, like ONNX; multiplying by the reciprocal may differ from dividing by one
 ulp, so a value within an ulp of a rounding tie may round the other way); dequantize: (cast_f32(x) -
 zero_point) * scale; rescale maps 1:1 to tosa.rescale. TOSA tensors are
-signless, so ui8/ui16 tensors do not lower (the *_unsigned flags cover them).
+signless: a ui8 value that only goes from nn.quantize to nn.dequantize (a QDQ
+model's activations) is held as i8 u - 128 with both zero points moved by -128,
+the same integers in the float math, so exact; other ui8/ui16 tensors do not lower.
 nn.qconv and nn.qmatmul lower with their float forms (tosa_conv, tosa_matmul).
 """
 
@@ -12,12 +14,21 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import tosa
-from xdsl.dialects.builtin import BoolAttr, IntegerType, Signedness, TensorType, f32
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    TensorType,
+    f32,
+    i8,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import Rewriter
 
 from graph_opt.dialects import tosa_ext
-from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.base import i64_array, int_value
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
     QuantizationOp,
@@ -58,6 +69,31 @@ def wrapped(value: int, element: IntegerType) -> int:
     """A zero point as the signless type stores it (unsigned 128 is i8 -128)."""
     width = element.width.data
     return ((value + (1 << (width - 1))) % (1 << width)) - (1 << (width - 1))
+
+
+UINT8 = IntegerType(8, Signedness.UNSIGNED)
+UINT8_SHIFT = 128
+
+
+def shift_unsigned_qdq(module: ModuleOp) -> int:
+    """ui8 quantize -> dequantize values become i8 holding u - 128 (zero points
+    moved by -128 on both ends); how many were shifted."""
+    shifted = 0
+    for op in list(module.walk()):
+        if not isinstance(op, QuantizeOp) or element_of(op.results[0]) != UINT8:
+            continue
+        users = [use.operation for use in op.results[0].uses]
+        if not users or not all(isinstance(u, DequantizeOp) for u in users):
+            continue
+        for quantization in (op, *users):
+            quantization.properties["zero_point"] = i64_array(
+                [int(z) - UINT8_SHIFT for z in quantization.zero_points]
+            )
+        Rewriter.replace_value_with_new_type(
+            op.results[0], TensorType(i8, shape_of(op.results[0]))
+        )
+        shifted += 1
+    return shifted
 
 
 class LowerQuantization(LoweringPattern):

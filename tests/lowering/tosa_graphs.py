@@ -268,5 +268,13 @@ func.func @quantize_per_axis(%x: tensor<2x3xf32>) -> (tensor<2x3xi8>, tensor<2x3
   %d = nn.dequantize %q {scale = array<f32: 0.01, 0.02, 0.005>, zero_point = array<i64: 0, -3, 7>, axis = 1 : i64} : (tensor<2x3xi8>) -> tensor<2x3xf32>
   func.return %q, %d : tensor<2x3xi8>, tensor<2x3xf32>
 }""",
+    "qdq_uint8": """
+func.func @qdq_uint8(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %q = nn.quantize %x {scale = array<f32: 0.02>, zero_point = array<i64: 128>} : (tensor<2x3xf32>) -> tensor<2x3xui8>
+  %d = nn.dequantize %q {scale = array<f32: 0.02>, zero_point = array<i64: 128>} : (tensor<2x3xui8>) -> tensor<2x3xf32>
+  %r = nn.quantize %x {scale = array<f32: 0.01, 0.005, 0.02>, zero_point = array<i64: 0, 10, 255>, axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xui8>
+  %e = nn.dequantize %r {scale = array<f32: 0.01, 0.005, 0.02>, zero_point = array<i64: 0, 10, 255>, axis = 1 : i64} : (tensor<2x3xui8>) -> tensor<2x3xf32>
+  func.return %d, %e : tensor<2x3xf32>, tensor<2x3xf32>
+}""",
 }
 """int8 graphs: compared bit for bit with the interpreter's integer path."""
