@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     Signedness,
     TensorType,
     f32,
+    i1,
     i8,
 )
 from xdsl.ir import Operation, SSAValue
@@ -36,8 +37,15 @@ from graph_opt.dialects.nn.qint import (
     RescaleOp,
     int_range,
 )
+from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern
 from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
+from graph_opt.quantization.fake_quant_math import (
+    channel_shape,
+    flush,
+    inverse_scale,
+    nudge,
+)
 
 
 def is_signless(value: SSAValue) -> bool:
@@ -122,6 +130,76 @@ class LowerQuantization(LoweringPattern):
         rewriter.replace(op, b.ops, [y])
 
 
+class LowerFakeQuant(LoweringPattern):
+    """nn.fake_quant left in a graph -> TensorFlow's float arithmetic in TOSA ops.
+
+    The nudged range, scale, 1 / scale and the zero level are computed at compile
+    time as `fake_quant_math` does; at run time: clamp to the nudged range, minus
+    its min, times 1 / scale (per tensor TF divides: the reciprocal may differ by
+    an ulp, which moves a value within an ulp of a rounding tie by one level),
+    floor(steps - zero level + 0.5) times scale; channels of range (0, 0) give 0.
+    Denormal inputs are not flushed to zero as TF's kernels do (a difference
+    far below float tolerance).
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, FakeQuantOp):
+            return
+        x = op.input
+        if element_of(x) != f32:
+            self.decline(op, "only f32 fake quantization lowers to TOSA")
+            return
+        mins, maxs, bits, narrow = op.mins, op.maxs, op.bits, op.is_narrow
+        nudged = nudge(mins, maxs, bits, narrow)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            inv_scale = (
+                inverse_scale(mins, maxs, bits, narrow)
+                if op.axis_value is not None
+                else np.float32(1) / nudged.scale
+            )
+            zero_level = np.floor(
+                flush(
+                    flush(-nudged.min * inverse_scale(mins, maxs, bits, narrow))
+                    + np.float32(0.5)
+                )
+            )
+        rank, count = len(shape_of(x)), len(mins)
+        shape = [
+            count if d == -1 else d
+            for d in channel_shape(rank, op.axis_value) or (1,) * rank
+        ]
+        b = TosaBuilder()
+
+        def channels(values) -> SSAValue:
+            return b.const(np.asarray(values, np.float32).reshape(shape), f32)
+
+        low = channels(nudged.min)
+        clamped = b.binary(
+            tosa_ext.MaximumOp,
+            b.binary(tosa_ext.MinimumOp, x, channels(nudged.max)),
+            low,
+        )
+        steps = b.binary(
+            tosa.MulOp, b.binary(tosa.SubOp, clamped, low), channels(inv_scale)
+        )
+        centered = b.binary(
+            tosa.AddOp,
+            b.binary(tosa.SubOp, steps, channels(zero_level)),
+            b.const_like(x, 0.5),
+        )
+        level = b.unary(tosa_ext.FloorOp, centered)
+        y = b.binary(tosa.MulOp, level, channels(nudged.scale))
+        empty = (flush(mins) == 0) & (flush(maxs) == 0)
+        if empty.any():
+            mask = b.const(empty.reshape(shape), i1)
+            y = b.add(
+                tosa_ext.SelectOp.build(
+                    operands=[mask, b.const_like(x, 0.0), y], result_types=[y.type]
+                )
+            )
+        rewriter.replace(op, b.ops, [y])
+
+
 class LowerRescale(LoweringPattern):
     """nn.rescale -> tosa.rescale (multiplier and shift as constant operands)."""
 
@@ -160,4 +238,4 @@ class LowerRescale(LoweringPattern):
         rewriter.replace(op, [*b.ops, rescale], [rescale.results[0]])
 
 
-QUANT_PATTERNS = (LowerQuantization, LowerRescale)
+QUANT_PATTERNS = (LowerQuantization, LowerRescale, LowerFakeQuant)

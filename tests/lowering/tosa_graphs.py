@@ -233,6 +233,13 @@ func.func @resize(%x: tensor<1x2x4x6xf32>, %n: tensor<1x4x6x2xf32>) -> (tensor<1
   %h = nn.resize %x {sizes = array<i64: 1, 2, 6, 9>, mode = "nearest", nearest_mode = "round_prefer_ceil"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x6x9xf32>
   func.return %a, %b, %c, %d, %e, %f, %g, %h : tensor<1x2x8x12xf32>, tensor<1x2x8x12xf32>, tensor<1x2x12x18xf32>, tensor<1x2x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x2x7x11xf32>, tensor<1x8x12x2xf32>, tensor<1x2x6x9xf32>
 }""",
+    "fake_quant": """
+func.func @fake_quant(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %a = nn.fake_quant %x {min = array<f32: -1.3>, max = array<f32: 0.9>, num_bits = 8 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %b = nn.fake_quant %x {min = array<f32: -1.0, 0.0, -0.5, 0.0>, max = array<f32: 1.0, 2.0, 0.25, 0.0>, num_bits = 4 : i64, narrow_range = 1 : i64, axis = -1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %c = nn.fake_quant %x {min = array<f32: 0.2>, max = array<f32: 3.0>, num_bits = 8 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  func.return %a, %b, %c : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""

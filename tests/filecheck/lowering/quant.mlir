@@ -89,3 +89,31 @@ func.func @qdq_uint8(%x: tensor<4xf32>) -> tensor<4xf32> {
   %d = nn.dequantize %q {scale = array<f32: 0.5>, zero_point = array<i64: 128>} : (tensor<4xui8>) -> tensor<4xf32>
   func.return %d : tensor<4xf32>
 }
+
+// -----
+
+/// fake_quant left in a graph: TensorFlow's float arithmetic, its nudged range
+/// [-0.996078, 1.003922] (scale 2/255, zero level 127) folded into constants.
+// CHECK-LABEL: func.func @fake_quant
+func.func @fake_quant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: %[[HI:.*]] = tosa.minimum %x, %{{.*}}
+  // CHECK: %[[C:.*]] = tosa.maximum %[[HI]], %[[LOW:.*]] :
+  // CHECK: %[[S:.*]] = tosa.sub %[[C]], %[[LOW]]
+  // CHECK: %[[STEPS:.*]] = tosa.mul %[[S]], %{{.*}}
+  // CHECK: %[[Z:.*]] = "tosa.const"() <{values = dense<1.270000e+02> : tensor<1xf32>}>
+  // CHECK: %[[D:.*]] = tosa.sub %[[STEPS]], %[[Z]]
+  // CHECK: %[[H:.*]] = tosa.add %[[D]], %{{.*}}
+  // CHECK: %[[L:.*]] = tosa.floor %[[H]]
+  // CHECK: %[[Y:.*]] = tosa.mul %[[L]], %{{.*}}
+  // CHECK: func.return %[[Y]]
+  %y = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @negative_fake_quant_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %y = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<4xf16>) -> tensor<4xf16>
+  func.return %y : tensor<4xf16>
+}
+// CHECK: lower-to-tosa: cannot lower nn.fake_quant at {{.*}}: only f32 fake quantization lowers to TOSA

@@ -26,14 +26,6 @@ func.func @negative_opaque(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @negative_fake_quant(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %y = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  func.return %y : tensor<4xf32>
-}
-// CHECK: lower-to-tosa: cannot lower nn.fake_quant at {{.*}}: no TOSA lowering for this op
-
-// -----
-
 func.func @negative_dynamic_shape(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %y = nn.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
   func.return %y : tensor<?x4xf32>
