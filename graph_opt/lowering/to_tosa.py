@@ -74,12 +74,15 @@ UNSUPPORTED_REASONS = {
 class LowerToTosaPass(ModulePass):
     """Lower nn ops to TOSA as upstream MLIR defines it, ready for MLIR and IREE.
 
-    Convolutions and pools become NHWC tosa.conv2d / depthwise_conv2d /
-    max_pool2d / avg_pool2d (NCHW data is transposed around them), matrix
-    products batched 3-D tosa.matmul; elementwise ops, activations, reshapes,
-    transposes, concat, slices, splits, casts, pads, reductions, softmax,
-    batch_norm and layer_norm, comparisons, logical ops, select and arg max/min
-    become their TOSA counterparts or short TOSA sequences. The int8 ops map to TOSA's integer profile: nn.qconv and
+    Convolutions (1-D as 2-D of height 1), transposed convolutions, pools and
+    resizes become NHWC tosa.conv2d / depthwise_conv2d / transpose_conv2d /
+    max_pool2d / avg_pool2d / resize (NCHW data is transposed around them),
+    matrix products batched 3-D tosa.matmul, gather tosa.gather, tile and expand
+    tosa.tile; elementwise ops, activations, reshapes, transposes, concat,
+    slices, splits, casts, pads, reductions, softmax, batch_norm and layer_norm,
+    comparisons, float tests, logical ops, select and arg max/min become their
+    TOSA counterparts or short TOSA sequences, fake_quant TensorFlow's float
+    arithmetic. The int8 ops map to TOSA's integer profile: nn.qconv and
     nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
     accumulators, nn.rescale to tosa.rescale, nn.quantize and nn.dequantize to
     tosa.mul / add / clamp / cast (ui8 between a quantize and its dequantizes
