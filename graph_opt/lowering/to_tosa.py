@@ -21,7 +21,7 @@ from graph_opt.lowering.tosa_conv import (
     LowerPool,
 )
 from graph_opt.lowering.tosa_elementwise import LowerElementwise
-from graph_opt.lowering.tosa_index import LowerGather, LowerTile
+from graph_opt.lowering.tosa_index import LowerGather, LowerGatherNd, LowerTile
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
 from graph_opt.lowering.tosa_quant import QUANT_PATTERNS, shift_unsigned_qdq
@@ -47,6 +47,7 @@ PATTERNS = (
     LowerTensorOps,
     LowerSlicing,
     LowerGather,
+    LowerGatherNd,
     LowerTile,
     LowerResize,
     LowerCast,

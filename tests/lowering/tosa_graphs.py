@@ -240,6 +240,17 @@ func.func @fake_quant(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4
   %c = nn.fake_quant %x {min = array<f32: 0.2>, max = array<f32: 3.0>, num_bits = 8 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   func.return %a, %b, %c : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }""",
+    "gather_nd": f"""
+func.func @gather_nd(%x: tensor<2x4x3xf32>, %i: tensor<3x2xi64>, %m: tensor<2x4xf32>) -> (tensor<2x2x3xf32>, tensor<3x3xf32>, tensor<2x1x4xi1>) {{
+  %c = {const(np.array([[[0, 0], [1, 3]], [[1, -1], [0, 2]]], np.int64))}
+  %a = nn.gather_nd %x, %c : (tensor<2x4x3xf32>, tensor<2x2x2xi64>) -> tensor<2x2x3xf32>
+  %b = nn.gather_nd %x, %i : (tensor<2x4x3xf32>, tensor<3x2xi64>) -> tensor<3x3xf32>
+  %zero = {const(np.zeros((1,), np.float32))}
+  %mask = nn.greater %m, %zero : (tensor<2x4xf32>, tensor<1xf32>) -> tensor<2x4xi1>
+  %r = {const(np.array([[[1]], [[0]]], np.int64))}
+  %g = nn.gather_nd %mask, %r : (tensor<2x4xi1>, tensor<2x1x1xi64>) -> tensor<2x1x4xi1>
+  func.return %a, %b, %g : tensor<2x2x3xf32>, tensor<3x3xf32>, tensor<2x1x4xi1>
+}}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""

@@ -58,3 +58,38 @@ func.func @negative_expand_computed_shape(%x: tensor<3x1xf32>, %s: tensor<2xi64>
   func.return %e : tensor<3x4xf32>
 }
 // CHECK: lower-to-tosa: cannot lower nn.expand at {{.*}}: nn.expand needs a constant shape operand
+
+// -----
+
+/// gather_nd with constant indices: the K-tuples fold to row-major indices into
+/// the data flattened to [1, 2 * 4, 3] (a negative entry wrapped: [1, -1] -> 7).
+// CHECK-LABEL: func.func @gather_nd_constant
+func.func @gather_nd_constant(%x: tensor<2x4x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[I:.*]] = "tosa.const"() <{values = dense<{{\[\[}}3, 7]]> : tensor<1x2xi32>}>
+  // CHECK: %[[V:.*]] = tosa.reshape %x, %{{.*}} -> tensor<1x8x3xf32>
+  // CHECK: %[[G:.*]] = tosa.gather %[[V]], %[[I]] : (tensor<1x8x3xf32>, tensor<1x2xi32>) -> tensor<1x2x3xf32>
+  // CHECK: tosa.reshape %[[G]], %{{.*}} -> tensor<2x3xf32>
+  %i = nn.constant dense<[[0, 3], [1, -1]]> : tensor<2x2xi64>
+  %y = nn.gather_nd %x, %i : (tensor<2x4x3xf32>, tensor<2x2xi64>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// -----
+
+/// TOSA gathers no booleans: i1 data goes through i8.
+// CHECK-LABEL: func.func @gather_bool
+func.func @gather_bool(%m: tensor<4x2xi1>, %i: tensor<3xi32>) -> tensor<3x2xi1> {
+  // CHECK: %[[B:.*]] = tosa.cast %{{.*}} : (tensor<1x4x2xi1>) -> tensor<1x4x2xi8>
+  // CHECK: %[[G:.*]] = tosa.gather %[[B]], %{{.*}} -> tensor<1x3x2xi8>
+  // CHECK: tosa.cast %[[G]] : (tensor<1x3x2xi8>) -> tensor<1x3x2xi1>
+  %y = nn.gather %m, %i : (tensor<4x2xi1>, tensor<3xi32>) -> tensor<3x2xi1>
+  func.return %y : tensor<3x2xi1>
+}
+
+// -----
+
+func.func @negative_gather_nd_batch_dims(%x: tensor<2x4x3xf32>, %i: tensor<2x1xi64>) -> tensor<2x3xf32> {
+  %y = nn.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+// CHECK: lower-to-tosa: cannot lower nn.gather_nd at {{.*}}: only gather_nd with batch_dims 0 lowers to TOSA
