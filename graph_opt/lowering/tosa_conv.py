@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import tosa
-from xdsl.dialects.builtin import TensorType, i32
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -40,6 +40,7 @@ from graph_opt.lowering.tosa_builder import (
     shape_of,
 )
 from graph_opt.lowering.tosa_elementwise import activation, is_float
+from graph_opt.lowering.tosa_tensor import slice_along
 
 
 def to_nhwc(b: TosaBuilder, x: SSAValue, layout: str) -> SSAValue:
@@ -117,7 +118,8 @@ def fit_window(
 
 
 class LowerConv(LoweringPattern):
-    """nn.conv / nn.fused_conv / nn.qconv (2-D, group 1 or depthwise) -> tosa.conv2d / tosa.depthwise_conv2d.
+    """nn.conv / nn.fused_conv / nn.qconv (1-D or 2-D) -> tosa.conv2d / tosa.depthwise_conv2d;
+    a grouped conv that is not depthwise is one conv2d per group, concatenated.
 
     nn.qconv (i8 x i8, zero points) accumulates in i32, as TOSA's integer profile does.
     """
@@ -138,9 +140,6 @@ class LowerConv(LoweringPattern):
         out_channels, in_per_group, kernel = split_filter_shape(layout, shape_of(w))
         group = int_value(op.properties, "group", 1)
         depthwise = group > 1 and in_per_group == 1
-        if group > 1 and not depthwise:
-            self.decline(op, f"grouped convolution (group {group}) is not depthwise")
-            return
         b = TosaBuilder()
         strides, dilations, pads, auto_pad = op.window_props(
             op.properties, spatial_rank
@@ -172,18 +171,40 @@ class LowerConv(LoweringPattern):
             for name, value in (("input_zp", x), ("weight_zp", w))
         ]
         conv_type = tosa_ext.DepthwiseConv2DOp if depthwise else tosa_ext.Conv2DOp
-        y = b.add(
-            conv_type.build(
-                operands=[x_nhwc, weight, bias, *zero_points],
-                properties={
-                    "pad": i64_array(tosa_pads),
-                    "stride": i64_array(strides),
-                    "dilation": i64_array(dilations),
-                    "acc_type": accumulator,
-                },
-                result_types=[TensorType(accumulator, out_shape)],
+        props = {
+            "pad": i64_array(tosa_pads),
+            "stride": i64_array(strides),
+            "dilation": i64_array(dilations),
+            "acc_type": accumulator,
+        }
+        groups = 1 if depthwise else group
+        inputs, outputs = shape_of(x_nhwc)[3] // groups, out_channels // groups
+        parts = []
+        for g in range(groups):  # a grouped conv: one conv2d per group, concatenated
+            operands = [x_nhwc, weight, bias]
+            if groups > 1:
+                operands = [
+                    slice_along(b, x_nhwc, {3: (g * inputs, inputs)}),
+                    slice_along(b, weight, {0: (g * outputs, outputs)}),
+                    slice_along(b, bias, {0: (g * outputs, outputs)}),
+                ]
+            part_shape = (*out_shape[:3], out_shape[3] // groups)
+            parts.append(
+                b.add(
+                    conv_type.build(
+                        operands=[*operands, *zero_points],
+                        properties=props,
+                        result_types=[TensorType(accumulator, part_shape)],
+                    )
+                )
             )
-        )
+        y = parts[0]
+        if groups > 1:
+            y = b.add(
+                tosa.ConcatOp(
+                    parts, IntegerAttr(3, i32), TensorType(accumulator, out_shape)
+                )
+            )
         if isinstance(op, FusedConvOp):
             activated = activation(b, y, op.activation_name, op.activation_values)
             if activated is None:

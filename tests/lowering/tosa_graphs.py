@@ -251,6 +251,16 @@ func.func @gather_nd(%x: tensor<2x4x3xf32>, %i: tensor<3x2xi64>, %m: tensor<2x4x
   %g = nn.gather_nd %mask, %r : (tensor<2x4xi1>, tensor<2x1x1xi64>) -> tensor<2x1x4xi1>
   func.return %a, %b, %g : tensor<2x2x3xf32>, tensor<3x3xf32>, tensor<2x1x4xi1>
 }}""",
+    "grouped_conv": f"""
+func.func @grouped_conv(%x: tensor<1x4x6x6xf32>, %n: tensor<1x5x5x6xf32>) -> (tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>) {{
+  %w = {weights(6, 2, 3, 3)}
+  %b = {weights(6)}
+  %c = nn.conv %x, %w, %b {{group = 2 : i64, pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x4x6x6xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x6x6xf32>
+  %nw = {weights(3, 3, 2, 9)}
+  %nb = {weights(9)}
+  %d = nn.fused_conv %n, %nw, %nb {{data_layout = "NHWC", group = 3 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = "relu"}} : (tensor<1x5x5x6xf32>, tensor<3x3x2x9xf32>, tensor<9xf32>) -> tensor<1x3x3x9xf32>
+  func.return %c, %d : tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>
+}}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""

@@ -82,11 +82,19 @@ func.func @qconv(%x: tensor<1x4x4x2xi8>, %w: tensor<1x1x2x3xi8>) -> tensor<1x4x4
 // -----
 
 /// A grouped conv that is not depthwise has no single TOSA op: the pass fails naming it.
-func.func @negative_grouped_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32> {
-  %y = nn.conv %x, %w {group = 2 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32> loc("grouped")
+/// A grouped conv that is not depthwise: one conv2d per group on a channel slice
+/// of the input, filter and bias, concatenated on the channels.
+// CHECK-LABEL: func.func @grouped_conv
+func.func @grouped_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32> {
+  // CHECK: %[[X:.*]] = tosa.transpose %x
+  // CHECK: %[[X0:.*]] = tosa.slice %[[X]], %{{.*}}, %{{.*}} : (tensor<1x4x4x4xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xf32>
+  // CHECK: %[[W0:.*]] = tosa.slice %{{.*}} -> tensor<2x1x1x2xf32>
+  // CHECK: %[[Y0:.*]] = tosa.conv2d %[[X0]], %[[W0]], {{.*}} -> tensor<1x4x4x2xf32>
+  // CHECK: %[[Y1:.*]] = tosa.conv2d {{.*}} -> tensor<1x4x4x2xf32>
+  // CHECK: tosa.concat %[[Y0]], %[[Y1]] {axis = 3 : i32} : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x4xf32>
+  %y = nn.conv %x, %w {group = 2 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32>
   func.return %y : tensor<1x4x4x4xf32>
 }
-// CHECK: lower-to-tosa: cannot lower nn.conv at loc("grouped"): grouped convolution (group 2) is not depthwise
 
 // -----
 
