@@ -81,7 +81,6 @@ func.func @qconv(%x: tensor<1x4x4x2xi8>, %w: tensor<1x1x2x3xi8>) -> tensor<1x4x4
 
 // -----
 
-/// A grouped conv that is not depthwise has no single TOSA op: the pass fails naming it.
 /// A grouped conv that is not depthwise: one conv2d per group on a channel slice
 /// of the input, filter and bias, concatenated on the channels.
 // CHECK-LABEL: func.func @grouped_conv
