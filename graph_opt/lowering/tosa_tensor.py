@@ -83,7 +83,8 @@ def reduce(
 
 
 class LowerTensorOps(LoweringPattern):
-    """Constants, reshapes, transpose, concat and constant pads."""
+    """Constants, reshapes, transpose, concat and pads (constant; edge and reflect
+    as slices concatenated around the input)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         b = TosaBuilder()
@@ -116,15 +117,14 @@ class LowerTensorOps(LoweringPattern):
     def pad(self, b: TosaBuilder, op: PadOp) -> SSAValue | None:
         pads = list(op.pads.get_values())
         rank = len(pads) // 2
-        if op.pad_mode != "constant":
-            self.decline(
-                op, f"TOSA pads only with a constant, not in mode {op.pad_mode}"
-            )
-            return None
         if min(pads) < 0:
             self.decline(op, "TOSA pads cannot crop (negative pads)")
             return None
         x = op.operands[0]
+        if op.pad_mode != "constant":
+            for axis in range(rank):
+                x = mirror_pad(b, x, axis, pads[axis], pads[axis + rank], op.pad_mode)
+            return x
         padding = [p for axis in range(rank) for p in (pads[axis], pads[axis + rank])]
         fill = b.scalar(op.fill, element_of(x))
         return b.add(
@@ -133,6 +133,31 @@ class LowerTensorOps(LoweringPattern):
                 result_types=[op.results[0].type],
             )
         )
+
+
+def mirror_pad(
+    b: TosaBuilder, x: SSAValue, axis: int, begin: int, end: int, mode: str
+) -> SSAValue:
+    """An edge or reflect pad along one axis: slices of x concatenated around it
+    (edge repeats the border slice, reflect mirrors the slices next to it)."""
+    if not begin and not end:
+        return x
+    size = shape_of(x)[axis]
+
+    def rows(indices) -> list[SSAValue]:
+        return [slice_along(b, x, {axis: (i, 1)}) for i in indices]
+
+    if mode == "edge":
+        before, after = rows([0] * begin), rows([size - 1] * end)
+    else:
+        before = rows(range(begin, 0, -1))
+        after = rows(range(size - 2, size - 2 - end, -1))
+    parts = [*before, x, *after]
+    shape = list(shape_of(x))
+    shape[axis] += begin + end
+    return b.add(
+        tosa.ConcatOp(parts, IntegerAttr(axis, i32), TensorType(element_of(x), shape))
+    )
 
 
 class LowerSlicing(LoweringPattern):

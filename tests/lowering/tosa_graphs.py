@@ -261,6 +261,12 @@ func.func @grouped_conv(%x: tensor<1x4x6x6xf32>, %n: tensor<1x5x5x6xf32>) -> (te
   %d = nn.fused_conv %n, %nw, %nb {{data_layout = "NHWC", group = 3 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = "relu"}} : (tensor<1x5x5x6xf32>, tensor<3x3x2x9xf32>, tensor<9xf32>) -> tensor<1x3x3x9xf32>
   func.return %c, %d : tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>
 }}""",
+    "pad_modes": """
+func.func @pad_modes(%x: tensor<1x2x4x5xf32>) -> (tensor<1x2x7x8xf32>, tensor<1x2x6x9xf32>) {
+  %r = nn.pad %x {pads = array<i64: 0, 0, 2, 1, 0, 0, 1, 2>, mode = "reflect"} : (tensor<1x2x4x5xf32>) -> tensor<1x2x7x8xf32>
+  %e = nn.pad %x {pads = array<i64: 0, 0, 0, 3, 0, 0, 2, 1>, mode = "edge"} : (tensor<1x2x4x5xf32>) -> tensor<1x2x6x9xf32>
+  func.return %r, %e : tensor<1x2x7x8xf32>, tensor<1x2x6x9xf32>
+}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""
