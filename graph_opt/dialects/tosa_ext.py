@@ -1,7 +1,7 @@
 """The `tosa` dialect as upstream MLIR defines it (TOSA 1.0): xDSL's ops plus the ones it lacks.
 
-xDSL 0.74's `tosa` lacks conv2d, depthwise_conv2d, transpose, reshape, pad, slice,
-tile, cast, the shape type and most elementwise ops, and its matmul only allows a
+xDSL 0.74's `tosa` lacks conv2d, depthwise_conv2d, transpose_conv2d, transpose,
+reshape, pad, slice, tile, gather, resize, cast, the shape type and most elementwise ops, and its matmul only allows a
 leading dim of 1 and a result of the operand element type. The ops below follow
 upstream's TosaOps.td: zero points and shifts are operands, shapes are
 `!tosa.shape<rank>` values made by `tosa.const_shape`. Checked against real MLIR
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Sequence
+from enum import StrEnum
 
 from xdsl.dialects import tosa as xdsl_tosa
 from xdsl.dialects.builtin import (
@@ -24,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     TensorType,
 )
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,
@@ -93,8 +95,9 @@ class ConstShapeOp(TosaOperation):
             raise VerifyException("const_shape values must be 1-D of the shape's rank")
 
 
-class ConvolutionOperation(TosaOperation, ABC):
-    """conv2d and depthwise_conv2d: NHWC input, zero points as scalar-tensor operands."""
+class ConvolutionBase(TosaOperation, ABC):
+    """conv2d, depthwise_conv2d and transpose_conv2d: NHWC input, zero points as
+    scalar-tensor operands."""
 
     input = operand_def(TensorType)
     weight = operand_def(TensorType)
@@ -102,9 +105,7 @@ class ConvolutionOperation(TosaOperation, ABC):
     input_zp = operand_def(TensorType)
     weight_zp = operand_def(TensorType)
     output = result_def(TensorType)
-    pad = prop_def(DenseArrayBase[I64])
     stride = prop_def(DenseArrayBase[I64])
-    dilation = prop_def(DenseArrayBase[I64])
     acc_type = prop_def(TypeAttribute)
     local_bound = opt_prop_def(BoolAttr)
 
@@ -114,6 +115,13 @@ class ConvolutionOperation(TosaOperation, ABC):
                 raise VerifyException(
                     f"{self.name} needs rank-4 input, weight and output"
                 )
+
+
+class ConvolutionOperation(ConvolutionBase, ABC):
+    """conv2d and depthwise_conv2d: `pad` [top, bottom, left, right] and `dilation`."""
+
+    pad = prop_def(DenseArrayBase[I64])
+    dilation = prop_def(DenseArrayBase[I64])
 
 
 @irdl_op_definition
@@ -128,6 +136,68 @@ class DepthwiseConv2DOp(ConvolutionOperation):
     """Depthwise 2-D convolution; weight is HWCM (M outputs per input channel)."""
 
     name = "tosa.depthwise_conv2d"
+
+
+@irdl_op_definition
+class TransposeConv2DOp(ConvolutionBase):
+    """Transposed 2-D convolution; weight OHWI. `out_pad` [top, bottom, left, right]
+    widens (or, negative, crops) the (in - 1) * stride + kernel output."""
+
+    name = "tosa.transpose_conv2d"
+    out_pad = prop_def(DenseArrayBase[I64])
+
+
+@irdl_op_definition
+class GatherOp(TosaOperation):
+    """values [N, K, C] at indices [N, W] (i32) -> [N, W, C]."""
+
+    name = "tosa.gather"
+    values = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    output = result_def(TensorType)
+
+    def verify_(self) -> None:
+        values = self.values.type.get_shape()  # type: ignore[attr-defined]
+        indices = self.indices.type.get_shape()  # type: ignore[attr-defined]
+        if len(values) != 3 or len(indices) != 2 or values[0] != indices[0]:
+            raise VerifyException(
+                f"tosa.gather needs values [N, K, C] and indices [N, W], got {values} and {indices}"
+            )
+
+
+class ResizeMode(StrEnum):
+    NEAREST_NEIGHBOR = "NEAREST_NEIGHBOR"
+    BILINEAR = "BILINEAR"
+
+
+@irdl_attr_definition
+class ResizeModeAttr(EnumAttribute[ResizeMode]):
+    """`#tosa.resize_mode<NEAREST_NEIGHBOR>` or `<BILINEAR>`."""
+
+    name = "tosa.resize_mode"
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> ResizeMode:
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(ResizeMode)
+
+
+@irdl_op_definition
+class ResizeOp(TosaOperation):
+    """NHWC resize: output (y, x) samples input ((y * scale_d + offset) / scale_n);
+    `scale` is [y_n, y_d, x_n, x_d], `offset` and `border` [y, x]."""
+
+    name = "tosa.resize"
+    input = operand_def(TensorType)
+    scale = operand_def(ShapeType)
+    offset = operand_def(ShapeType)
+    border = operand_def(ShapeType)
+    output = result_def(TensorType)
+    mode = prop_def(ResizeModeAttr)
 
 
 @irdl_op_definition
@@ -380,6 +450,9 @@ TOSA = Dialect(
         LogicalXorOp,
         LogicalNotOp,
         ArgMaxOp,
+        TransposeConv2DOp,
+        GatherOp,
+        ResizeOp,
     ],
-    [xdsl_tosa.NanModeAttr, xdsl_tosa.RoundingModeAttr, ShapeType],
+    [xdsl_tosa.NanModeAttr, xdsl_tosa.RoundingModeAttr, ResizeModeAttr, ShapeType],
 )

@@ -108,6 +108,13 @@ class TensorFunctions(InterpreterFunctions):
         check_size(op, [x.size, *repeats], x.dtype)
         return (np.tile(x, repeats),)
 
+    @impl(t.ExpandOp)
+    def run_expand(self, interpreter: Interpreter, op: t.ExpandOp, args):
+        x, shape = args
+        out = np.broadcast_shapes(x.shape, tuple(int(d) for d in shape))
+        check_size(op, out, x.dtype)
+        return (np.array(np.broadcast_to(x, out)),)
+
     @impl(t.DropoutOp)
     def run_dropout(self, interpreter: Interpreter, op: t.DropoutOp, args):
         return (args[0],)

@@ -14,11 +14,18 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects import tosa_ext
 from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
-from graph_opt.lowering.tosa_conv import LowerConv, LowerGlobalAvgPool, LowerPool
+from graph_opt.lowering.tosa_conv import (
+    LowerConv,
+    LowerConvTranspose,
+    LowerGlobalAvgPool,
+    LowerPool,
+)
 from graph_opt.lowering.tosa_elementwise import LowerElementwise
+from graph_opt.lowering.tosa_index import LowerGather, LowerGatherNd, LowerTile
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
-from graph_opt.lowering.tosa_quant import QUANT_PATTERNS
+from graph_opt.lowering.tosa_quant import QUANT_PATTERNS, shift_unsigned_qdq
+from graph_opt.lowering.tosa_resize import LowerResize
 from graph_opt.lowering.tosa_tensor import (
     LowerCast,
     LowerReductions,
@@ -29,6 +36,7 @@ from graph_opt.lowering.tosa_tensor import (
 
 PATTERNS = (
     LowerConv,
+    LowerConvTranspose,
     LowerPool,
     LowerGlobalAvgPool,
     LowerMatMul,
@@ -38,6 +46,10 @@ PATTERNS = (
     LowerArgReductions,
     LowerTensorOps,
     LowerSlicing,
+    LowerGather,
+    LowerGatherNd,
+    LowerTile,
+    LowerResize,
     LowerCast,
     LowerReductions,
     LowerSoftmax,
@@ -63,15 +75,19 @@ UNSUPPORTED_REASONS = {
 class LowerToTosaPass(ModulePass):
     """Lower nn ops to TOSA as upstream MLIR defines it, ready for MLIR and IREE.
 
-    Convolutions and pools become NHWC tosa.conv2d / depthwise_conv2d /
-    max_pool2d / avg_pool2d (NCHW data is transposed around them), matrix
-    products batched 3-D tosa.matmul; elementwise ops, activations, reshapes,
-    transposes, concat, slices, splits, casts, pads, reductions, softmax,
-    batch_norm and layer_norm, comparisons, logical ops, select and arg max/min
-    become their TOSA counterparts or short TOSA sequences. The int8 ops map to TOSA's integer profile: nn.qconv and
+    Convolutions (1-D as 2-D of height 1), transposed convolutions, pools and
+    resizes become NHWC tosa.conv2d / depthwise_conv2d / transpose_conv2d /
+    max_pool2d / avg_pool2d / resize (NCHW data is transposed around them),
+    matrix products batched 3-D tosa.matmul, gather tosa.gather, tile and expand
+    tosa.tile; elementwise ops, activations, reshapes, transposes, concat,
+    slices, splits, casts, pads, reductions, softmax, batch_norm and layer_norm,
+    comparisons, float tests, logical ops, select and arg max/min become their
+    TOSA counterparts or short TOSA sequences, fake_quant TensorFlow's float
+    arithmetic. The int8 ops map to TOSA's integer profile: nn.qconv and
     nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
     accumulators, nn.rescale to tosa.rescale, nn.quantize and nn.dequantize to
-    tosa.mul / add / clamp / cast.
+    tosa.mul / add / clamp / cast (ui8 between a quantize and its dequantizes
+    as i8 with zero points moved by -128, exactly).
     An op with no TOSA form fails the pass, naming the op, its location and why.
     The module's ONNX metadata attributes (nn.onnx_*) are dropped.
     Print with --print-op-generic for upstream MLIR.
@@ -81,6 +97,7 @@ class LowerToTosaPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_static_shapes(op)
+        shift_unsigned_qdq(op)
         declined: dict[Operation, str] = {}
         PatternRewriteWalker(
             GreedyRewritePatternApplier([p(declined) for p in PATTERNS]),

@@ -26,6 +26,8 @@ NCHW_TO_NHWC = (0, 2, 3, 1)
 NHWC_TO_NCHW = (0, 3, 1, 2)
 OIHW_TO_OHWI = (0, 2, 3, 1)
 HWIO_TO_OHWI = (3, 0, 1, 2)
+IOHW_TO_OHWI = (1, 2, 3, 0)
+HWOI_TO_OHWI = (2, 0, 1, 3)
 
 
 def shape_of(value: SSAValue) -> tuple[int, ...]:

@@ -10,6 +10,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from graph_opt.dialects import tosa_ext
 from graph_opt.dialects.nn import compare as nn
 from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.elementwise import FloatTestOp, IsInfOp, IsNanOp
 from graph_opt.dialects.nn.reduce import ArgMaxOp, ArgMinOp, ArgReduceOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern
 from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
@@ -56,9 +57,21 @@ def logical_not(b: TosaBuilder, value: SSAValue) -> SSAValue:
     return b.unary(tosa_ext.LogicalNotOp, value)
 
 
+def float_test(b: TosaBuilder, op: FloatTestOp, x: SSAValue) -> SSAValue:
+    """is_nan: x != x; is_inf: |x| == inf; is_finite: |x| < inf (false for NaN)."""
+    if isinstance(op, IsNanOp):
+        return logical_not(b, elementwise(b, tosa_ext.EqualOp, [x, x], i1))
+    magnitude = b.unary(tosa_ext.AbsOp, x)
+    infinity = b.const_like(x, np.inf)
+    if isinstance(op, IsInfOp):
+        return elementwise(b, tosa_ext.EqualOp, [magnitude, infinity], i1)
+    return elementwise(b, tosa_ext.GreaterOp, [infinity, magnitude], i1)
+
+
 class LowerComparisons(LoweringPattern):
     """Comparisons (less as greater with swapped operands, not_equal as not of
-    equal), logical ops and select -> their TOSA counterparts."""
+    equal), logical ops, select and the float tests (is_nan, is_inf, is_finite)
+    -> their TOSA counterparts."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         b = TosaBuilder()
@@ -75,6 +88,8 @@ class LowerComparisons(LoweringPattern):
             result = elementwise(b, LOGICAL_OPS[type(op)], operands, i1)
         elif isinstance(op, nn.LogicalNotOp):
             result = logical_not(b, operands[0])
+        elif isinstance(op, FloatTestOp):
+            result = float_test(b, op, operands[0])
         elif isinstance(op, nn.SelectOp):
             result = elementwise(
                 b, tosa_ext.SelectOp, operands, element_of(operands[1])

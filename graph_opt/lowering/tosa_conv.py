@@ -1,4 +1,5 @@
-"""Lowering of 2-D convolutions and pooling to TOSA's NHWC conv2d, depthwise_conv2d and pools.
+"""Lowering of 1-D and 2-D convolutions, transposed convolutions and pooling to
+TOSA's NHWC conv2d, depthwise_conv2d, transpose_conv2d and pools.
 
 NCHW data is transposed to NHWC around the TOSA op; filters are permuted to OHWI
 (conv2d) or HWCM (depthwise_conv2d), at compile time when they are constants.
@@ -10,13 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import tosa
-from xdsl.dialects.builtin import TensorType, i32
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from graph_opt.dialects import tosa_ext
 from graph_opt.dialects.nn.base import i64_array, int_value
-from graph_opt.dialects.nn.conv import ConvOp, resolve_pads
+from graph_opt.dialects.nn.conv import (
+    ConvOp,
+    ConvTransposeOp,
+    resolve_pads,
+    transposed_pads_and_sizes,
+)
 from graph_opt.dialects.nn.fused import FusedConvOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, split_filter_shape
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
@@ -24,6 +30,8 @@ from graph_opt.dialects.nn.qint import QConvOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern, constant_array
 from graph_opt.lowering.tosa_builder import (
     HWIO_TO_OHWI,
+    HWOI_TO_OHWI,
+    IOHW_TO_OHWI,
     NCHW_TO_NHWC,
     NHWC_TO_NCHW,
     OIHW_TO_OHWI,
@@ -32,6 +40,7 @@ from graph_opt.lowering.tosa_builder import (
     shape_of,
 )
 from graph_opt.lowering.tosa_elementwise import activation, is_float
+from graph_opt.lowering.tosa_tensor import slice_along
 
 
 def to_nhwc(b: TosaBuilder, x: SSAValue, layout: str) -> SSAValue:
@@ -46,6 +55,25 @@ def nhwc_shape(shape: tuple[int, ...], layout: str) -> tuple[int, ...]:
     if layout == CHANNELS_FIRST:
         return tuple(shape[p] for p in NCHW_TO_NHWC)
     return shape
+
+
+def with_unit_height_shape(
+    shape: tuple[int, ...], layout: str, is_filter: bool = False
+) -> tuple[int, ...]:
+    """A 1-D conv's NCW / NWC data shape (or OIW / WIO filter shape) as 2-D, of height 1."""
+    at = 2 if layout == CHANNELS_FIRST else 0 if is_filter else 1
+    return (*shape[:at], 1, *shape[at:])
+
+
+def with_unit_height(
+    b: TosaBuilder, value: SSAValue, layout: str, is_filter: bool = False
+) -> SSAValue:
+    """`value` reshaped by with_unit_height_shape: folded when constant."""
+    shape = with_unit_height_shape(shape_of(value), layout, is_filter)
+    array = constant_array(value)
+    if array is None:
+        return b.reshape(value, shape)
+    return b.const(array.reshape(shape))
 
 
 def permuted(b: TosaBuilder, value: SSAValue, perm: tuple[int, ...]) -> SSAValue:
@@ -90,7 +118,8 @@ def fit_window(
 
 
 class LowerConv(LoweringPattern):
-    """nn.conv / nn.fused_conv / nn.qconv (2-D, group 1 or depthwise) -> tosa.conv2d / tosa.depthwise_conv2d.
+    """nn.conv / nn.fused_conv / nn.qconv (1-D or 2-D) -> tosa.conv2d / tosa.depthwise_conv2d;
+    a grouped conv that is not depthwise is one conv2d per group, concatenated.
 
     nn.qconv (i8 x i8, zero points) accumulates in i32, as TOSA's integer profile does.
     """
@@ -99,8 +128,9 @@ class LowerConv(LoweringPattern):
         if not isinstance(op, ConvOp | FusedConvOp | QConvOp):
             return
         x, w = op.operands[0], op.operands[1]
-        if len(shape_of(x)) != 4:
-            self.decline(op, "only 2-D convolutions lower to TOSA")
+        spatial_rank = len(shape_of(x)) - 2
+        if spatial_rank not in (1, 2):
+            self.decline(op, "only 1-D and 2-D convolutions lower to TOSA")
             return
         integer = isinstance(op, QConvOp)
         if not integer and not is_float(x):
@@ -110,10 +140,19 @@ class LowerConv(LoweringPattern):
         out_channels, in_per_group, kernel = split_filter_shape(layout, shape_of(w))
         group = int_value(op.properties, "group", 1)
         depthwise = group > 1 and in_per_group == 1
-        if group > 1 and not depthwise:
-            self.decline(op, f"grouped convolution (group {group}) is not depthwise")
-            return
         b = TosaBuilder()
+        strides, dilations, pads, auto_pad = op.window_props(
+            op.properties, spatial_rank
+        )
+        sizes = list(shape_of(x)[2:] if layout == CHANNELS_FIRST else shape_of(x)[1:-1])
+        explicit = resolve_pads(auto_pad, pads, sizes, kernel, strides, dilations)
+        out_shape = shape_of(op.results[0])
+        if spatial_rank == 1:  # a 2-D conv of height 1
+            x = with_unit_height(b, x, layout)
+            w = with_unit_height(b, w, layout, is_filter=True)
+            out_shape = with_unit_height_shape(out_shape, layout)
+            kernel, strides, dilations = ([1, *v] for v in (kernel, strides, dilations))
+            explicit = [0, explicit[0], 0, explicit[1]]
         x_nhwc = to_nhwc(b, x, layout)
         accumulator = i32 if integer else element_of(x)
         weight = self.weight(b, w, layout, group if depthwise else 0)
@@ -122,10 +161,7 @@ class LowerConv(LoweringPattern):
             if len(op.operands) == 3
             else b.const(np.zeros(out_channels), accumulator)
         )
-        strides, dilations, pads, auto_pad = op.window_props(op.properties, 2)
-        sizes = list(shape_of(x_nhwc)[1:3])
-        explicit = resolve_pads(auto_pad, pads, sizes, kernel, strides, dilations)
-        out_shape = nhwc_shape(shape_of(op.results[0]), layout)
+        out_shape = nhwc_shape(out_shape, layout)
         windows = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
         x_nhwc, tosa_pads = fit_window(
             b, x_nhwc, explicit, windows, strides, list(out_shape[1:3])
@@ -135,25 +171,48 @@ class LowerConv(LoweringPattern):
             for name, value in (("input_zp", x), ("weight_zp", w))
         ]
         conv_type = tosa_ext.DepthwiseConv2DOp if depthwise else tosa_ext.Conv2DOp
-        y = b.add(
-            conv_type.build(
-                operands=[x_nhwc, weight, bias, *zero_points],
-                properties={
-                    "pad": i64_array(tosa_pads),
-                    "stride": i64_array(strides),
-                    "dilation": i64_array(dilations),
-                    "acc_type": accumulator,
-                },
-                result_types=[TensorType(accumulator, out_shape)],
+        props = {
+            "pad": i64_array(tosa_pads),
+            "stride": i64_array(strides),
+            "dilation": i64_array(dilations),
+            "acc_type": accumulator,
+        }
+        groups = 1 if depthwise else group
+        inputs, outputs = shape_of(x_nhwc)[3] // groups, out_channels // groups
+        parts = []
+        for g in range(groups):  # a grouped conv: one conv2d per group, concatenated
+            operands = [x_nhwc, weight, bias]
+            if groups > 1:
+                operands = [
+                    slice_along(b, x_nhwc, {3: (g * inputs, inputs)}),
+                    slice_along(b, weight, {0: (g * outputs, outputs)}),
+                    slice_along(b, bias, {0: (g * outputs, outputs)}),
+                ]
+            part_shape = (*out_shape[:3], out_shape[3] // groups)
+            parts.append(
+                b.add(
+                    conv_type.build(
+                        operands=[*operands, *zero_points],
+                        properties=props,
+                        result_types=[TensorType(accumulator, part_shape)],
+                    )
+                )
             )
-        )
+        y = parts[0]
+        if groups > 1:
+            y = b.add(
+                tosa.ConcatOp(
+                    parts, IntegerAttr(3, i32), TensorType(accumulator, out_shape)
+                )
+            )
         if isinstance(op, FusedConvOp):
             activated = activation(b, y, op.activation_name, op.activation_values)
             if activated is None:
                 self.decline(op, f"unknown activation {op.activation_name}")
                 return
             y = activated
-        rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
+        y = b.reshape(from_nhwc(b, y, layout), shape_of(op.results[0]))
+        rewriter.replace(op, b.ops, [y])
 
     @staticmethod
     def weight(b: TosaBuilder, w: SSAValue, layout: str, depthwise_channels: int):
@@ -166,6 +225,78 @@ class LowerConv(LoweringPattern):
             w = permuted(b, w, (2, 3, 1, 0))  # OIHW (I = 1) -> HW1O
         kh, kw, _, out = shape_of(w)
         return b.reshape(w, (kh, kw, depthwise_channels, out // depthwise_channels))
+
+
+class LowerConvTranspose(LoweringPattern):
+    """nn.conv_transpose (2-D, group 1, no dilation) -> tosa.transpose_conv2d.
+
+    TOSA scatters input (y, x) times the kernel to stride * (y, x) + out_pad
+    (top, left), as ONNX does before cropping its pads: the begin pads become a
+    negative out_pad, the end ones what the result size leaves.
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, ConvTransposeOp):
+            return
+        x, w = op.operands[0], op.operands[1]
+        reason = self.unsupported(op, x)
+        if reason:
+            self.decline(op, reason)
+            return
+        layout = op.layout
+        _, out_per_group, kernel = split_filter_shape(layout, shape_of(w))
+        strides, dilations, pads, auto_pad, output_padding, output_shape = (
+            op.transpose_props(op.properties, 2)
+        )
+        if dilations != [1, 1]:
+            self.decline(op, "TOSA's transpose_conv2d has no dilation")
+            return
+        b = TosaBuilder()
+        x_nhwc = to_nhwc(b, x, layout)
+        sizes = list(shape_of(x_nhwc)[1:3])
+        explicit, _ = transposed_pads_and_sizes(
+            sizes, kernel, strides, dilations, pads, auto_pad, output_padding,
+            output_shape,
+        )  # fmt: skip
+        out_shape = nhwc_shape(shape_of(op.results[0]), layout)
+        out_pad = []
+        for axis in range(2):
+            top = -explicit[axis]  # type: ignore[index]
+            full = (sizes[axis] - 1) * strides[axis] + kernel[axis]
+            out_pad += [top, out_shape[axis + 1] - full - top]
+        element = element_of(x)
+        weight = permuted(
+            b, w, IOHW_TO_OHWI if layout == CHANNELS_FIRST else HWOI_TO_OHWI
+        )
+        bias = (
+            op.operands[2]
+            if len(op.operands) == 3
+            else b.const(np.zeros(out_per_group), element)
+        )
+        zero = b.zero_point(element)
+        y = b.add(
+            tosa_ext.TransposeConv2DOp.build(
+                operands=[x_nhwc, weight, bias, zero, zero],
+                properties={
+                    "out_pad": i64_array(out_pad),
+                    "stride": i64_array(strides),
+                    "acc_type": element,
+                },
+                result_types=[TensorType(element, out_shape)],
+            )
+        )
+        rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
+
+    @staticmethod
+    def unsupported(op: ConvTransposeOp, x: SSAValue) -> str | None:
+        if len(shape_of(x)) != 4:
+            return "only 2-D transposed convolutions lower to TOSA"
+        if not is_float(x):
+            return "only float transposed convolutions lower to TOSA"
+        group = int_value(op.properties, "group", 1)
+        if group != 1:
+            return f"grouped transposed convolution (group {group})"
+        return None
 
 
 class LowerPool(LoweringPattern):

@@ -4,7 +4,9 @@ quantize: cast_int(clamp(x * (1 / scale) + zero_point)) (tosa.cast rounds half
 to even, like ONNX; multiplying by the reciprocal may differ from dividing by one
 ulp, so a value within an ulp of a rounding tie may round the other way); dequantize: (cast_f32(x) -
 zero_point) * scale; rescale maps 1:1 to tosa.rescale. TOSA tensors are
-signless, so ui8/ui16 tensors do not lower (the *_unsigned flags cover them).
+signless: a ui8 value that only goes from nn.quantize to nn.dequantize (a QDQ
+model's activations) is held as i8 u - 128 with both zero points moved by -128,
+the same integers in the float math, so exact; other ui8/ui16 tensors do not lower.
 nn.qconv and nn.qmatmul lower with their float forms (tosa_conv, tosa_matmul).
 """
 
@@ -12,12 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import tosa
-from xdsl.dialects.builtin import BoolAttr, IntegerType, Signedness, TensorType, f32
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    TensorType,
+    f32,
+    i1,
+    i8,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import Rewriter
 
 from graph_opt.dialects import tosa_ext
-from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.base import i64_array, int_value
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
     QuantizationOp,
@@ -25,8 +37,15 @@ from graph_opt.dialects.nn.qint import (
     RescaleOp,
     int_range,
 )
+from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern
 from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
+from graph_opt.quantization.fake_quant_math import (
+    channel_shape,
+    flush,
+    inverse_scale,
+    nudge,
+)
 
 
 def is_signless(value: SSAValue) -> bool:
@@ -60,6 +79,31 @@ def wrapped(value: int, element: IntegerType) -> int:
     return ((value + (1 << (width - 1))) % (1 << width)) - (1 << (width - 1))
 
 
+UINT8 = IntegerType(8, Signedness.UNSIGNED)
+UINT8_SHIFT = 128
+
+
+def shift_unsigned_qdq(module: ModuleOp) -> int:
+    """ui8 quantize -> dequantize values become i8 holding u - 128 (zero points
+    moved by -128 on both ends); how many were shifted."""
+    shifted = 0
+    for op in list(module.walk()):
+        if not isinstance(op, QuantizeOp) or element_of(op.results[0]) != UINT8:
+            continue
+        users = [use.operation for use in op.results[0].uses]
+        if not users or not all(isinstance(u, DequantizeOp) for u in users):
+            continue
+        for quantization in (op, *users):
+            quantization.properties["zero_point"] = i64_array(
+                [int(z) - UINT8_SHIFT for z in quantization.zero_points]
+            )
+        Rewriter.replace_value_with_new_type(
+            op.results[0], TensorType(i8, shape_of(op.results[0]))
+        )
+        shifted += 1
+    return shifted
+
+
 class LowerQuantization(LoweringPattern):
     """nn.quantize and nn.dequantize -> tosa.mul / tosa.add / tosa.cast / tosa.clamp."""
 
@@ -83,6 +127,76 @@ class LowerQuantization(LoweringPattern):
         else:
             shifted = b.binary(tosa.SubOp, cast(b, x, f32), b.const(zero_points, f32))
             y = b.binary(tosa.MulOp, shifted, b.const(scales, f32))
+        rewriter.replace(op, b.ops, [y])
+
+
+class LowerFakeQuant(LoweringPattern):
+    """nn.fake_quant left in a graph -> TensorFlow's float arithmetic in TOSA ops.
+
+    The nudged range, scale, 1 / scale and the zero level are computed at compile
+    time as `fake_quant_math` does; at run time: clamp to the nudged range, minus
+    its min, times 1 / scale (per tensor TF divides: the reciprocal may differ by
+    an ulp, which moves a value within an ulp of a rounding tie by one level),
+    floor(steps - zero level + 0.5) times scale; channels of range (0, 0) give 0.
+    Denormal inputs are not flushed to zero as TF's kernels do (a difference
+    far below float tolerance).
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, FakeQuantOp):
+            return
+        x = op.input
+        if element_of(x) != f32:
+            self.decline(op, "only f32 fake quantization lowers to TOSA")
+            return
+        mins, maxs, bits, narrow = op.mins, op.maxs, op.bits, op.is_narrow
+        nudged = nudge(mins, maxs, bits, narrow)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            inv_scale = (
+                inverse_scale(mins, maxs, bits, narrow)
+                if op.axis_value is not None
+                else np.float32(1) / nudged.scale
+            )
+            zero_level = np.floor(
+                flush(
+                    flush(-nudged.min * inverse_scale(mins, maxs, bits, narrow))
+                    + np.float32(0.5)
+                )
+            )
+        rank, count = len(shape_of(x)), len(mins)
+        shape = [
+            count if d == -1 else d
+            for d in channel_shape(rank, op.axis_value) or (1,) * rank
+        ]
+        b = TosaBuilder()
+
+        def channels(values) -> SSAValue:
+            return b.const(np.asarray(values, np.float32).reshape(shape), f32)
+
+        low = channels(nudged.min)
+        clamped = b.binary(
+            tosa_ext.MaximumOp,
+            b.binary(tosa_ext.MinimumOp, x, channels(nudged.max)),
+            low,
+        )
+        steps = b.binary(
+            tosa.MulOp, b.binary(tosa.SubOp, clamped, low), channels(inv_scale)
+        )
+        centered = b.binary(
+            tosa.AddOp,
+            b.binary(tosa.SubOp, steps, channels(zero_level)),
+            b.const_like(x, 0.5),
+        )
+        level = b.unary(tosa_ext.FloorOp, centered)
+        y = b.binary(tosa.MulOp, level, channels(nudged.scale))
+        empty = (flush(mins) == 0) & (flush(maxs) == 0)
+        if empty.any():
+            mask = b.const(empty.reshape(shape), i1)
+            y = b.add(
+                tosa_ext.SelectOp.build(
+                    operands=[mask, b.const_like(x, 0.0), y], result_types=[y.type]
+                )
+            )
         rewriter.replace(op, b.ops, [y])
 
 
@@ -124,4 +238,4 @@ class LowerRescale(LoweringPattern):
         rewriter.replace(op, [*b.ops, rescale], [rescale.results[0]])
 
 
-QUANT_PATTERNS = (LowerQuantization, LowerRescale)
+QUANT_PATTERNS = (LowerQuantization, LowerRescale, LowerFakeQuant)

@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     i8,
     i16,
     i32,
+    i64,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
@@ -82,7 +83,8 @@ def reduce(
 
 
 class LowerTensorOps(LoweringPattern):
-    """Constants, reshapes, transpose, concat and constant pads."""
+    """Constants, reshapes, transpose, concat and pads (constant; edge and reflect
+    as slices concatenated around the input)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         b = TosaBuilder()
@@ -115,15 +117,14 @@ class LowerTensorOps(LoweringPattern):
     def pad(self, b: TosaBuilder, op: PadOp) -> SSAValue | None:
         pads = list(op.pads.get_values())
         rank = len(pads) // 2
-        if op.pad_mode != "constant":
-            self.decline(
-                op, f"TOSA pads only with a constant, not in mode {op.pad_mode}"
-            )
-            return None
         if min(pads) < 0:
             self.decline(op, "TOSA pads cannot crop (negative pads)")
             return None
         x = op.operands[0]
+        if op.pad_mode != "constant":
+            for axis in range(rank):
+                x = mirror_pad(b, x, axis, pads[axis], pads[axis + rank], op.pad_mode)
+            return x
         padding = [p for axis in range(rank) for p in (pads[axis], pads[axis + rank])]
         fill = b.scalar(op.fill, element_of(x))
         return b.add(
@@ -132,6 +133,31 @@ class LowerTensorOps(LoweringPattern):
                 result_types=[op.results[0].type],
             )
         )
+
+
+def mirror_pad(
+    b: TosaBuilder, x: SSAValue, axis: int, begin: int, end: int, mode: str
+) -> SSAValue:
+    """An edge or reflect pad along one axis: slices of x concatenated around it
+    (edge repeats the border slice, reflect mirrors the slices next to it)."""
+    if not begin and not end:
+        return x
+    size = shape_of(x)[axis]
+
+    def rows(indices) -> list[SSAValue]:
+        return [slice_along(b, x, {axis: (i, 1)}) for i in indices]
+
+    if mode == "edge":
+        before, after = rows([0] * begin), rows([size - 1] * end)
+    else:
+        before = rows(range(begin, 0, -1))
+        after = rows(range(size - 2, size - 2 - end, -1))
+    parts = [*before, x, *after]
+    shape = list(shape_of(x))
+    shape[axis] += begin + end
+    return b.add(
+        tosa.ConcatOp(parts, IntegerAttr(axis, i32), TensorType(element_of(x), shape))
+    )
 
 
 class LowerSlicing(LoweringPattern):
@@ -189,7 +215,10 @@ class LowerCast(LoweringPattern):
             return
         x, target = op.operands[0], op.to
         source = element_of(x)
-        if not all(t in TOSA_CAST_TYPES for t in (source, target)):
+        if not (
+            all(t in TOSA_CAST_TYPES for t in (source, target))
+            or {source, target} <= INTEGER_CAST_TYPES
+        ):
             self.decline(
                 op,
                 f"TOSA casts between {TOSA_CAST_TYPES_TEXT}, not {source} to {target}",
@@ -219,14 +248,17 @@ class LowerCast(LoweringPattern):
 
 
 TOSA_CAST_TYPES = (i1, i8, i16, i32, f16, bf16, f32)
-TOSA_CAST_TYPES_TEXT = "i1, i8, i16, i32, f16, bf16 and f32"
+INTEGER_CAST_TYPES = {i1, i8, i16, i32, i64}
+"""i64 casts only to and from integers (TOSA's int64 extension, as IREE accepts it)."""
+TOSA_CAST_TYPES_TEXT = "i1, i8, i16, i32, f16, bf16 and f32 (i64 only with integers)"
 
 
 def is_narrowing(source, target) -> bool:
+    """An integer cast that wraps in ONNX; to i1 is x != 0, which TOSA's cast is."""
     return (
         isinstance(source, IntegerType)
         and isinstance(target, IntegerType)
-        and target.width.data < source.width.data
+        and 1 < target.width.data < source.width.data
     )
 
 

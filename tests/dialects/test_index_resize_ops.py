@@ -45,6 +45,12 @@ CASES = {
         ),
         "nn.tile",
     ),
+    "expand": (
+        lambda: model_of(
+            "Expand", {"x": rand(3, 1)}, 13, {"s": np.array([2, 1, 4], np.int64)}
+        ),
+        "nn.expand",
+    ),
     "range_int": (
         lambda: model_of(
             "Range",

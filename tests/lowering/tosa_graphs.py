@@ -12,8 +12,8 @@ def const(array: np.ndarray) -> str:
     element = {"float32": "f32", "int8": "i8", "int32": "i32", "int64": "i64"}[
         str(array.dtype)
     ]
-    shape = "x".join(map(str, array.shape))
-    return f'nn.constant dense<"0x{array.tobytes().hex().upper()}"> : tensor<{shape}x{element}>'
+    shape = "".join(f"{d}x" for d in array.shape)
+    return f'nn.constant dense<"0x{array.tobytes().hex().upper()}"> : tensor<{shape}{element}>'
 
 
 def weights(*shape: int) -> str:
@@ -172,8 +172,104 @@ func.func @compare_math(%x: tensor<2x3x4xf32>, %y: tensor<4xf32>) -> (tensor<2x3
   %pr = nn.reduce_prod %x {{axes = array<i64: 1>}} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
   func.return %u5, %any, %am, %pr, %v3, %sel : tensor<2x3x4xf32>, tensor<2x3xi1>, tensor<2x3xi32>, tensor<2x1x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }}""",
+    "gather_expand": f"""
+func.func @gather_expand(%x: tensor<2x5x3xf32>, %i: tensor<2x2xi64>, %e: tensor<3x1xf32>, %t: tensor<4x6xf32>) -> (tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>, tensor<2x2xi1>) {{
+  %g = nn.gather %x, %i {{axis = 1 : i64}} : (tensor<2x5x3xf32>, tensor<2x2xi64>) -> tensor<2x2x2x3xf32>
+  %s = {const(np.array([2, 1, 4], np.int64))}
+  %y = nn.expand %e, %s : (tensor<3x1xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+  %c = {const(np.array([0, -1], np.int32))}
+  %h = nn.gather %x, %c {{axis = -1 : i64}} : (tensor<2x5x3xf32>, tensor<2xi32>) -> tensor<2x5x2xf32>
+  %z = {const(np.array(2, np.int64))}
+  %k = nn.gather %x, %z {{axis = 2 : i64}} : (tensor<2x5x3xf32>, tensor<i64>) -> tensor<2x5xf32>
+  %rows = {const(np.array([3, -4, 1], np.int64))}
+  %emb = nn.gather %t, %rows : (tensor<4x6xf32>, tensor<3xi64>) -> tensor<3x6xf32>
+  %r = {const(np.array([2, 1], np.int64))}
+  %tl = nn.tile %e, %r : (tensor<3x1xf32>, tensor<2xi64>) -> tensor<6x1xf32>
+  %nz = nn.cast %i {{to = i1}} : (tensor<2x2xi64>) -> tensor<2x2xi1>
+  func.return %g, %y, %h, %k, %emb, %tl, %nz : tensor<2x2x2x3xf32>, tensor<2x3x4xf32>, tensor<2x5x2xf32>, tensor<2x5xf32>, tensor<3x6xf32>, tensor<6x1xf32>, tensor<2x2xi1>
+}}""",
+    "float_tests": f"""
+func.func @float_tests(%x: tensor<3x4xf32>) -> (tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xf32>) {{
+  %l = nn.log %x : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %zero = {const(np.zeros((1,), np.float32))}
+  %z = nn.mul %x, %zero : (tensor<3x4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  %r = nn.reciprocal %z : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %m = nn.mul %l, %r : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %n = nn.is_nan %m : (tensor<3x4xf32>) -> tensor<3x4xi1>
+  %i = nn.is_inf %m : (tensor<3x4xf32>) -> tensor<3x4xi1>
+  %f = nn.is_finite %l : (tensor<3x4xf32>) -> tensor<3x4xi1>
+  %clean = nn.select %n, %zero, %m : (tensor<3x4xi1>, tensor<1xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return %n, %i, %f, %clean : tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xi1>, tensor<3x4xf32>
+}}""",
+    "conv_1d": f"""
+func.func @conv_1d(%x: tensor<1x4x10xf32>, %t: tensor<2x9x3xf32>, %tw: tensor<3x3x4xf32>) -> (tensor<1x6x5xf32>, tensor<1x8x10xf32>, tensor<2x9x4xf32>) {{
+  %w = {weights(6, 4, 3)}
+  %b = {weights(6)}
+  %c = nn.conv %x, %w, %b {{pads = array<i64: 1, 0>, strides = array<i64: 2>}} : (tensor<1x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>) -> tensor<1x6x5xf32>
+  %dw = {weights(8, 1, 3)}
+  %d = nn.conv %x, %dw {{group = 4 : i64, auto_pad = "SAME_UPPER", dilations = array<i64: 2>}} : (tensor<1x4x10xf32>, tensor<8x1x3xf32>) -> tensor<1x8x10xf32>
+  %n = nn.conv %t, %tw {{data_layout = "NHWC", pads = array<i64: 1, 1>}} : (tensor<2x9x3xf32>, tensor<3x3x4xf32>) -> tensor<2x9x4xf32>
+  func.return %c, %d, %n : tensor<1x6x5xf32>, tensor<1x8x10xf32>, tensor<2x9x4xf32>
+}}""",
+    "conv_transpose": f"""
+func.func @conv_transpose(%x: tensor<1x3x4x5xf32>, %n: tensor<2x4x4x3xf32>, %nw: tensor<3x3x2x3xf32>) -> (tensor<1x2x8x10xf32>, tensor<1x4x8x11xf32>, tensor<2x8x8x2xf32>) {{
+  %w = {weights(3, 2, 2, 2)}
+  %b = {weights(2)}
+  %u = nn.conv_transpose %x, %w, %b {{strides = array<i64: 2, 2>}} : (tensor<1x3x4x5xf32>, tensor<3x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x8x10xf32>
+  %w2 = {weights(3, 4, 3, 3)}
+  %p = nn.conv_transpose %x, %w2 {{strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>, output_padding = array<i64: 1, 1>}} : (tensor<1x3x4x5xf32>, tensor<3x4x3x3xf32>) -> tensor<1x4x8x11xf32>
+  %s = nn.conv_transpose %n, %nw {{data_layout = "NHWC", strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER"}} : (tensor<2x4x4x3xf32>, tensor<3x3x2x3xf32>) -> tensor<2x8x8x2xf32>
+  func.return %u, %p, %s : tensor<1x2x8x10xf32>, tensor<1x4x8x11xf32>, tensor<2x8x8x2xf32>
+}}""",
+    "resize": """
+func.func @resize(%x: tensor<1x2x4x6xf32>, %n: tensor<1x4x6x2xf32>) -> (tensor<1x2x8x12xf32>, tensor<1x2x8x12xf32>, tensor<1x2x12x18xf32>, tensor<1x2x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x2x7x11xf32>, tensor<1x8x12x2xf32>, tensor<1x2x6x9xf32>) {
+  %a = nn.resize %x {sizes = array<i64: 1, 2, 8, 12>, mode = "nearest"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x8x12xf32>
+  %b = nn.resize %x {sizes = array<i64: 1, 2, 8, 12>, mode = "linear", coordinate_transformation_mode = "pytorch_half_pixel"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x8x12xf32>
+  %c = nn.resize %x {sizes = array<i64: 1, 2, 12, 18>, mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x12x18xf32>
+  %d = nn.resize %x {sizes = array<i64: 1, 2, 2, 3>, mode = "nearest"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x2x3xf32>
+  %e = nn.resize %x {sizes = array<i64: 1, 2, 2, 3>, mode = "nearest", nearest_mode = "ceil"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x2x3xf32>
+  %f = nn.resize %x {sizes = array<i64: 1, 2, 7, 11>, mode = "linear", coordinate_transformation_mode = "align_corners"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x7x11xf32>
+  %g = nn.resize %n {sizes = array<i64: 1, 8, 12, 2>, mode = "linear"} : (tensor<1x4x6x2xf32>) -> tensor<1x8x12x2xf32>
+  %h = nn.resize %x {sizes = array<i64: 1, 2, 6, 9>, mode = "nearest", nearest_mode = "round_prefer_ceil"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x6x9xf32>
+  func.return %a, %b, %c, %d, %e, %f, %g, %h : tensor<1x2x8x12xf32>, tensor<1x2x8x12xf32>, tensor<1x2x12x18xf32>, tensor<1x2x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x2x7x11xf32>, tensor<1x8x12x2xf32>, tensor<1x2x6x9xf32>
+}""",
+    "fake_quant": """
+func.func @fake_quant(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %a = nn.fake_quant %x {min = array<f32: -1.3>, max = array<f32: 0.9>, num_bits = 8 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %b = nn.fake_quant %x {min = array<f32: -1.0, 0.0, -0.5, 0.0>, max = array<f32: 1.0, 2.0, 0.25, 0.0>, num_bits = 4 : i64, narrow_range = 1 : i64, axis = -1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %c = nn.fake_quant %x {min = array<f32: 0.2>, max = array<f32: 3.0>, num_bits = 8 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  func.return %a, %b, %c : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}""",
+    "gather_nd": f"""
+func.func @gather_nd(%x: tensor<2x4x3xf32>, %i: tensor<3x2xi64>, %m: tensor<2x4xf32>) -> (tensor<2x2x3xf32>, tensor<3x3xf32>, tensor<2x1x4xi1>) {{
+  %c = {const(np.array([[[0, 0], [1, 3]], [[1, -1], [0, 2]]], np.int64))}
+  %a = nn.gather_nd %x, %c : (tensor<2x4x3xf32>, tensor<2x2x2xi64>) -> tensor<2x2x3xf32>
+  %b = nn.gather_nd %x, %i : (tensor<2x4x3xf32>, tensor<3x2xi64>) -> tensor<3x3xf32>
+  %zero = {const(np.zeros((1,), np.float32))}
+  %mask = nn.greater %m, %zero : (tensor<2x4xf32>, tensor<1xf32>) -> tensor<2x4xi1>
+  %r = {const(np.array([[[1]], [[0]]], np.int64))}
+  %g = nn.gather_nd %mask, %r : (tensor<2x4xi1>, tensor<2x1x1xi64>) -> tensor<2x1x4xi1>
+  func.return %a, %b, %g : tensor<2x2x3xf32>, tensor<3x3xf32>, tensor<2x1x4xi1>
+}}""",
+    "grouped_conv": f"""
+func.func @grouped_conv(%x: tensor<1x4x6x6xf32>, %n: tensor<1x5x5x6xf32>) -> (tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>) {{
+  %w = {weights(6, 2, 3, 3)}
+  %b = {weights(6)}
+  %c = nn.conv %x, %w, %b {{group = 2 : i64, pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x4x6x6xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<1x6x6x6xf32>
+  %nw = {weights(3, 3, 2, 9)}
+  %nb = {weights(9)}
+  %d = nn.fused_conv %n, %nw, %nb {{data_layout = "NHWC", group = 3 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, activation = "relu"}} : (tensor<1x5x5x6xf32>, tensor<3x3x2x9xf32>, tensor<9xf32>) -> tensor<1x3x3x9xf32>
+  func.return %c, %d : tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>
+}}""",
+    "pad_modes": """
+func.func @pad_modes(%x: tensor<1x2x4x5xf32>) -> (tensor<1x2x7x8xf32>, tensor<1x2x6x9xf32>) {
+  %r = nn.pad %x {pads = array<i64: 0, 0, 2, 1, 0, 0, 1, 2>, mode = "reflect"} : (tensor<1x2x4x5xf32>) -> tensor<1x2x7x8xf32>
+  %e = nn.pad %x {pads = array<i64: 0, 0, 0, 3, 0, 0, 2, 1>, mode = "edge"} : (tensor<1x2x4x5xf32>) -> tensor<1x2x6x9xf32>
+  func.return %r, %e : tensor<1x2x7x8xf32>, tensor<1x2x6x9xf32>
+}""",
 }
-"""Each function name -> its nn MLIR text; inputs are random normal arrays."""
+"""Each function name -> its nn MLIR text; inputs are random normal arrays (integer
+inputs, indices, random in [-2, 2))."""
 
 INT8_GRAPHS = {
     "qconv_nchw": f"""
@@ -205,6 +301,14 @@ func.func @quantize_per_axis(%x: tensor<2x3xf32>) -> (tensor<2x3xi8>, tensor<2x3
   %q = nn.quantize %x {scale = array<f32: 0.01, 0.02, 0.005>, zero_point = array<i64: 0, -3, 7>, axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xi8>
   %d = nn.dequantize %q {scale = array<f32: 0.01, 0.02, 0.005>, zero_point = array<i64: 0, -3, 7>, axis = 1 : i64} : (tensor<2x3xi8>) -> tensor<2x3xf32>
   func.return %q, %d : tensor<2x3xi8>, tensor<2x3xf32>
+}""",
+    "qdq_uint8": """
+func.func @qdq_uint8(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %q = nn.quantize %x {scale = array<f32: 0.02>, zero_point = array<i64: 128>} : (tensor<2x3xf32>) -> tensor<2x3xui8>
+  %d = nn.dequantize %q {scale = array<f32: 0.02>, zero_point = array<i64: 128>} : (tensor<2x3xui8>) -> tensor<2x3xf32>
+  %r = nn.quantize %x {scale = array<f32: 0.01, 0.005, 0.02>, zero_point = array<i64: 0, 10, 255>, axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xui8>
+  %e = nn.dequantize %r {scale = array<f32: 0.01, 0.005, 0.02>, zero_point = array<i64: 0, 10, 255>, axis = 1 : i64} : (tensor<2x3xui8>) -> tensor<2x3xf32>
+  func.return %d, %e : tensor<2x3xf32>, tensor<2x3xf32>
 }""",
 }
 """int8 graphs: compared bit for bit with the interpreter's integer path."""

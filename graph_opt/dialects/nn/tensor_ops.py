@@ -373,7 +373,51 @@ class TileOp(NNOperation):
         return [tensor_type(x.element_type, out)]
 
 
+@irdl_op_definition
+class ExpandOp(NNOperation):
+    """ONNX Expand: broadcast the input and `shape` (1-D integers) against each
+    other, numpy's way; a 1 in `shape` keeps the input's dim."""
+
+    name = "nn.expand"
+    input = operand_def()
+    shape = operand_def()
+    output = result_def()
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        _index_vector(operands[1], "shape")
+        x = ranked(operands[0])
+        if x is None:
+            return None
+        shape = list(x.get_shape())
+        target = constant_value(operands[1])
+        if target is None:
+            shape_type = ranked(operands[1])
+            count = shape_type.get_shape()[0] if shape_type is not None else DYN
+            if count == DYN:
+                return None
+            return [tensor_type(x.element_type, [DYN] * max(count, len(shape)))]
+        dims = [int(d) for d in target.reshape(-1)]
+        rank = max(len(dims), len(shape))
+        shape = [1] * (rank - len(shape)) + shape
+        dims = [1] * (rank - len(dims)) + dims
+        return [
+            tensor_type(x.element_type, [expanded(a, b) for a, b in zip(shape, dims)])
+        ]
+
+
+def expanded(dim: int, target: int) -> int:
+    """One dim of Expand's result: the input's dim broadcast against the target's."""
+    if target == 1:
+        return dim
+    if dim in (1, DYN) or dim == target:
+        return target
+    raise VerifyException(f"cannot expand a dim of size {dim} to {target}")
+
+
 TENSOR_OPS: Sequence[type[NNOperation]] = [
     TransposeOp, ConcatOp, SplitOp, SliceOp, GatherOp, PadOp, CastOp, DropoutOp,
-    TileOp,
+    TileOp, ExpandOp,
 ]  # fmt: skip

@@ -1,4 +1,5 @@
-"""ONNX mappings of tensor ops: Transpose, Concat, Split, Slice, Gather, Pad, Cast, Dropout, Tile."""
+"""ONNX mappings of tensor ops: Transpose, Concat, Split, Slice, Gather, Pad, Cast,
+Dropout, Tile, Expand."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ register_simple("Transpose", t.TransposeOp)
 register_simple("Concat", t.ConcatOp)
 register_simple("Gather", t.GatherOp)
 register_simple("Tile", t.TileOp)
+register_simple("Expand", t.ExpandOp)
 
 
 def constant_ints(b, value) -> list[int] | None:

@@ -101,3 +101,22 @@ func.func @negative_compare_i64(%x: tensor<3xi64>) -> tensor<3xi1> {
   func.return %m : tensor<3xi1>
 }
 // CHECK: lower-to-tosa: cannot lower nn.equal at {{.*}}: TOSA compares floats and i32 only
+
+// -----
+
+/// is_nan is x != x (NaN is the one value unequal to itself); is_inf compares |x|
+/// with +inf, is_finite is |x| < inf.
+// CHECK-LABEL: func.func @float_tests
+func.func @float_tests(%x: tensor<2x3xf32>) -> (tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>) {
+  // CHECK: %[[EQ:.*]] = tosa.equal %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK: %[[NAN:.*]] = tosa.logical_not %[[EQ]]
+  // CHECK: %[[ABS:.*]] = tosa.abs %x
+  // CHECK: %[[INF:.*]] = "tosa.const"() <{values = dense<0x7f800000> : tensor<1x1xf32>}>
+  // CHECK: %[[ISINF:.*]] = tosa.equal %[[ABS]], %[[INF]]
+  // CHECK: %[[FIN:.*]] = tosa.greater %{{.*}}, %{{.*}} : (tensor<1x1xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK: func.return %[[NAN]], %[[ISINF]], %[[FIN]]
+  %n = nn.is_nan %x : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  %i = nn.is_inf %x : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  %f = nn.is_finite %x : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  func.return %n, %i, %f : tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>
+}

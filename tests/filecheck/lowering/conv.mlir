@@ -81,20 +81,27 @@ func.func @qconv(%x: tensor<1x4x4x2xi8>, %w: tensor<1x1x2x3xi8>) -> tensor<1x4x4
 
 // -----
 
-/// A grouped conv that is not depthwise has no single TOSA op: the pass fails naming it.
-func.func @negative_grouped_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32> {
-  %y = nn.conv %x, %w {group = 2 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32> loc("grouped")
+/// A grouped conv that is not depthwise: one conv2d per group on a channel slice
+/// of the input, filter and bias, concatenated on the channels.
+// CHECK-LABEL: func.func @grouped_conv
+func.func @grouped_conv(%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32> {
+  // CHECK: %[[X:.*]] = tosa.transpose %x
+  // CHECK: %[[X0:.*]] = tosa.slice %[[X]], %{{.*}}, %{{.*}} : (tensor<1x4x4x4xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x4x4x2xf32>
+  // CHECK: %[[W0:.*]] = tosa.slice %{{.*}} -> tensor<2x1x1x2xf32>
+  // CHECK: %[[Y0:.*]] = tosa.conv2d %[[X0]], %[[W0]], {{.*}} -> tensor<1x4x4x2xf32>
+  // CHECK: %[[Y1:.*]] = tosa.conv2d {{.*}} -> tensor<1x4x4x2xf32>
+  // CHECK: tosa.concat %[[Y0]], %[[Y1]] {axis = 3 : i32} : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x4xf32>
+  %y = nn.conv %x, %w {group = 2 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x4x4xf32>
   func.return %y : tensor<1x4x4x4xf32>
 }
-// CHECK: lower-to-tosa: cannot lower nn.conv at loc("grouped"): grouped convolution (group 2) is not depthwise
 
 // -----
 
-func.func @negative_conv_1d(%x: tensor<1x2x8xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x6xf32> {
-  %y = nn.conv %x, %w : (tensor<1x2x8xf32>, tensor<3x2x3xf32>) -> tensor<1x3x6xf32>
-  func.return %y : tensor<1x3x6xf32>
+func.func @negative_conv_3d(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x1x1x1xf32>) -> tensor<1x3x4x4x4xf32> {
+  %y = nn.conv %x, %w : (tensor<1x2x4x4x4xf32>, tensor<3x2x1x1x1xf32>) -> tensor<1x3x4x4x4xf32>
+  func.return %y : tensor<1x3x4x4x4xf32>
 }
-// CHECK: lower-to-tosa: cannot lower nn.conv at {{.*}}: only 2-D convolutions lower to TOSA
+// CHECK: lower-to-tosa: cannot lower nn.conv at {{.*}}: only 1-D and 2-D convolutions lower to TOSA
 
 // -----
 
@@ -103,3 +110,41 @@ func.func @negative_integer_conv(%x: tensor<1x2x2x1xi32>, %w: tensor<1x1x1x1xi32
   func.return %y : tensor<1x2x2x1xi32>
 }
 // CHECK: cannot lower nn.conv at {{.*}}: integer convolutions lower through nn.qconv
+
+// -----
+
+/// A 1-D conv is a 2-D conv of height 1: data and filter get a unit dim by reshape,
+/// the window props a leading 1 (pads [begin, end] become [0, 0, begin, end]).
+// CHECK-LABEL: func.func @conv_1d
+func.func @conv_1d(%x: tensor<1x4x10xf32>, %w: tensor<6x4x3xf32>) -> tensor<1x6x5xf32> {
+  // CHECK: %[[X:.*]] = tosa.reshape %x, %{{.*}} -> tensor<1x4x1x10xf32>
+  // CHECK: %[[W:.*]] = tosa.reshape %w, %{{.*}} -> tensor<6x4x1x3xf32>
+  // CHECK: tosa.conv2d %{{.*}} {pad = array<i64: 0, 0, 1, 0>, stride = array<i64: 1, 2>, dilation = array<i64: 1, 1>, acc_type = f32} : (tensor<1x1x10x4xf32>, tensor<6x1x3x4xf32>, {{.*}}) -> tensor<1x1x5x6xf32>
+  // CHECK: %[[Y:.*]] = tosa.reshape %{{.*}} : (tensor<1x6x1x5xf32>, !tosa.shape<3>) -> tensor<1x6x5xf32>
+  // CHECK: func.return %[[Y]]
+  %c = nn.conv %x, %w {pads = array<i64: 1, 0>, strides = array<i64: 2>} : (tensor<1x4x10xf32>, tensor<6x4x3xf32>) -> tensor<1x6x5xf32>
+  func.return %c : tensor<1x6x5xf32>
+}
+
+// -----
+
+/// conv_transpose: the IOHW filter becomes OHWI at compile time; ONNX's begin pads
+/// crop as a negative out_pad, the end ones are what the result size leaves.
+// CHECK-LABEL: func.func @conv_transpose
+func.func @conv_transpose(%x: tensor<1x3x4x5xf32>) -> tensor<1x4x8x11xf32> {
+  // CHECK: %[[X:.*]] = tosa.transpose %x {perms = array<i32: 0, 2, 3, 1>}
+  // CHECK: %[[W:.*]] = "tosa.const"() {{.*}} -> tensor<4x3x3x3xf32>
+  // CHECK: %[[Y:.*]] = tosa.transpose_conv2d %[[X]], %[[W]], %{{.*}}, %{{.*}}, %{{.*}} {out_pad = array<i64: -1, 0, 0, 0>, stride = array<i64: 2, 2>, acc_type = f32} : (tensor<1x4x5x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x11x4xf32>
+  // CHECK: tosa.transpose %[[Y]] {perms = array<i32: 0, 3, 1, 2>}
+  %w = nn.constant dense<0.5> : tensor<3x4x3x3xf32>
+  %p = nn.conv_transpose %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<1x3x4x5xf32>, tensor<3x4x3x3xf32>) -> tensor<1x4x8x11xf32>
+  func.return %p : tensor<1x4x8x11xf32>
+}
+
+// -----
+
+func.func @negative_grouped_conv_transpose(%x: tensor<1x4x4x4xf32>, %w: tensor<4x1x2x2xf32>) -> tensor<1x2x8x8xf32> {
+  %y = nn.conv_transpose %x, %w {group = 2 : i64, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>, tensor<4x1x2x2xf32>) -> tensor<1x2x8x8xf32>
+  func.return %y : tensor<1x2x8x8xf32>
+}
+// CHECK: lower-to-tosa: cannot lower nn.conv_transpose at {{.*}}: grouped transposed convolution (group 2)

@@ -57,6 +57,8 @@ func.func @rescale_unsigned_output(%x: tensor<4xi8>) -> tensor<4xi8> {
 
 // -----
 
+/// A ui8 the function returns has no signless form (ui8 kept between a quantize
+/// and its dequantizes does: @qdq_uint8).
 func.func @negative_quantize_unsigned(%x: tensor<4xf32>) -> tensor<4xui8> {
   %q = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 128>} : (tensor<4xf32>) -> tensor<4xui8>
   func.return %q : tensor<4xui8>
@@ -70,3 +72,48 @@ func.func @negative_rescale_unsigned_type(%x: tensor<4xi8>) -> tensor<4xui8> {
   func.return %y : tensor<4xui8>
 }
 // CHECK: cannot lower nn.rescale at {{.*}}: TOSA tensors are signless: unsigned types do not lower
+
+// -----
+
+/// A ui8 value between a quantize and its dequantize is held as i8 u - 128: both
+/// zero points move by -128 (128 -> 0), the same integers in the float math.
+// CHECK-LABEL: func.func @qdq_uint8
+func.func @qdq_uint8(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf32>}>
+  // CHECK: %[[A:.*]] = tosa.add %{{.*}}, %[[ZP]]
+  // CHECK: %[[C:.*]] = tosa.clamp %[[A]] {min_val = -1.280000e+02 : f32, max_val = 1.270000e+02 : f32}
+  // CHECK: %[[Q:.*]] = tosa.cast %[[C]] : (tensor<4xf32>) -> tensor<4xi8>
+  // CHECK: tosa.cast %[[Q]] : (tensor<4xi8>) -> tensor<4xf32>
+  // CHECK-NOT: ui8
+  %q = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 128>} : (tensor<4xf32>) -> tensor<4xui8>
+  %d = nn.dequantize %q {scale = array<f32: 0.5>, zero_point = array<i64: 128>} : (tensor<4xui8>) -> tensor<4xf32>
+  func.return %d : tensor<4xf32>
+}
+
+// -----
+
+/// fake_quant left in a graph: TensorFlow's float arithmetic, its nudged range
+/// [-0.996078, 1.003922] (scale 2/255, zero level 127) folded into constants.
+// CHECK-LABEL: func.func @fake_quant
+func.func @fake_quant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: %[[HI:.*]] = tosa.minimum %x, %{{.*}}
+  // CHECK: %[[C:.*]] = tosa.maximum %[[HI]], %[[LOW:.*]] :
+  // CHECK: %[[S:.*]] = tosa.sub %[[C]], %[[LOW]]
+  // CHECK: %[[STEPS:.*]] = tosa.mul %[[S]], %{{.*}}
+  // CHECK: %[[Z:.*]] = "tosa.const"() <{values = dense<1.270000e+02> : tensor<1xf32>}>
+  // CHECK: %[[D:.*]] = tosa.sub %[[STEPS]], %[[Z]]
+  // CHECK: %[[H:.*]] = tosa.add %[[D]], %{{.*}}
+  // CHECK: %[[L:.*]] = tosa.floor %[[H]]
+  // CHECK: %[[Y:.*]] = tosa.mul %[[L]], %{{.*}}
+  // CHECK: func.return %[[Y]]
+  %y = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @negative_fake_quant_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %y = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<4xf16>) -> tensor<4xf16>
+  func.return %y : tensor<4xf16>
+}
+// CHECK: lower-to-tosa: cannot lower nn.fake_quant at {{.*}}: only f32 fake quantization lowers to TOSA

@@ -78,11 +78,20 @@ func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 
 // -----
 
-func.func @negative_reflect_pad(%x: tensor<4xf32>) -> tensor<6xf32> {
-  %y = nn.pad %x {pads = array<i64: 1, 1>, mode = "reflect"} : (tensor<4xf32>) -> tensor<6xf32>
-  func.return %y : tensor<6xf32>
+/// Reflect and edge pads: single-row slices concatenated around the input, mirrored
+/// (x[2], x[1] | x | x[2]) or repeated (x[0] | x | x[3], x[3]).
+// CHECK-LABEL: func.func @reflect_and_edge_pads
+func.func @reflect_and_edge_pads(%x: tensor<4xf32>) -> (tensor<7xf32>, tensor<7xf32>) {
+  // CHECK: %[[R2:.*]] = tosa.slice %x, %[[S2:.*]], %{{.*}} : (tensor<4xf32>, !tosa.shape<1>, !tosa.shape<1>) -> tensor<1xf32>
+  // CHECK: %[[R1:.*]] = tosa.slice %x
+  // CHECK: %[[R2B:.*]] = tosa.slice %x
+  // CHECK: %[[R:.*]] = tosa.concat %[[R2]], %[[R1]], %x, %[[R2B]] {axis = 0 : i32} : ({{.*}}) -> tensor<7xf32>
+  // CHECK: %[[E:.*]] = tosa.concat %{{.*}}, %x, %{{.*}}, %{{.*}} {axis = 0 : i32} : ({{.*}}) -> tensor<7xf32>
+  // CHECK: func.return %[[R]], %[[E]]
+  %r = nn.pad %x {pads = array<i64: 2, 1>, mode = "reflect"} : (tensor<4xf32>) -> tensor<7xf32>
+  %e = nn.pad %x {pads = array<i64: 1, 2>, mode = "edge"} : (tensor<4xf32>) -> tensor<7xf32>
+  func.return %r, %e : tensor<7xf32>, tensor<7xf32>
 }
-// CHECK: cannot lower nn.pad at {{.*}}: TOSA pads only with a constant, not in mode reflect
 
 // -----
 
@@ -176,7 +185,7 @@ func.func @negative_cast_to_i64(%x: tensor<4xf32>) -> tensor<4xi64> {
   %y = nn.cast %x {to = i64} : (tensor<4xf32>) -> tensor<4xi64>
   func.return %y : tensor<4xi64>
 }
-// CHECK: cannot lower nn.cast at {{.*}}: TOSA casts between i1, i8, i16, i32, f16, bf16 and f32, not f32 to i64
+// CHECK: cannot lower nn.cast at {{.*}}: TOSA casts between i1, i8, i16, i32, f16, bf16 and f32 (i64 only with integers), not f32 to i64
 
 // -----
 
@@ -185,3 +194,16 @@ func.func @negative_narrowing_int_cast(%x: tensor<4xi32>) -> tensor<4xi8> {
   func.return %y : tensor<4xi8>
 }
 // CHECK: cannot lower nn.cast at {{.*}}: narrowing integer cast i32 to i8 (ONNX wraps)
+
+// -----
+
+/// i64 casts to and from other integers (TOSA's int64 extension); to i1 is x != 0.
+// CHECK-LABEL: func.func @cast_i64
+func.func @cast_i64(%x: tensor<4xi64>, %y: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi64>) {
+  // CHECK: %[[B:.*]] = tosa.cast %x : (tensor<4xi64>) -> tensor<4xi1>
+  // CHECK: %[[W:.*]] = tosa.cast %y : (tensor<4xi32>) -> tensor<4xi64>
+  // CHECK: func.return %[[B]], %[[W]]
+  %b = nn.cast %x {to = i1} : (tensor<4xi64>) -> tensor<4xi1>
+  %w = nn.cast %y {to = i64} : (tensor<4xi32>) -> tensor<4xi64>
+  func.return %b, %w : tensor<4xi1>, tensor<4xi64>
+}
