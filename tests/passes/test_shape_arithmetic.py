@@ -133,7 +133,7 @@ def two_unknowns_model():
         nodes,
         [
             helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 8]),
-            helper.make_tensor_value_info("y", TensorProto.FLOAT, ["s", "b"]),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, ["p", "q"]),
         ],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
     )
@@ -298,3 +298,51 @@ def test_repeat_kv_targets_become_constants():
         "Reshape4": [0, 4, -1, 32],
     }
     assert_same_results(original, exported, [(2, 3, 64), (1, 5, 64)])
+
+
+def named_batch_model(mask_dims):
+    """GPT-2's attention mask reshaped to [batch, -1] by input_ids' batch."""
+    nodes = [
+        const("zero", np.array([0], np.int64)),
+        const("minus", np.array([-1], np.int64)),
+        helper.make_node("Shape", ["ids"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["b"]),
+        helper.make_node("Concat", ["b", "minus"], ["target"], axis=0),
+        helper.make_node("Reshape", ["mask", "target"], ["flat"]),
+        helper.make_node("Add", ["flat", "ids"], ["out"]),
+    ]
+    return model(
+        nodes,
+        [
+            helper.make_tensor_value_info("ids", TensorProto.FLOAT, ["batch", "s"]),
+            helper.make_tensor_value_info("mask", TensorProto.FLOAT, mask_dims),
+        ],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+    )
+
+
+@pytest.mark.parametrize(
+    ("mask_dims", "kept"),
+    [
+        (["batch", "s"], ["Add"]),  # the same batch: the reshape is the identity
+        (["beam", "s"], ["Shape", "Gather", "Concat", "Reshape", "Add"]),
+    ],
+)
+def test_same_named_input_dims_are_equal(mask_dims, kept):
+    original = named_batch_model(mask_dims)
+    exported, ops = optimized(original)
+
+    assert ops == kept, ops
+    rng = np.random.default_rng(0)
+    for shape in ((2, 3), (1, 5)):
+        feeds = {
+            name: rng.standard_normal(shape).astype(np.float32)
+            for name in ("ids", "mask")
+        }
+        want = onnxruntime.InferenceSession(original.SerializeToString()).run(
+            None, feeds
+        )
+        got = onnxruntime.InferenceSession(exported.SerializeToString()).run(
+            None, feeds
+        )
+        np.testing.assert_array_equal(got[0], want[0])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import IntegerType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import int_list, int_value
@@ -55,7 +55,30 @@ def dim_of(value: SSAValue, index: int) -> DimOf:
         if source is None:
             break
         value, index = source
-    return DimOf(value, index)
+    return _named_dim(value, index) or DimOf(value, index)
+
+
+def _named_dim(value: SSAValue, index: int) -> DimOf | None:
+    """For a function argument's dim with a symbolic name (`nn.dim_names`, ONNX's
+    dim_param), the first argument dim of that name: ONNX declares dims of
+    the same name equal."""
+    from xdsl.dialects.func import FuncOp
+
+    from graph_opt.frontend.names import dim_names_of
+
+    if not isinstance(value, BlockArgument):
+        return None
+    function = value.block.parent_op()
+    if not isinstance(function, FuncOp) or function.arg_attrs is None:
+        return None
+    names = dim_names_of(function.arg_attrs, len(value.block.args))
+    own = names[value.index]
+    if index >= len(own) or not own[index]:
+        return None  # no name
+    for arg, dims in zip(value.block.args, names, strict=True):
+        if own[index] in dims and _rank(arg) == len(dims):
+            return DimOf(arg, dims.index(own[index]))
+    return None
 
 
 def _rank(value: SSAValue) -> int | None:

@@ -726,3 +726,32 @@ func.func @negative_expand_to_other_tensor_dims(%x: tensor<?x1xf32>, %y: tensor<
   %e = nn.opaque %x, %shape {op_type = "Expand"} : (tensor<?x1xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   func.return %e : tensor<?x?xf32>
 }
+
+// -----
+
+/// Arguments whose dims carry the same symbolic name (ONNX's dim_param) have
+/// equal sizes: a target from %ids' batch copies %mask's own by 0, and the
+/// reshape to [0, -1] gives %mask its own shape.
+// CHECK-LABEL: func.func @reshape_to_same_named_dim
+func.func @reshape_to_same_named_dim(%ids: tensor<?x?xi64> {nn.dim_names = ["batch", "seq"]}, %mask: tensor<?x?xi64> {nn.dim_names = ["batch", "past"]}) -> tensor<?x?xi64> {
+  // CHECK-NEXT: func.return %mask
+  %minus = nn.constant dense<-1> : tensor<1xi64>
+  %b = nn.shape %ids {end = 1 : i64, start = 0 : i64} : (tensor<?x?xi64>) -> tensor<1xi64>
+  %t = nn.concat %b, %minus {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = nn.reshape %mask, %t : (tensor<?x?xi64>, tensor<2xi64>) -> tensor<?x?xi64>
+  func.return %r : tensor<?x?xi64>
+}
+
+// -----
+
+/// Differently named dims may differ: the target stays computed.
+// CHECK-LABEL: func.func @negative_reshape_to_differently_named_dim
+func.func @negative_reshape_to_differently_named_dim(%ids: tensor<?x?xi64> {nn.dim_names = ["batch", "seq"]}, %mask: tensor<?x?xi64> {nn.dim_names = ["beam", "past"]}) -> tensor<?x?xi64> {
+  // CHECK: %[[B:.*]] = nn.shape %ids
+  // CHECK: nn.reshape %mask
+  %minus = nn.constant dense<-1> : tensor<1xi64>
+  %b = nn.shape %ids {end = 1 : i64, start = 0 : i64} : (tensor<?x?xi64>) -> tensor<1xi64>
+  %t = nn.concat %b, %minus {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = nn.reshape %mask, %t : (tensor<?x?xi64>, tensor<2xi64>) -> tensor<?x?xi64>
+  func.return %r : tensor<?x?xi64>
+}
