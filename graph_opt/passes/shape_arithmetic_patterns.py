@@ -14,10 +14,12 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.base import i64_array, int_list, int_value
 from graph_opt.dialects.nn.compare import EqualOp
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.shape_ops import (
     FlattenOp,
     ReshapeOp,
@@ -73,6 +75,40 @@ class ReshapeToKnownTarget(RewritePattern):
             [op.input, constant.output], op.properties, [op.output.type]
         )
         rewriter.replace(op, [constant, reshape], reshape.results)
+
+
+class ExpandToKnownTarget(RewritePattern):
+    """ONNX Expand (an `nn.opaque`) to a computed target whose elements are all
+    known: constants, and the input's own dims at their place (right-aligned),
+    written 1, which keeps them: broadcast(d, 1) = d. The target becomes a
+    constant, and the shape arithmetic that computed it dead."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: OpaqueOp, rewriter: PatternRewriter):
+        if op.op_type.data != "Expand" or op.domain is not None:
+            return  # another operator
+        if len(op.operands) != 2 or constant_value(op.operands[1]) is not None:
+            return  # a malformed Expand, or nothing to compute
+        x, elements = ranked(op.operands[0]), shape_elements(op.operands[1])
+        if x is None or elements is None:
+            return  # the input's rank or the target's length is unknown
+        offset = len(elements) - x.get_num_dims()
+        target: list[int] = []
+        for k, element in enumerate(elements):
+            if isinstance(element, int):
+                target.append(element)
+            elif (
+                isinstance(element, DimOf)
+                and k - offset >= 0
+                and element.same(dim_of(op.operands[0], k - offset))
+            ):
+                target.append(1)
+            else:
+                return  # a dim from elsewhere: the broadcast may change it
+        constant = ConstantOp.from_array(np.array(target, np.int64))
+        rewriter.insert(constant, InsertPoint.before(op))
+        op.operands = [op.operands[0], constant.output]
+        rewriter.notify_op_modified(op)
 
 
 class RemoveReshapeToOwnShape(RewritePattern):
@@ -224,6 +260,7 @@ def _dim_equals(element: int | DimOf | None, value: int) -> bool | None:
 
 SHAPE_ARITHMETIC_PATTERNS: tuple[type[RewritePattern], ...] = (
     ReshapeToKnownTarget,
+    ExpandToKnownTarget,
     RemoveReshapeToOwnShape,
     CancelSqueezeUnsqueeze,
     MergeSqueezesOrUnsqueezes,

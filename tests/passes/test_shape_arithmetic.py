@@ -104,8 +104,12 @@ def test_reshape_idiom_leaves_no_shape_arithmetic():
     (reshape,) = [n for n in exported.graph.node if n.op_type == "Reshape"]
     (target,) = [i for i in exported.graph.initializer if i.name == reshape.input[1]]
     assert numpy_helper.to_array(target).tolist() == [0, 0, 2, 4]
-    # the batch dim for Range and Expand's target; the two after Range merged
-    assert ops.count("Unsqueeze") == 2
+    # the batch dim for Range; the two after Range merged
+    assert ops.count("Unsqueeze") == 1
+    # Expand's target: the input's own dims, kept by 1
+    (expand,) = [n for n in exported.graph.node if n.op_type == "Expand"]
+    (target,) = [i for i in exported.graph.initializer if i.name == expand.input[1]]
+    assert numpy_helper.to_array(target).tolist() == [1, 1, 2, 4]
     assert_same_results(original, exported, [(2, 3, 8), (1, 5, 8)])
 
 
@@ -129,7 +133,7 @@ def two_unknowns_model():
         nodes,
         [
             helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 8]),
-            helper.make_tensor_value_info("y", TensorProto.FLOAT, ["s", "b"]),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, ["p", "q"]),
         ],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
     )
@@ -238,3 +242,107 @@ def test_detection_head_flattened_by_batch_of_image():
 
     assert ops == ["Conv", "Transpose", "Reshape"], ops
     assert_same_results(original, exported, [(2, 3, 6, 6), (1, 3, 6, 6)])
+
+
+def repeat_kv_model():
+    """Llama's repeat_kv as TorchScript writes it: k [b, s, 64] split into 2
+    heads of 32 and transposed ([b, 2, s, 32]), unsqueezed, expanded to
+    [b, 2, 2, s, 32] by its own dims and merged to [b, 4, s, 32]."""
+    nodes = [
+        const("zero", np.int64(0)),
+        const("two", np.int64(2)),
+        const("axes0", np.array([0], np.int64)),
+        const("axes2", np.array([2], np.int64)),
+        const("rep", np.array([2], np.int64)),
+        const("four", np.array([4], np.int64)),
+        const("d32", np.array([32], np.int64)),
+        const("heads", np.array([0, 0, -1, 32], np.int64)),
+        helper.make_node("Reshape", ["x", "heads"], ["h"]),
+        helper.make_node("Transpose", ["h"], ["k"], perm=[0, 2, 1, 3]),
+        helper.make_node("Shape", ["k"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["b"]),
+        helper.make_node("Gather", ["shape", "two"], ["s"]),
+        helper.make_node("Unsqueeze", ["b", "axes0"], ["b1"]),
+        helper.make_node("Unsqueeze", ["s", "axes0"], ["s1"]),
+        helper.make_node("Unsqueeze", ["k", "axes2"], ["k5"]),
+        helper.make_node(
+            "Concat", ["b1", "rep", "rep", "s1", "d32"], ["expand_to"], axis=0
+        ),
+        helper.make_node("Expand", ["k5", "expand_to"], ["e"]),
+        helper.make_node("Concat", ["b1", "four", "s1", "d32"], ["merged"], axis=0),
+        helper.make_node("Reshape", ["e", "merged"], ["out"]),
+    ]
+    return model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 64])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+    )
+
+
+def test_repeat_kv_targets_become_constants():
+    original = repeat_kv_model()
+    exported, ops = optimized(original)
+
+    # no shape arithmetic left: both targets are constants
+    assert ops == ["Reshape", "Transpose", "Unsqueeze", "Expand", "Reshape"], ops
+    targets = {
+        n.op_type + str(i): numpy_helper.to_array(
+            next(t for t in exported.graph.initializer if t.name == n.input[1])
+        ).tolist()
+        for i, n in enumerate(exported.graph.node)
+        if n.op_type in ("Expand", "Reshape")
+    }
+    assert targets == {
+        "Reshape0": [0, 0, -1, 32],
+        "Expand3": [1, 2, 2, 1, 32],
+        "Reshape4": [0, 4, -1, 32],
+    }
+    assert_same_results(original, exported, [(2, 3, 64), (1, 5, 64)])
+
+
+def named_batch_model(mask_dims):
+    """GPT-2's attention mask reshaped to [batch, -1] by input_ids' batch."""
+    nodes = [
+        const("zero", np.array([0], np.int64)),
+        const("minus", np.array([-1], np.int64)),
+        helper.make_node("Shape", ["ids"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["b"]),
+        helper.make_node("Concat", ["b", "minus"], ["target"], axis=0),
+        helper.make_node("Reshape", ["mask", "target"], ["flat"]),
+        helper.make_node("Add", ["flat", "ids"], ["out"]),
+    ]
+    return model(
+        nodes,
+        [
+            helper.make_tensor_value_info("ids", TensorProto.FLOAT, ["batch", "s"]),
+            helper.make_tensor_value_info("mask", TensorProto.FLOAT, mask_dims),
+        ],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+    )
+
+
+@pytest.mark.parametrize(
+    ("mask_dims", "kept"),
+    [
+        (["batch", "s"], ["Add"]),  # the same batch: the reshape is the identity
+        (["beam", "s"], ["Shape", "Gather", "Concat", "Reshape", "Add"]),
+    ],
+)
+def test_same_named_input_dims_are_equal(mask_dims, kept):
+    original = named_batch_model(mask_dims)
+    exported, ops = optimized(original)
+
+    assert ops == kept, ops
+    rng = np.random.default_rng(0)
+    for shape in ((2, 3), (1, 5)):
+        feeds = {
+            name: rng.standard_normal(shape).astype(np.float32)
+            for name in ("ids", "mask")
+        }
+        want = onnxruntime.InferenceSession(original.SerializeToString()).run(
+            None, feeds
+        )
+        got = onnxruntime.InferenceSession(exported.SerializeToString()).run(
+            None, feeds
+        )
+        np.testing.assert_array_equal(got[0], want[0])

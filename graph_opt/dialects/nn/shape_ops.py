@@ -50,10 +50,18 @@ def reshaped(
     if out.count(-1) > 1:
         raise VerifyException("reshape target has more than one -1")
     if -1 in out:
-        known = math.prod(d for d in out if d != -1)
-        if in_shape is None or DYN in in_shape or DYN in out or known == 0:
+        # dims copied by 0 are in both products: the -1 is known without them
+        copied = (
+            set()
+            if allowzero or in_shape is None or 0 in in_shape
+            else _copied(in_shape, target)
+        )
+        known_dims = [d for i, d in enumerate(out) if d != -1 and i not in copied]
+        known = math.prod(known_dims)
+        rest = [d for i, d in enumerate(in_shape or ()) if i not in copied]
+        if in_shape is None or DYN in rest or DYN in known_dims or known == 0:
             return tuple(DYN if d == -1 else d for d in out)
-        total = math.prod(in_shape)
+        total = math.prod(rest)
         if total % known:
             raise VerifyException(f"cannot reshape {list(in_shape)} to {target}")
         out[out.index(-1)] = total // known
@@ -64,6 +72,11 @@ def reshaped(
     ):
         raise VerifyException(f"cannot reshape {list(in_shape)} to {target}")
     return tuple(out)
+
+
+def _copied(in_shape: tuple[int, ...], target: list[int]) -> set[int]:
+    """The positions whose input dim a 0 in `target` copies."""
+    return {i for i, d in enumerate(target) if d == 0 and i < len(in_shape)}
 
 
 @irdl_op_definition

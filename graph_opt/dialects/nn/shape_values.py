@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import IntegerType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.base import int_list, int_value
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
 
@@ -48,14 +48,37 @@ Element = int | DimOf | None
 def dim_of(value: SSAValue, index: int) -> DimOf:
     """Dim `index` of `value`, named by the earliest tensor it is copied from
     through ops that keep it (elementwise ops, matmul rows, reshape's 0, transpose,
-    the batch of convs and pools),
+    unsqueeze, expand, the batch of convs and pools),
     so that two tensors' dims that are the same compare equal."""
     for _ in range(MAX_DEPTH):
         source = _kept_from(value, index)
         if source is None:
             break
         value, index = source
-    return DimOf(value, index)
+    return _named_dim(value, index) or DimOf(value, index)
+
+
+def _named_dim(value: SSAValue, index: int) -> DimOf | None:
+    """For a function argument's dim with a symbolic name (`nn.dim_names`, ONNX's
+    dim_param), the first argument dim of that name: ONNX declares dims of
+    the same name equal."""
+    from xdsl.dialects.func import FuncOp
+
+    from graph_opt.frontend.names import dim_names_of
+
+    if not isinstance(value, BlockArgument):
+        return None
+    function = value.block.parent_op()
+    if not isinstance(function, FuncOp) or function.arg_attrs is None:
+        return None
+    names = dim_names_of(function.arg_attrs, len(value.block.args))
+    own = names[value.index]
+    if index >= len(own) or not own[index]:
+        return None  # no name
+    for arg, dims in zip(value.block.args, names, strict=True):
+        if own[index] in dims and _rank(arg) == len(dims):
+            return DimOf(arg, dims.index(own[index]))
+    return None
 
 
 def _rank(value: SSAValue) -> int | None:
@@ -73,8 +96,9 @@ def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
     from graph_opt.dialects.nn.fused import FusedMatMulOp
     from graph_opt.dialects.nn.linalg import MatMulOp
     from graph_opt.dialects.nn.norm import LayerNormOp, SoftmaxOp
+    from graph_opt.dialects.nn.opaque import OpaqueOp
     from graph_opt.dialects.nn.pool import GlobalAvgPoolOp, PoolOp
-    from graph_opt.dialects.nn.shape_ops import ReshapeOp
+    from graph_opt.dialects.nn.shape_ops import ReshapeOp, UnsqueezeOp
     from graph_opt.dialects.nn.tensor_ops import CastOp, TransposeOp
 
     op, rank = value.owner, _rank(value)
@@ -112,9 +136,37 @@ def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
     if isinstance(op, TransposeOp):
         perm = op.permutation(op.properties, rank)
         return op.input, int(perm[index])
+    if isinstance(op, UnsqueezeOp):
+        axes = int_list(op.properties, "axes")
+        inserted = {normalize_axis(a, rank) for a in axes or ()}
+        if axes is None or index in inserted:
+            return None  # a unit dim, or axes unknown
+        return op.input, index - sum(1 for a in inserted if a < index)
+    if isinstance(op, OpaqueOp) and op.op_type.data == "Expand":
+        return _expanded_from(op, index, rank)
     if isinstance(op, ConvolutionBase | PoolOp | GlobalAvgPoolOp) and index == 0:
         x = op.operands[0]
         return (x, 0) if _rank(x) == rank else None  # the batch, in either layout
+    return None
+
+
+def _expanded_from(op: Operation, index: int, rank: int) -> tuple[SSAValue, int] | None:
+    """Dim `index` of ONNX Expand's result: broadcast(input dims, target)."""
+    if len(op.operands) != 2:
+        return None
+    x, target = op.operands
+    x_type, elements = ranked(x), shape_elements(target)
+    if x_type is None or elements is None:
+        return None
+    j = index - (rank - x_type.get_num_dims())  # the input's dim, if any
+    k = index - (rank - len(elements))  # the target's element, if any
+    element = elements[k] if k >= 0 else 1
+    if j >= 0 and (
+        element == 1 or (isinstance(element, DimOf) and element.same(dim_of(x, j)))
+    ):
+        return x, j  # the target keeps the input's dim
+    if (j < 0 or x_type.get_shape()[j] == 1) and isinstance(element, DimOf):
+        return element.source, element.index  # the target sets the dim
     return None
 
 

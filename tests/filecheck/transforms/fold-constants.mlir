@@ -618,3 +618,140 @@ func.func @negative_reshape_to_spatial_dim_of_conv_input(%x: tensor<1x3x?x4xf32>
   %r = nn.reshape %c, %t : (tensor<1x8x?x4xf32>, tensor<3xi64>) -> tensor<*xf32>
   func.return %r : tensor<*xf32>
 }
+
+// -----
+
+/// Flattened rows of a matmul reshaped to [b, s, n] for an activation and
+/// back to [-1, n]: the first reshape moves below the activation and the
+/// scalar multiply, meets the second, and both go.
+// CHECK-LABEL: func.func @sink_reshape_below_elementwise
+func.func @sink_reshape_below_elementwise(%x: tensor<?x8xf32>, %t: tensor<3xi64>) -> tensor<?x8xf32> {
+  // CHECK-NEXT: %[[G:.*]] = nn.gelu %x
+  // CHECK-NOT: nn.reshape
+  // CHECK: %[[M:.*]] = nn.mul %[[G]], %{{.*}} : (tensor<?x8xf32>, tensor<1x1xf32>) -> tensor<?x8xf32>
+  // CHECK-NEXT: func.return %[[M]]
+  %r = nn.reshape %x, %t {allowzero = 1 : i64} : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x?x8xf32>
+  %g = nn.gelu %r {approximate = "tanh"} : (tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %half = nn.constant dense<0.5> : tensor<1x1xf32>
+  %m = nn.mul %g, %half : (tensor<?x?x8xf32>, tensor<1x1xf32>) -> tensor<?x?x8xf32>
+  %flat = nn.constant dense<[-1, 8]> : tensor<2xi64>
+  %back = nn.reshape %m, %flat {allowzero = 1 : i64} : (tensor<?x?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
+  func.return %back : tensor<?x8xf32>
+}
+
+// -----
+
+/// The reshape has another user: moving it would add a reshape.
+// CHECK-LABEL: func.func @negative_sink_reshape_other_user
+func.func @negative_sink_reshape_other_user(%x: tensor<6xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant
+  // CHECK-NEXT: %[[R:.*]] = nn.reshape %x, %[[C]]
+  // CHECK-NEXT: %[[E:.*]] = nn.exp %[[R]]
+  // CHECK-NEXT: func.return %[[E]], %[[R]]
+  %t = nn.constant dense<[2, 3]> : tensor<2xi64>
+  %r = nn.reshape %x, %t : (tensor<6xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %e = nn.exp %r : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %e, %r : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+/// A per-column operand broadcasts along a dim the reshape makes: it stays.
+// CHECK-LABEL: func.func @negative_sink_reshape_broadcast_operand
+func.func @negative_sink_reshape_broadcast_operand(%x: tensor<6xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[R:.*]] = nn.reshape %x
+  // CHECK-NEXT: nn.add %[[R]], %b
+  %t = nn.constant dense<[2, 3]> : tensor<2xi64>
+  %r = nn.reshape %x, %t : (tensor<6xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %a = nn.add %r, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %a : tensor<2x3xf32>
+}
+
+// -----
+
+/// A one-element operand of higher rank than the reshape's input would
+/// broadcast it to more dims: it stays.
+// CHECK-LABEL: func.func @negative_sink_reshape_scalar_of_higher_rank
+func.func @negative_sink_reshape_scalar_of_higher_rank(%x: tensor<6xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[R:.*]] = nn.reshape %x
+  // CHECK: nn.add %[[R]]
+  %t = nn.constant dense<[2, 3]> : tensor<2xi64>
+  %r = nn.reshape %x, %t : (tensor<6xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %one = nn.constant dense<1.0> : tensor<1x1xf32>
+  %a = nn.add %r, %one : (tensor<2x3xf32>, tensor<1x1xf32>) -> tensor<2x3xf32>
+  func.return %a : tensor<2x3xf32>
+}
+
+// -----
+
+/// repeat_kv: the heads [b, 2, s, 32] unsqueezed, expanded to [b, 2, 2, s, 32]
+/// by their own dims and merged to [b, 4, s, 32]. Dims followed through the
+/// unsqueeze and the expand make both targets constants: the expand keeps the
+/// input's dims by 1, the reshape copies b by 0 and infers s by -1.
+// CHECK-LABEL: func.func @repeat_kv_targets_fold
+func.func @repeat_kv_targets_fold(%x: tensor<?x2x?x32xf32>) -> tensor<?x4x?x32xf32> {
+  // CHECK-NEXT: %[[U:.*]] = nn.unsqueeze %x
+  // CHECK-NEXT: %[[E:.*]] = nn.constant dense<[1, 2, 2, 1, 32]> : tensor<5xi64>
+  // CHECK-NEXT: %[[X:.*]] = nn.opaque %[[U]], %[[E]] {op_type = "Expand"}
+  // CHECK-NEXT: %[[R:.*]] = nn.constant dense<[0, 4, -1, 32]> : tensor<4xi64>
+  // CHECK-NEXT: %[[Y:.*]] = nn.reshape %[[X]], %[[R]]
+  // CHECK-NEXT: func.return %[[Y]]
+  %zero = nn.constant dense<0> : tensor<i64>
+  %two_i = nn.constant dense<2> : tensor<i64>
+  %two = nn.constant dense<2> : tensor<1xi64>
+  %four = nn.constant dense<4> : tensor<1xi64>
+  %d32 = nn.constant dense<32> : tensor<1xi64>
+  %shape = nn.shape %x : (tensor<?x2x?x32xf32>) -> tensor<4xi64>
+  %b = nn.gather %shape, %zero {axis = 0 : i64} : (tensor<4xi64>, tensor<i64>) -> tensor<i64>
+  %s = nn.gather %shape, %two_i {axis = 0 : i64} : (tensor<4xi64>, tensor<i64>) -> tensor<i64>
+  %b1 = nn.unsqueeze %b {axes = array<i64: 0>} : (tensor<i64>) -> tensor<1xi64>
+  %s1 = nn.unsqueeze %s {axes = array<i64: 0>} : (tensor<i64>) -> tensor<1xi64>
+  %u = nn.unsqueeze %x {axes = array<i64: 2>} : (tensor<?x2x?x32xf32>) -> tensor<?x2x1x?x32xf32>
+  %to = nn.concat %b1, %two, %two, %s1, %d32 {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<5xi64>
+  %e = nn.opaque %u, %to {op_type = "Expand"} : (tensor<?x2x1x?x32xf32>, tensor<5xi64>) -> tensor<?x?x?x?x32xf32>
+  %t = nn.concat %b1, %four, %s1, %d32 {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %r = nn.reshape %e, %t : (tensor<?x?x?x?x32xf32>, tensor<4xi64>) -> tensor<?x4x?x32xf32>
+  func.return %r : tensor<?x4x?x32xf32>
+}
+
+// -----
+
+/// The expand's target takes a dim of another tensor: broadcasting may change
+/// it, so the target stays computed.
+// CHECK-LABEL: func.func @negative_expand_to_other_tensor_dims
+func.func @negative_expand_to_other_tensor_dims(%x: tensor<?x1xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // CHECK: %[[S:.*]] = nn.shape %y
+  // CHECK: nn.opaque %x, %[[S]] {op_type = "Expand"}
+  %shape = nn.shape %y : (tensor<?x?xf32>) -> tensor<2xi64>
+  %e = nn.opaque %x, %shape {op_type = "Expand"} : (tensor<?x1xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  func.return %e : tensor<?x?xf32>
+}
+
+// -----
+
+/// Arguments whose dims carry the same symbolic name (ONNX's dim_param) have
+/// equal sizes: a target from %ids' batch copies %mask's own by 0, and the
+/// reshape to [0, -1] gives %mask its own shape.
+// CHECK-LABEL: func.func @reshape_to_same_named_dim
+func.func @reshape_to_same_named_dim(%ids: tensor<?x?xi64> {nn.dim_names = ["batch", "seq"]}, %mask: tensor<?x?xi64> {nn.dim_names = ["batch", "past"]}) -> tensor<?x?xi64> {
+  // CHECK-NEXT: func.return %mask
+  %minus = nn.constant dense<-1> : tensor<1xi64>
+  %b = nn.shape %ids {end = 1 : i64, start = 0 : i64} : (tensor<?x?xi64>) -> tensor<1xi64>
+  %t = nn.concat %b, %minus {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = nn.reshape %mask, %t : (tensor<?x?xi64>, tensor<2xi64>) -> tensor<?x?xi64>
+  func.return %r : tensor<?x?xi64>
+}
+
+// -----
+
+/// Differently named dims may differ: the target stays computed.
+// CHECK-LABEL: func.func @negative_reshape_to_differently_named_dim
+func.func @negative_reshape_to_differently_named_dim(%ids: tensor<?x?xi64> {nn.dim_names = ["batch", "seq"]}, %mask: tensor<?x?xi64> {nn.dim_names = ["beam", "past"]}) -> tensor<?x?xi64> {
+  // CHECK: %[[B:.*]] = nn.shape %ids
+  // CHECK: nn.reshape %mask
+  %minus = nn.constant dense<-1> : tensor<1xi64>
+  %b = nn.shape %ids {end = 1 : i64, start = 0 : i64} : (tensor<?x?xi64>) -> tensor<1xi64>
+  %t = nn.concat %b, %minus {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %r = nn.reshape %mask, %t : (tensor<?x?xi64>, tensor<2xi64>) -> tensor<?x?xi64>
+  func.return %r : tensor<?x?xi64>
+}

@@ -67,3 +67,30 @@ func.func @caller(%x: tensor<2x6xf32>) -> tensor<*xf32> {
   %y = func.call @negative_called_function(%x) : (tensor<2x6xf32>) -> tensor<*xf32>
   func.return %y : tensor<*xf32>
 }
+
+// -----
+
+/// Dims copied by 0 are in both products: the -1 is known though they are
+/// dynamic ([b, s, 64] to [b, s, 2, 32], attention heads).
+// CHECK-LABEL: func.func @reshape_infers_past_copied_dynamic_dims
+// CHECK-SAME: -> tensor<?x?x2x32xf32>
+func.func @reshape_infers_past_copied_dynamic_dims(%x: tensor<?x?x64xf32>) -> tensor<*xf32> {
+  %t = nn.constant dense<[0, 0, -1, 32]> : tensor<4xi64>
+  // CHECK: nn.reshape {{.*}} -> tensor<?x?x2x32xf32>
+  %r = nn.reshape %x, %t : (tensor<?x?x64xf32>, tensor<4xi64>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}
+
+// -----
+
+/// A dynamic dim not copied (here moved to another place) leaves the -1 unknown;
+/// so does allowzero, where 0 is a size.
+// CHECK-LABEL: func.func @negative_reshape_infers_with_uncopied_dynamic_dim
+// CHECK: nn.reshape {{.*}} -> tensor<2x?xf32>
+// CHECK: nn.reshape {{.*}} -> tensor<0x?xf32>
+func.func @negative_reshape_infers_with_uncopied_dynamic_dim(%x: tensor<2x?xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %t = nn.constant dense<[0, -1]> : tensor<2xi64>
+  %r = nn.reshape %x, %t : (tensor<2x?xf32>, tensor<2xi64>) -> tensor<*xf32>
+  %z = nn.reshape %x, %t {allowzero = 1 : i64} : (tensor<2x?xf32>, tensor<2xi64>) -> tensor<*xf32>
+  func.return %r, %z : tensor<*xf32>, tensor<*xf32>
+}
