@@ -26,8 +26,9 @@ from graph_opt.dialects.nn.shape_ops import (
     SqueezeOp,
     UnsqueezeOp,
 )
-from graph_opt.dialects.nn.shape_values import DimOf, dim_of, shape_elements
+from graph_opt.dialects.nn.shape_values import DimOf, dim_of, is_expand, shape_elements
 from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.dialects.nn.tensor_ops import ExpandOp
 from graph_opt.passes.constant_patterns import replace_by_arrays
 from graph_opt.passes.value_forwarding import forward_operand
 
@@ -78,14 +79,14 @@ class ReshapeToKnownTarget(RewritePattern):
 
 
 class ExpandToKnownTarget(RewritePattern):
-    """ONNX Expand (an `nn.opaque`) to a computed target whose elements are all
+    """ONNX Expand (nn.expand, or an `nn.opaque`) to a computed target whose elements are all
     known: constants, and the input's own dims at their place (right-aligned),
     written 1, which keeps them: broadcast(d, 1) = d. The target becomes a
     constant, and the shape arithmetic that computed it dead."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: OpaqueOp, rewriter: PatternRewriter):
-        if op.op_type.data != "Expand" or op.domain is not None:
+    def match_and_rewrite(self, op: OpaqueOp | ExpandOp, rewriter: PatternRewriter):
+        if not is_expand(op):
             return  # another operator
         if len(op.operands) != 2 or constant_value(op.operands[1]) is not None:
             return  # a malformed Expand, or nothing to compute

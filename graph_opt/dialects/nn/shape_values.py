@@ -96,7 +96,6 @@ def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
     from graph_opt.dialects.nn.fused import FusedMatMulOp
     from graph_opt.dialects.nn.linalg import MatMulOp
     from graph_opt.dialects.nn.norm import LayerNormOp, SoftmaxOp
-    from graph_opt.dialects.nn.opaque import OpaqueOp
     from graph_opt.dialects.nn.pool import GlobalAvgPoolOp, PoolOp
     from graph_opt.dialects.nn.shape_ops import ReshapeOp, UnsqueezeOp
     from graph_opt.dialects.nn.tensor_ops import CastOp, TransposeOp
@@ -142,12 +141,21 @@ def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
         if axes is None or index in inserted:
             return None  # a unit dim, or axes unknown
         return op.input, index - sum(1 for a in inserted if a < index)
-    if isinstance(op, OpaqueOp) and op.op_type.data == "Expand":
+    if is_expand(op):
         return _expanded_from(op, index, rank)
     if isinstance(op, ConvolutionBase | PoolOp | GlobalAvgPoolOp) and index == 0:
         x = op.operands[0]
         return (x, 0) if _rank(x) == rank else None  # the batch, in either layout
     return None
+
+
+def is_expand(op: Operation) -> bool:
+    """ONNX Expand: nn.expand, or an nn.opaque of it (from older imports)."""
+    from graph_opt.dialects.nn.opaque import OpaqueOp
+
+    if isinstance(op, OpaqueOp):
+        return op.op_type.data == "Expand" and op.domain is None
+    return op.name == "nn.expand"
 
 
 def _expanded_from(op: Operation, index: int, rank: int) -> tuple[SSAValue, int] | None:
