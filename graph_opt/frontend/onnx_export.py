@@ -320,28 +320,14 @@ def _drop_unread_initializers(
     read = {o.name for o in outputs}
     for node in builder.nodes:
         read.update(node.input)
-        if any(
-            a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
-            for a in node.attribute
-        ):
-            read |= _names_read_by_subgraphs(node)
+        if node.attribute:
+            read.update(outer_names(node.attribute))
     initializers = builder.initializers
     if all(t.name in read for t in initializers):
         return
     kept = [t for t in initializers if t.name in read]
     del initializers[:]
     initializers.extend(kept)
-
-
-def _names_read_by_subgraphs(node: onnx.NodeProto) -> set[str]:
-    names: set[str] = set()
-    for attribute in node.attribute:
-        for graph in [attribute.g, *attribute.graphs]:
-            for inner in graph.node:
-                names.update(inner.input)
-                names |= _names_read_by_subgraphs(inner)
-            names.update(o.name for o in graph.output)
-    return names
 
 
 def _reserve_names(

@@ -14,7 +14,7 @@ from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation
-from graph_opt.dialects.nn.shapes import DYN, ranked, types_compatible
+from graph_opt.dialects.nn.shapes import DYN, more_precise, ranked
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
 
@@ -81,7 +81,7 @@ def _refine(op: NNOperation, signature_fixed: bool) -> int:
         return 0
     changed = 0
     for result, new_type in zip(list(op.results), inferred):
-        if _more_precise(new_type, result.type) and _retypable(result, signature_fixed):
+        if more_precise(new_type, result.type) and _retypable(result, signature_fixed):
             Rewriter.replace_value_with_new_type(result, new_type)
             changed += 1
     return changed
@@ -101,17 +101,6 @@ def _is_static(t: Attribute) -> bool:
             _STATIC.clear()
         known = _STATIC[id(t)] = (t, static)
     return known[1]
-
-
-def _more_precise(new: Attribute, old: Attribute) -> bool:
-    if new == old or not types_compatible(old, new):
-        return False
-    new_t, old_t = ranked(new), ranked(old)
-    if new_t is None:
-        return False
-    if old_t is None:
-        return True
-    return all(o == n or o == DYN for o, n in zip(old_t.get_shape(), new_t.get_shape()))
 
 
 def _retypable(value: SSAValue, signature_fixed: bool) -> bool:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from graph_opt.dialects.nn.base import NNOperation
-from graph_opt.dialects.nn.shapes import DYN, ranked, types_compatible
+from graph_opt.dialects.nn.shapes import more_precise
 from graph_opt.passes.erasure import replace_by_values
 
 
@@ -28,19 +28,10 @@ def can_forward(result: SSAValue, value: SSAValue) -> bool:
         if isinstance(user, NNOperation):
             continue
         if refines is None:
-            refines = _refines(value.type, result.type)
+            refines = more_precise(value.type, result.type)
         if not (refines and isinstance(user, func.ReturnOp) and _uncalled(user)):
             return False
     return True
-
-
-def _refines(new: Attribute, old: Attribute) -> bool:
-    new_t, old_t = ranked(new), ranked(old)
-    if new_t is None or not types_compatible(old, new):
-        return False
-    if old_t is None:
-        return True
-    return all(o in (n, DYN) for o, n in zip(old_t.get_shape(), new_t.get_shape()))
 
 
 def _uncalled(terminator: Operation) -> bool:

@@ -81,6 +81,19 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
     )
 
 
+def more_precise(new: Attribute, old: Attribute) -> bool:
+    """Whether `new` refines `old`: a different type that agrees with it, ranked,
+    with each of `old`'s static dims kept."""
+    if new == old or not types_compatible(old, new):
+        return False
+    new_t, old_t = ranked(new), ranked(old)
+    if new_t is None:
+        return False
+    if old_t is None:
+        return True
+    return all(o == n or o == DYN for o, n in zip(old_t.get_shape(), new_t.get_shape()))
+
+
 def window_output_size(
     size: int,
     kernel: int,
