@@ -88,8 +88,9 @@ def load(source, validate: bool = True) -> ModuleOp:
     TensorFlow SavedModel directory (signature serving_default), or an
     onnx.ModelProto.
 
-    An ONNX model that onnxruntime would refuse is refused with a
-    FrontendError unless `validate=False`."""
+    A model that onnxruntime (ONNX) or TensorFlow's importer (GraphDef,
+    SavedModel) would refuse is refused with a FrontendError unless
+    `validate=False`."""
     from graph_opt.frontend.onnx_import import import_model, load_model
 
     if not isinstance(source, str | os.PathLike):
@@ -100,11 +101,11 @@ def load(source, validate: bool = True) -> ModuleOp:
     if path.is_dir():
         from graph_opt.frontend.tensorflow.saved_model import import_saved_model
 
-        return import_saved_model(path)
+        return import_saved_model(path, validate=validate)
     if path.suffix in (".pb", ".pbtxt"):
         from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 
-        return import_graph_def(load_graph_def(str(path)))
+        return import_graph_def(load_graph_def(str(path)), validate=validate)
     return parse(path.read_text(), str(path))
 
 

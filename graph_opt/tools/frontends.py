@@ -23,8 +23,8 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
     arg_parser.add_argument(
         "--no-validate",
         action="store_true",
-        help="Import ONNX models that onnxruntime would refuse (unknown attributes, "
-        "ill-typed inputs, unsupported opsets, ...) instead of rejecting them",
+        help="Import models that onnxruntime or TensorFlow would refuse (unknown "
+        "attributes, ill-typed inputs, unsupported opsets, ...) instead of rejecting them",
     )
     arg_parser.add_argument(
         "--no-opaque",
@@ -95,6 +95,7 @@ def register_frontends(tool) -> None:
             parse_input_shapes(tool.args.input_shape),
             tool.args.outputs.split(",") if tool.args.outputs else None,
             allow_opaque=tool.args.allow_tf_opaque,
+            validate=not tool.args.no_validate,
         )
 
     tool.available_frontends["pb"] = parse_graph_def
@@ -110,6 +111,7 @@ def register_frontends(tool) -> None:
             tool.args.signature,
             parse_input_shapes(tool.args.input_shape),
             allow_opaque=tool.args.allow_tf_opaque,
+            validate=not tool.args.no_validate,
         )
 
     tool.available_frontends[SAVED_MODEL] = parse_saved_model

@@ -73,7 +73,7 @@ OK = Run(0, "", 1.0, 100 << 20, True)
     [
         (OK, False, None),
         (Run(1, "graph-opt: x: error: bad\n", 1.0, 1 << 20, False), True, None),
-        (OK, True, "exit 0 on a model onnxruntime refuses"),
+        (OK, True, "exit 0 on a model the runtime refuses"),
         (
             Run(
                 1, "Traceback (most recent call last):\n  x\nKeyError: 1\n", 1, 1, False

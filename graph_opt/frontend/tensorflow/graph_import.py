@@ -48,6 +48,7 @@ from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.tensorflow.placeholders import feed_defaults
 from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import shape_dims, tensor_type
+from graph_opt.frontend.tensorflow.validation import validate_graph_def
 from graph_opt.passes.constant_eval import computed_constant
 
 OPAQUE_DOMAIN = "tf"
@@ -389,14 +390,18 @@ def import_graph_def(
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     outputs: Sequence[str] | None = None,
     allow_opaque: bool = False,
+    validate: bool = True,
 ) -> ModuleOp:
     """Convert a frozen GraphDef: placeholders become arguments, the named outputs
     (default: the nodes nothing reads) the results. Unknown ops are an error
     listing them all, or nn.opaque ops of domain "tf" if `allow_opaque`.
-    Functional and v1 control flow become scf regions (see `control_flow`)."""
+    Functional and v1 control flow become scf regions (see `control_flow`).
+    A node TensorFlow's importer would refuse is an error unless not `validate`."""
     import graph_opt.frontend.tensorflow.control_flow  # noqa: F401 (If, While, calls)
     from graph_opt.frontend.tensorflow.control_flow_v1 import functionalize
 
+    if validate:
+        validate_graph_def(graph_def)
     load_mappings()
     context = ImportContext(library_bodies(graph_def), allow_opaque)
     input_shapes = dict(input_shapes or {})

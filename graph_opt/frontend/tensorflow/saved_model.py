@@ -32,6 +32,7 @@ from graph_opt.frontend.tensorflow.schema import (
     TrackableObjectGraph,
 )
 from graph_opt.frontend.tensorflow.tensor_bundle import TensorBundle
+from graph_opt.frontend.tensorflow.validation import validate_graph_def
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -47,14 +48,17 @@ def import_saved_model(
     signature: str = "serving_default",
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     allow_opaque: bool = False,
+    validate: bool = True,
 ) -> ModuleOp:
-    """Import one signature of a SavedModel directory (see the module's doc)."""
-    graph, outputs = saved_model_graph(directory, signature)
-    return import_graph_def(graph, input_shapes, outputs, allow_opaque)
+    """Import one signature of a SavedModel directory (see the module's doc).
+    With `validate`, the MetaGraph's graph is checked as TensorFlow's loader
+    would (before its variables become constants)."""
+    graph, outputs = saved_model_graph(directory, signature, validate)
+    return import_graph_def(graph, input_shapes, outputs, allow_opaque, validate=False)
 
 
 def saved_model_graph(
-    directory: str | Path, signature: str = "serving_default"
+    directory: str | Path, signature: str = "serving_default", validate: bool = False
 ) -> tuple[GraphDef, list[str]]:
     """A frozen GraphDef of the signature, and its output node names."""
     directory = Path(directory)
@@ -67,12 +71,14 @@ def saved_model_graph(
     if signature not in signatures:
         known = ", ".join(sorted(signatures)) or "none"
         raise FrontendError(f"{directory}: no signature '{signature}' (has: {known})")
+    if validate:
+        validate_graph_def(meta_graph.graph_def)
     graph = GraphDef()
     graph.CopyFrom(meta_graph.graph_def)
     _bind_variables(graph, _Checkpoint(directory, meta_graph), meta_graph)
     definition = signatures[signature]
     _name_inputs(graph, {k: v.name for k, v in definition.inputs.items()})
-    outputs = _name_outputs(graph, {k: v.name for k, v in definition.outputs.items()})
+    outputs = _name_outputs(graph, dict(definition.outputs))
     return graph, outputs
 
 
@@ -204,13 +210,15 @@ def _name_inputs(graph: GraphDef, inputs: dict[str, str]) -> None:
                 )
 
 
-def _name_outputs(graph: GraphDef, outputs: dict[str, str]) -> list[str]:
-    """An Identity named after each output key (sorted), reading its tensor."""
+def _name_outputs(graph: GraphDef, outputs: dict) -> list[str]:
+    """An Identity named after each output key (sorted), reading its tensor
+    (`outputs`: TensorInfo by key)."""
     taken = {node.name for node in graph.node}
     names = []
     for key in sorted(outputs):
         name = key if key not in taken else f"{key}/output"
         node = graph.node.add(name=name, op="Identity")
-        node.input.append(outputs[key].removesuffix(":0"))
+        node.input.append(outputs[key].name.removesuffix(":0"))
+        node.attr["T"].type = outputs[key].dtype
         names.append(name)
     return names

@@ -108,6 +108,7 @@ _MESSAGES = [
         ]),
     ]),
     Message("OpDeprecation", ["int32 version = 1", "string explanation = 2"]),
+    Message("OpList", ["repeated OpDef op = 1"]),
     Message("FunctionDef", [
         "OpDef signature = 1", "map<string, AttrValue> attr = 5",
         "map<uint32, ArgAttrs> arg_attr = 7",
@@ -286,6 +287,7 @@ VersionDef = _CLASSES["VersionDef"]
 FunctionDefLibrary = _CLASSES["FunctionDefLibrary"]
 FunctionDef = _CLASSES["FunctionDef"]
 OpDef = _CLASSES["OpDef"]
+OpList = _CLASSES["OpList"]
 SavedModel = _CLASSES["SavedModel"]
 TrackableObjectGraph = _CLASSES["TrackableObjectGraph"]
 BundleHeaderProto = _CLASSES["BundleHeaderProto"]

@@ -30,7 +30,8 @@ class Report:
     crashes: int = 0
     """Exceptions on valid graphs, and malformed inputs handled badly."""
     accepted_invalid: int = 0
-    """Malformed ONNX models that onnxruntime refuses and graph-opt accepted."""
+    """Malformed inputs the runtime refuses (onnxruntime, or TensorFlow for the
+    GraphDef mutations that are invalid by construction) that graph-opt accepted."""
     findings: list[str] = field(default_factory=list)
     slowest: float = 0.0
     largest_rss: int = 0
@@ -49,7 +50,7 @@ class Report:
         if self.malformed:
             line += (
                 f"; {self.malformed} malformed inputs, {self.accepted_invalid} accepted "
-                f"that onnxruntime refuses, slowest {self.slowest:.1f} s, "
+                f"that the runtime refuses, slowest {self.slowest:.1f} s, "
                 f"peak {self.largest_rss >> 20} MiB"
             )
         return line
@@ -134,7 +135,7 @@ def _malformed_campaign(report, count, seed, sources, findings, log, jobs) -> No
                 report.largest_rss = max(report.largest_rss, run.peak_rss)
                 report.verdicts[(bad.name, run.returncode == 0)] += 1
                 for problem in found:
-                    if problem.startswith("exit 0 on a model onnxruntime refuses"):
+                    if problem.startswith("exit 0 on a model the runtime refuses"):
                         report.accepted_invalid += 1
                         problem += f" ({verdict})"
                     else:

@@ -1,7 +1,7 @@
 """Malformed inputs through the `graph-opt` command line, in a child process
 with a time limit and an address-space limit, judged on what the user sees:
 one line and a non-zero exit, no traceback, no partial output file, no exit 0
-on a model onnxruntime refuses, bounded time and peak memory."""
+on a model the runtime (onnxruntime, TensorFlow) refuses, bounded time and peak memory."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def problems(run: Run, runtime_refuses: bool) -> list[str]:
         found.append("traceback: " + run.stderr.strip().splitlines()[-1][:200])
     if run.returncode == 0:
         if runtime_refuses:
-            found.append("exit 0 on a model onnxruntime refuses")
+            found.append("exit 0 on a model the runtime refuses")
         return found
     errors = [
         line for line in run.stderr.splitlines()
@@ -159,7 +159,8 @@ def check_malformed(
     output.unlink(missing_ok=True)
     verdict = oracle.verdict(malformed.data) if malformed.suffix == ".onnx" else ""
     run = run_graph_opt(path, ["-p", "optimize", "-t", "onnx"], output)
-    found = problems(run, verdict.startswith("refused"))
+    refused = verdict.startswith("refused") or malformed.refused_by_tensorflow
+    found = problems(run, refused)
     if run.returncode == 0 and verdict == "ok" and not found:
         exported = oracle.verdict(output.read_bytes())
         if exported.startswith("refused"):

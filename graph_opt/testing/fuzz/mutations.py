@@ -19,6 +19,8 @@ class Malformed:
     """The mutation, e.g. `onnx:swap_inputs`."""
     suffix: str
     data: bytes
+    refused_by_tensorflow: bool = False
+    """A GraphDef that TensorFlow's importer refuses by construction."""
 
 
 def flip_bytes(data: bytes, rng: np.random.Generator) -> bytes:
@@ -162,11 +164,15 @@ def mutate_onnx(model: onnx.ModelProto, rng: np.random.Generator) -> Malformed:
     return Malformed(f"onnx:{kind}", ".onnx", mutated.SerializeToString())
 
 
+TF_INVALID_MUTATIONS = ("retype_attr", "unknown_attr", "drop_input")
+"""GraphDef mutations TensorFlow's importer always refuses."""
+
+
 def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
-    from graph_opt.frontend.tensorflow.schema import GraphDef
+    from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef
 
     kinds = ["flip_bytes", "truncate", "remove_node", "duplicate_name", "drop_attr",
-             "control_before_data", "undefined_input"]  # fmt: skip
+             "control_before_data", "undefined_input", *TF_INVALID_MUTATIONS]  # fmt: skip
     kind = kinds[int(rng.integers(len(kinds)))]
     data = graph.SerializeToString()
     if kind in ("flip_bytes", "truncate"):
@@ -174,6 +180,12 @@ def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
     mutated = GraphDef()
     mutated.ParseFromString(data)
     nodes = mutated.node
+    if kind == "retype_attr":
+        typed = [n for n in nodes if "T" in n.attr and n.input]
+        node = typed[int(rng.integers(len(typed)))] if typed else nodes[0]
+        node.attr["T"].type = DATA_TYPES[
+            "DT_STRING" if node.attr["T"].type != DATA_TYPES["DT_STRING"] else "DT_BOOL"
+        ]
     readers = (
         [n for n in nodes if n.input]
         if kind.endswith("_input") or kind.startswith("control")
@@ -187,11 +199,17 @@ def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
         node.name = nodes[0].name
     elif kind == "drop_attr" and node.attr:
         del node.attr[sorted(node.attr)[int(rng.integers(len(node.attr)))]]
+    elif kind == "unknown_attr":
+        node.attr["kernel_shape"].i = 3
+    elif kind == "drop_input":
+        del node.input[0]
     elif kind == "control_before_data":
         node.input.insert(0, f"^{nodes[0].name}")
     elif kind == "undefined_input":
         node.input[0] = "undefined_node"
-    return Malformed(f"pb:{kind}", ".pb", mutated.SerializeToString())
+    return Malformed(
+        f"pb:{kind}", ".pb", mutated.SerializeToString(), kind in TF_INVALID_MUTATIONS
+    )
 
 
 def mutate_mlir(text: str, rng: np.random.Generator) -> Malformed:

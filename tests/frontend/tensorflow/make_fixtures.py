@@ -12,6 +12,7 @@ import ml_dtypes
 import numpy as np
 from google.protobuf import text_format
 
+from graph_opt.frontend.tensorflow.op_defs import infer_type_attrs
 from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef
 from graph_opt.testing.graph_defs import Type, set_attr
 
@@ -70,15 +71,21 @@ def weights() -> dict[str, np.ndarray]:
 
 
 class GraphBuilder:
+    """GraphDefs node by node; type attributes the inputs imply (`T`, `N`, ...)
+    are filled in as TensorFlow's op builders do, when not given."""
+
     def __init__(self):
         self.graph = GraphDef()
         self.graph.versions.producer = 1087
+        self.nodes: dict[str, object] = {}
 
     def node(self, name: str, op: str, inputs=(), **attrs):
         node = self.graph.node.add(name=name, op=op)
         node.input.extend(inputs)
         for key, value in attrs.items():
             set_attr(node.attr[key], value)
+        infer_type_attrs(node, self.nodes)
+        self.nodes[name] = node
         return node
 
     def placeholder(self, name: str, shape, dtype: int = FLOAT):

@@ -148,21 +148,28 @@ def test_if_naming_a_missing_function_is_an_error():
     graph = _graph(
         PLACEHOLDER
         + """node { name: "if" op: "If" input: "p" input: "x"
+          attr { key: "Tcond" value { type: DT_BOOL } }
+          attr { key: "Tin" value { list { type: DT_FLOAT } } }
+          attr { key: "Tout" value { list { type: DT_FLOAT } } }
           attr { key: "then_branch" value { func { name: "absent" } } }
           attr { key: "else_branch" value { func { name: "absent" } } } }"""
     )
+    with pytest.raises(FrontendError, match="attr 'then_branch': no function 'absent'"):
+        import_graph_def(graph)
     with pytest.raises(
         FrontendError, match="function 'absent' is not in the graph's library"
     ):
-        import_graph_def(graph)
+        import_graph_def(graph, validate=False)
 
 
 def test_loop_without_loop_cond_is_an_error():
     graph = _graph(
         PLACEHOLDER
         + """node { name: "enter" op: "Enter" input: "x"
+          attr { key: "T" value { type: DT_FLOAT } }
           attr { key: "frame_name" value { s: "loop" } } }
-        node { name: "out" op: "Identity" input: "enter" }"""
+        node { name: "out" op: "Identity" input: "enter"
+          attr { key: "T" value { type: DT_FLOAT } } }"""
     )
     with pytest.raises(
         FrontendError, match="v1 loop 'loop': Enter 'enter' does not feed"
@@ -178,6 +185,9 @@ def test_predicate_must_be_a_bool_scalar():
                       output_arg { name: "r" type: DT_FLOAT } }
           ret { key: "r" value: "a" } } }
         node { name: "if" op: "If" input: "x" input: "x"
+          attr { key: "Tcond" value { type: DT_FLOAT } }
+          attr { key: "Tin" value { list { type: DT_FLOAT } } }
+          attr { key: "Tout" value { list { type: DT_FLOAT } } }
           attr { key: "then_branch" value { func { name: "same" } } }
           attr { key: "else_branch" value { func { name: "same" } } } }"""
     )
@@ -203,6 +213,9 @@ def test_scalar_predicate_selects_the_branch():
           node_def { name: "neg" op: "Neg" input: "a" }
           ret { key: "r" value: "neg:y:0" } } }
         node { name: "if" op: "StatelessIf" input: "p" input: "x"
+          attr { key: "Tcond" value { type: DT_BOOL } }
+          attr { key: "Tin" value { list { type: DT_FLOAT } } }
+          attr { key: "Tout" value { list { type: DT_FLOAT } } }
           attr { key: "then_branch" value { func { name: "double" } } }
           attr { key: "else_branch" value { func { name: "negate" } } } }"""
     )

@@ -91,8 +91,8 @@ def test_reading_an_output_the_import_does_not_provide():
 
 def test_graph_errors():
     g = small_graph()
-    g.node("loop", "Relu", ["loop2"])
-    g.node("loop2", "Relu", ["loop"])
+    g.node("loop", "Relu", ["loop2"], T=Type(FLOAT))
+    g.node("loop2", "Relu", ["loop"], T=Type(FLOAT))
     with pytest.raises(FrontendError, match="cycle through loop, loop2"):
         import_graph_def(g.graph, outputs=["loop"])
     g = small_graph()
@@ -100,7 +100,7 @@ def test_graph_errors():
     with pytest.raises(FrontendError, match="two nodes named 'relu'"):
         import_graph_def(g.graph)
     g = small_graph()
-    g.node("y", "Relu", ["^ghost"])
+    g.node("y", "Relu", ["x", "^ghost"], T=Type(FLOAT))
     with pytest.raises(
         FrontendError, match="node 'y' \\(Relu\\) uses undefined node 'ghost'"
     ):
@@ -134,8 +134,10 @@ def test_window_attributes_without_default_are_required(missing):
     )
     del attrs[missing]
     g.node("pool", "MaxPool", ["x"], **attrs)
-    with pytest.raises(FrontendError, match=f"attribute '{missing}' is missing"):
+    with pytest.raises(FrontendError, match=f"missing attr '{missing}' \\(list"):
         import_graph_def(g.graph)
+    with pytest.raises(FrontendError, match=f"attribute '{missing}' is missing"):
+        import_graph_def(g.graph, validate=False)
 
 
 def training_batch_norm() -> GraphBuilder:
