@@ -39,6 +39,7 @@ import onnx
 import torch
 from torch import nn
 from torch.nn import functional as F
+from zoo_nms import dynamo_translation, nms, register_torchscript_symbolic
 
 SEED = 0
 
@@ -204,6 +205,13 @@ class BoxDetector(nn.Module):
         wh = sizes.reshape(1, -1, 1).expand(256, anchors, 2)
         self.register_buffer("priors", torch.cat([centers, wh], -1).reshape(-1, 4))
 
+    @staticmethod
+    def decode(deltas, priors):
+        """Corner boxes from (cx, cy, w, h) priors and their predicted deltas."""
+        centers = priors[..., :2] + 0.1 * deltas[..., :2] * priors[..., 2:]
+        sizes = priors[..., 2:] * torch.exp(0.2 * deltas[..., 2:])
+        return torch.cat([centers - sizes / 2, centers + sizes / 2], -1)
+
     def forward(self, image):
         features = self.backbone(image)
         b = image.shape[0]
@@ -214,10 +222,7 @@ class BoxDetector(nn.Module):
         scores, labels = torch.sigmoid(logits).max(-1)
         top_scores, top = torch.topk(scores, self.keep, dim=1)
         deltas = torch.gather(deltas, 1, top.unsqueeze(-1).expand(-1, -1, 4))
-        priors = self.priors[top]
-        centers = priors[..., :2] + 0.1 * deltas[..., :2] * priors[..., 2:]
-        sizes = priors[..., 2:] * torch.exp(0.2 * deltas[..., 2:])
-        boxes = torch.cat([centers - sizes / 2, centers + sizes / 2], -1)
+        boxes = self.decode(deltas, self.priors[top])
         # Pairwise IoU; a box is suppressed by a higher-scoring box with IoU > 0.5.
         lt = torch.maximum(boxes[:, :, None, :2], boxes[:, None, :, :2])
         rb = torch.minimum(boxes[:, :, None, 2:], boxes[:, None, :, 2:])
@@ -228,6 +233,25 @@ class BoxDetector(nn.Module):
         suppressed = ((iou > 0.5) & earlier).any(1)
         kept = top_scores * (~suppressed).to(top_scores.dtype)
         return boxes, kept, torch.gather(labels, 1, top)
+
+
+class NmsDetector(BoxDetector):
+    """BoxDetector's backbone, heads and box decoding over every anchor, then
+    torchvision's postprocess: ONNX NonMaxSuppression per class (`zoo_nms`),
+    and the kept boxes, scores and labels gathered by the selected indices."""
+
+    def forward(self, image):
+        features = self.backbone(image)
+        b = image.shape[0]
+        logits = (
+            self.cls_head(features).permute(0, 2, 3, 1).reshape(b, -1, self.classes)
+        )
+        deltas = self.box_head(features).permute(0, 2, 3, 1).reshape(b, -1, 4)
+        boxes = self.decode(deltas, self.priors)
+        scores = torch.sigmoid(logits).transpose(1, 2)
+        selected = nms(boxes, scores)
+        batch, label, index = selected[:, 0], selected[:, 1], selected[:, 2]
+        return boxes[batch, index], scores[batch, label, index], label
 
 
 class UNetTiny(nn.Module):
@@ -585,6 +609,7 @@ MODELS: dict[str, tuple[Callable[[], Built], int]] = {
     "mobilenet_v3": (cnn(MobileNetV3Small, 96, ("logits",)), 13),
     "resnet_tiny": (cnn(ResNetTiny, 64, ("logits",)), 17),
     "box_detector": (cnn(BoxDetector, 128, ("boxes", "scores", "labels")), 17),
+    "nms_detector": (cnn(NmsDetector, 128, ("boxes", "scores", "labels")), 17),
     "unet": (cnn(UNetTiny, 64, ("mask",)), 13),
     "segformer": (build_segformer, 17),
     "yolos": (build_yolos, 17),
@@ -662,6 +687,7 @@ def export(built: Built, path: Path, dynamo: bool, opset: int) -> None:
                 output_names=built.outputs,
                 dynamic_shapes=dynamic_shapes(built),
                 external_data=False,
+                custom_translation_table=dynamo_translation(),
             )
         else:
             torch.onnx.export(
@@ -752,6 +778,8 @@ def main() -> None:
     )
     manifest = [m for m in manifest if m["source"] not in only]
     torch.set_grad_enabled(False)
+    for opset in {opset for _, opset in MODELS.values()}:
+        register_torchscript_symbolic(opset)
     for source, (build, ts_opset) in MODELS.items():
         if only and source not in only:
             continue

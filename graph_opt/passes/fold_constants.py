@@ -18,6 +18,7 @@ from graph_opt.passes.constant_patterns import (
     deduplicate_constants,
 )
 from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.passes.reassociation_patterns import MergeConstantFactors
 from graph_opt.passes.refine_shapes import refine_shapes
 from graph_opt.passes.reshape_sinking_patterns import RESHAPE_SINKING_PATTERNS
 from graph_opt.passes.shape_arithmetic_patterns import SHAPE_ARITHMETIC_PATTERNS
@@ -73,6 +74,7 @@ def fold_constants_patterns(
     return [
         MaterializeShapeQueries(interpreter),
         *(pattern() for pattern in SIMPLIFY_PATTERNS),
+        MergeConstantFactors(),
         *(pattern() for pattern in SHAPE_ARITHMETIC_PATTERNS),
         *(pattern() for pattern in TRANSPOSE_PATTERNS),
         *(pattern() for pattern in RESHAPE_SINKING_PATTERNS),

@@ -755,3 +755,60 @@ func.func @negative_reshape_to_differently_named_dim(%ids: tensor<?x?xi64> {nn.d
   %r = nn.reshape %mask, %t : (tensor<?x?xi64>, tensor<2xi64>) -> tensor<?x?xi64>
   func.return %r : tensor<?x?xi64>
 }
+
+// -----
+
+/// Constant factors of a product chain merge into one: (x * 0.5) * [2, 4, 6].
+// CHECK-LABEL: func.func @merge_constant_factors
+func.func @merge_constant_factors(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+  // CHECK-NEXT: %[[R:.*]] = nn.mul %x, %[[C]]
+  // CHECK-NEXT: func.return %[[R]]
+  %half = nn.constant dense<0.5> : tensor<f32>
+  %a = nn.mul %half, %x : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b = nn.constant dense<[2.0, 4.0, 6.0]> : tensor<3xf32>
+  %r = nn.mul %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+
+// -----
+
+/// x * 0.5 is read twice: merging would compute it twice.
+// CHECK-LABEL: func.func @negative_merge_shared_product
+func.func @negative_merge_shared_product(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  // CHECK: %[[A:.*]] = nn.mul %x, %{{.*}}
+  // CHECK: nn.mul %[[A]], %{{.*}}
+  %half = nn.constant dense<0.5> : tensor<3xf32>
+  %a = nn.mul %x, %half : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %b = nn.constant dense<[2.0, 4.0, 6.0]> : tensor<3xf32>
+  %r = nn.mul %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  func.return %r, %a : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+/// [2, 1] and [1, 2] factors would make a [2, 2] constant: larger than either.
+// CHECK-LABEL: func.func @negative_merge_growing_factor
+func.func @negative_merge_growing_factor(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // CHECK: %[[A:.*]] = nn.mul %x, %{{.*}}
+  // CHECK: nn.mul %[[A]], %{{.*}}
+  %c = nn.constant dense<[[2.0], [3.0]]> : tensor<2x1xf32>
+  %a = nn.mul %x, %c : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>
+  %d = nn.constant dense<[[5.0, 7.0]]> : tensor<1x2xf32>
+  %r = nn.mul %a, %d : (tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<2x2xf32>
+  func.return %r : tensor<2x2xf32>
+}
+
+// -----
+
+/// Sums are not reassociated: (x + 1e8) - 1e8 is not x + 0 in floats.
+// CHECK-LABEL: func.func @negative_merge_sums
+func.func @negative_merge_sums(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // CHECK: %[[A:.*]] = nn.add %x, %{{.*}}
+  // CHECK: nn.add %[[A]], %{{.*}}
+  %big = nn.constant dense<1.0e+08> : tensor<3xf32>
+  %a = nn.add %x, %big : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %minus = nn.constant dense<-1.0e+08> : tensor<3xf32>
+  %r = nn.add %a, %minus : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  func.return %r : tensor<3xf32>
+}
