@@ -212,13 +212,17 @@ class BoxDetector(nn.Module):
         sizes = priors[..., 2:] * torch.exp(0.2 * deltas[..., 2:])
         return torch.cat([centers - sizes / 2, centers + sizes / 2], -1)
 
-    def forward(self, image):
+    def heads(self, image):
+        """Class logits [B, anchors, classes] and box deltas [B, anchors, 4]."""
         features = self.backbone(image)
         b = image.shape[0]
         logits = (
             self.cls_head(features).permute(0, 2, 3, 1).reshape(b, -1, self.classes)
         )
-        deltas = self.box_head(features).permute(0, 2, 3, 1).reshape(b, -1, 4)
+        return logits, self.box_head(features).permute(0, 2, 3, 1).reshape(b, -1, 4)
+
+    def forward(self, image):
+        logits, deltas = self.heads(image)
         scores, labels = torch.sigmoid(logits).max(-1)
         top_scores, top = torch.topk(scores, self.keep, dim=1)
         deltas = torch.gather(deltas, 1, top.unsqueeze(-1).expand(-1, -1, 4))
@@ -241,12 +245,7 @@ class NmsDetector(BoxDetector):
     and the kept boxes, scores and labels gathered by the selected indices."""
 
     def forward(self, image):
-        features = self.backbone(image)
-        b = image.shape[0]
-        logits = (
-            self.cls_head(features).permute(0, 2, 3, 1).reshape(b, -1, self.classes)
-        )
-        deltas = self.box_head(features).permute(0, 2, 3, 1).reshape(b, -1, 4)
+        logits, deltas = self.heads(image)
         boxes = self.decode(deltas, self.priors)
         scores = torch.sigmoid(logits).transpose(1, 2)
         selected = nms(boxes, scores)
