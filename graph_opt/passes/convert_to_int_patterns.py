@@ -8,6 +8,7 @@ quantizing its float input. Dequantizations without float users die.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,12 @@ from graph_opt.dialects.nn.fused import FusedActivation, FusedConvOp, FusedMatMu
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.pool import MaxPoolOp
-from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp
+from graph_opt.dialects.nn.qint import (
+    DequantizeOp,
+    QConvOp,
+    QMatMulOp,
+    quantization_props,
+)
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.shapes import ranked
@@ -53,10 +59,14 @@ from graph_opt.passes.convert_to_int_params import (
     rescale_channels,
     unsigned_to_int8,
 )
+from graph_opt.passes.fusion_patterns import activation_of, activation_op
 from graph_opt.quantization.fake_quant_math import fake_quant
 
 Lowered = tuple[list[Operation], SSAValue]
 """New ops and the int8 value they compute."""
+Tail = Callable[[Operation, np.ndarray, int], "list[Operation] | None"]
+"""The ops finishing an i32 accumulator, given its op, the real scale of each
+channel and the channel axis; None when they cannot be built."""
 
 CONV_PROPS = ("strides", "pads", "dilations", "group", "auto_pad", "data_layout")
 ADD_LEFT_SHIFT = 20
@@ -97,15 +107,37 @@ def weight_constant(value: SSAValue) -> tuple[FakeQuantOp, np.ndarray] | None:
     return None if weights is None else (fq, np.asarray(weights, np.float32))
 
 
-def _requantize(
-    acc: Operation, acc_scales: np.ndarray, params: ActivationParams, channel_axis: int
-) -> list[Operation] | None:
-    return rescale_channels(
-        acc.results[0], acc_scales / params.scale, params.zero_point, channel_axis
-    )
+def requantized(params: ActivationParams) -> Tail:
+    """The accumulator rescaled to int8 with `params`."""
+
+    def build(acc: Operation, acc_scales: np.ndarray, channel_axis: int):
+        return rescale_channels(
+            acc.results[0], acc_scales / params.scale, params.zero_point, channel_axis
+        )
+
+    return build
 
 
-def lower_conv(op: ConvOp | FusedConvOp, params: ActivationParams) -> Lowered | None:
+def float_result(op: Operation) -> Tail:
+    """The accumulator dequantized (exactly, per channel), then `op`'s fused
+    activation, if any, in float."""
+
+    def build(acc: Operation, acc_scales: np.ndarray, channel_axis: int):
+        per_channel = len(acc_scales) > 1
+        props = quantization_props(
+            acc_scales, np.zeros(len(acc_scales), np.int64),
+            channel_axis if per_channel else None,
+        )  # fmt: skip
+        ops: list[Operation] = [DequantizeOp.create_inferred([acc.results[0]], props)]
+        if isinstance(op, FusedActivation) and op.activation_name != "none":
+            name, params = op.activation_name, op.activation_values
+            ops.append(activation_op(name, params, ops[0].results[0]))
+        return ops
+
+    return build
+
+
+def lower_conv(op: ConvOp | FusedConvOp, tail: Tail) -> Lowered | None:
     x = int_value_of(op.input)
     weights = weight_constant(op.filter)
     if x is None or weights is None:
@@ -128,17 +160,17 @@ def lower_conv(op: ConvOp | FusedConvOp, params: ActivationParams) -> Lowered | 
     props["input_zp"] = i64_attr(x.zero_point)
     props["weight_zp"] = i64_attr(w.zero_point)
     qconv = QConvOp.create_inferred(operands, props)
-    tail = _requantize(qconv, acc_scales, params, out_axis)
-    if tail is None:
+    finished = tail(qconv, acc_scales, out_axis)
+    if finished is None:
         return None  # a requantization scale has no multiplier and shift
-    return [*ops, qconv, *tail], tail[-1].results[0]
+    return [*ops, qconv, *finished], finished[-1].results[0]
 
 
 def lower_matmul(
     x_value: SSAValue,
     w_value: SSAValue,
     bias: np.ndarray | None,
-    params: ActivationParams,
+    tail: Tail,
     alpha: float = 1.0,
     trans_b: bool = False,
 ) -> Lowered | None:
@@ -161,22 +193,24 @@ def lower_matmul(
         acc = AddOp.create_inferred([acc.results[0], bias_op.output])
         ops += [bias_op, acc]
     rank = len(ranked(acc.results[0]).get_shape())  # type: ignore[union-attr]
-    tail = _requantize(acc, acc_scales, params, rank - 1)
-    if tail is None:
+    finished = tail(acc, acc_scales, rank - 1)
+    if finished is None:
         return None  # a requantization scale has no multiplier and shift
-    return [*ops, *tail], tail[-1].results[0]
+    return [*ops, *finished], finished[-1].results[0]
 
 
-def lower_linear(op: Operation, params: ActivationParams) -> Lowered | None:
+def lower_linear(op: Operation, tail: Tail) -> Lowered | None:
+    """A conv, matmul or gemm on int8 x and fake-quantized constant weights, its
+    accumulator finished by `tail`."""
     if isinstance(op, ConvOp | FusedConvOp):
-        return lower_conv(op, params)
+        return lower_conv(op, tail)
     if isinstance(op, MatMulOp | FusedMatMulOp):
         bias = None
         if isinstance(op, FusedMatMulOp) and op.bias is not None:
             bias = constant_value(op.bias)
             if bias is None:
                 return None  # a non-constant bias stays float
-        return lower_matmul(op.lhs, op.rhs, bias, params)
+        return lower_matmul(op.lhs, op.rhs, bias, tail)
     if isinstance(op, GemmOp):
         if int_value(op.properties, "trans_a", 0):
             return None  # a transposed activation operand is not lowered
@@ -190,7 +224,7 @@ def lower_linear(op: Operation, params: ActivationParams) -> Lowered | None:
             op.a,
             op.b,
             bias,
-            params,
+            tail,
             float_value(op.properties, "alpha", 1.0),
             bool(int_value(op.properties, "trans_b", 0)),
         )
@@ -271,7 +305,7 @@ def lower_producer(
     elif isinstance(core, ConcatOp):
         lowered = lower_concat(core, params)
     else:
-        lowered = lower_linear(core, params)
+        lowered = lower_linear(core, requantized(params))
     return None if lowered is None else (lowered, act)
 
 
@@ -314,6 +348,36 @@ class ConvertFakeQuant(RewritePattern):
             return
         deq = dequantize(q, params.scale, params.zero_point)
         rewriter.replace(op, [*ops, deq], [deq.output])
+
+
+class IntegerConvFloatActivation(RewritePattern):
+    """A conv or matmul on an int8 input whose activation has no int8 form
+    (sigmoid, tanh, silu, hard_swish, gelu, ...; fused or the sole user of its
+    result): the conv or matmul in int8, its accumulator dequantized, the
+    activation in float, as TFLite runs a float kernel after an int8 conv where
+    it has no integer one."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self,
+        op: ConvOp | FusedConvOp | MatMulOp | FusedMatMulOp | GemmOp,
+        rewriter: PatternRewriter,
+    ) -> None:
+        if not _feeds_float_activation(op):
+            return
+        lowered = lower_linear(op, float_result(op))
+        if lowered is not None:
+            rewriter.replace(op, lowered[0], [lowered[1]])
+
+
+def _feeds_float_activation(op: Operation) -> bool:
+    if isinstance(op, FusedActivation) and op.activation_name != "none":
+        return fused_range(op) is None
+    value = op.results[0]
+    if not value.has_one_use():
+        return False
+    activation = activation_of(next(iter(value.uses)).operation)
+    return activation is not None and activation[0] not in ("relu", "relu6", "clip")
 
 
 SCALE_PRESERVING = (
@@ -392,6 +456,7 @@ def convert_to_int_patterns(unsigned_io: bool = False) -> list[RewritePattern]:
     patterns: list[RewritePattern] = [
         ConvertFakeQuant(unsigned_io),
         MoveThroughScalePreserving(),
+        IntegerConvFloatActivation(),
     ]
     return [*patterns, UnsignedOutputs()] if unsigned_io else patterns
 
@@ -399,6 +464,7 @@ def convert_to_int_patterns(unsigned_io: bool = False) -> list[RewritePattern]:
 __all__ = [
     "ConvertFakeQuant",
     "FoldWeightFakeQuant",
+    "IntegerConvFloatActivation",
     "MoveThroughScalePreserving",
     "UnsignedOutputs",
     "convert_to_int_patterns",

@@ -7,14 +7,13 @@ from __future__ import annotations
 from xdsl.ir import Operation, SSAValue
 
 from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
-from graph_opt.dialects.nn.fused import FusedActivation
 from graph_opt.dialects.nn.linalg import GemmOp
 from graph_opt.dialects.nn.pool import MaxPoolOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
 from graph_opt.passes.convert_to_int_params import int_weights
-from graph_opt.passes.convert_to_int_patterns import fused_range, weight_constant
+from graph_opt.passes.convert_to_int_patterns import weight_constant
 from graph_opt.passes.quantize_patterns import weight_operand
 
 INT8_CARRIERS = (
@@ -48,8 +47,6 @@ def float_reason(op: Operation) -> str:
         )
     if isinstance(op, GemmOp) and op.trans_a is not None and op.trans_a.value.data:
         return "a gemm with a transposed input has no int8 form"
-    if isinstance(op, FusedActivation) and fused_range(op) is None:
-        return f"its fused {op.activation_name} has no int8 form"
     if not _reaches_fake_quant_backwards(op.operands[0]):
         return "its input has no fake quantization"
     if not _reaches_fake_quant_forwards(op.results[0]):

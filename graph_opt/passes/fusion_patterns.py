@@ -110,6 +110,28 @@ def activation_of(op: Operation) -> tuple[str, tuple[float, ...]] | None:
     return None
 
 
+def activation_op(name: str, params: tuple[float, ...], x: SSAValue) -> Operation:
+    """The pointwise op computing the fused activation `name` of `x` (the
+    inverse of `activation_of`)."""
+    simple = {"relu": ReluOp, "sigmoid": SigmoidOp, "tanh": TanhOp,
+              "hard_swish": HardSwishOp, "silu": SiluOp, "gelu": GeluOp}  # fmt: skip
+    if name in simple:
+        return simple[name].create_inferred([x], {}, [x.type])
+    props = {
+        "leaky_relu": lambda: {"alpha": f32_attr(params[0])},
+        "hard_sigmoid": lambda: {
+            "alpha": f32_attr(params[0]),
+            "beta": f32_attr(params[1]),
+        },
+        "gelu_tanh": lambda: {"approximate": str_attr("tanh")},
+        "relu6": lambda: {"min": f32_attr(0.0), "max": f32_attr(6.0)},
+        "clip": lambda: {"min": f32_attr(params[0]), "max": f32_attr(params[1])},
+    }[name]()
+    op_class = {"leaky_relu": LeakyReluOp, "hard_sigmoid": HardSigmoidOp,
+                "gelu_tanh": GeluOp}.get(name, ClipOp)  # fmt: skip
+    return op_class.create_inferred([x], props, [x.type])
+
+
 def rebuild(
     producer: Operation, op_class: type[Operation], operands, **props
 ) -> Operation:

@@ -267,6 +267,15 @@ func.func @pad_modes(%x: tensor<1x2x4x5xf32>) -> (tensor<1x2x7x8xf32>, tensor<1x
   %e = nn.pad %x {pads = array<i64: 0, 0, 0, 3, 0, 0, 2, 1>, mode = "edge"} : (tensor<1x2x4x5xf32>) -> tensor<1x2x6x9xf32>
   func.return %r, %e : tensor<1x2x7x8xf32>, tensor<1x2x6x9xf32>
 }""",
+    "qconv_float_silu": f"""
+func.func @qconv_float_silu(%x: tensor<1x3x6x6xf32>) -> tensor<1x4x6x6xf32> {{
+  %q = nn.quantize %x {{scale = array<f32: 0.05>, zero_point = array<i64: -2>}} : (tensor<1x3x6x6xf32>) -> tensor<1x3x6x6xi8>
+  %w = {int8_weights(4, 3, 3, 3)}
+  %c = nn.qconv %q, %w {{pads = array<i64: 1, 1, 1, 1>, input_zp = -2 : i64}} : (tensor<1x3x6x6xi8>, tensor<4x3x3x3xi8>) -> tensor<1x4x6x6xi32>
+  %d = nn.dequantize %c {{scale = array<f32: 1.0e-4, 2.0e-4, 5.0e-5, 3.0e-4>, zero_point = array<i64: 0, 0, 0, 0>, axis = 1 : i64}} : (tensor<1x4x6x6xi32>) -> tensor<1x4x6x6xf32>
+  %s = nn.silu %d : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  func.return %s : tensor<1x4x6x6xf32>
+}}""",
 }
 """Each function name -> its nn MLIR text; inputs are random normal arrays (integer
 inputs, indices, random in [-2, 2))."""

@@ -263,7 +263,7 @@ def test_scale_preserving_ops_run_on_int8_exactly():
         )
 
 
-def test_unsupported_activation_stays_float_between_quantize_and_dequantize():
+def test_activation_without_int8_form_runs_float_after_an_int8_conv():
     g = QuantGraph((1, 3, 5, 5), seed=4)
     x = g.act(g.block.args[0], -3.0, 3.0)
     h = g.op(ConvOp, x, g.weights((4, 3, 3, 3), 0))
@@ -271,10 +271,12 @@ def test_unsupported_activation_stays_float_between_quantize_and_dequantize():
     out = g.act(g.op(ConvOp, h, g.weights((2, 4, 1, 1), None)), -3.0, 3.0)
     converted = check_converted(g, g.module(out))
     names = op_names(converted)
-    # The first conv feeds the sigmoid: it stays float with folded weights.
-    assert names.count("nn.conv") == 1 and names.count("nn.qconv") == 1
+    # The first conv feeds the sigmoid: int8, its accumulator dequantized.
+    assert names.count("nn.conv") == 0 and names.count("nn.qconv") == 2
     assert "nn.sigmoid" in names and "nn.fake_quant" not in names
     assert names.count("nn.quantize") == 2
+    [sigmoid] = [op for op in converted.walk() if isinstance(op, SigmoidOp)]
+    assert sigmoid.operands[0].owner.operands[0].owner.name == "nn.qconv"
 
 
 def test_negative_per_channel_and_16_bit_activations_stay_fake_quant():

@@ -100,16 +100,17 @@ func.func @max_pool_reshape(%x: tensor<1x1x3x3xf32>) -> tensor<2x2xf32> {
 
 // -----
 
-/// A sigmoid has no int8 form: the conv before it stays float (with its weight
-/// fake quant folded to a constant) and the value after it is quantized.
-// CHECK-LABEL: func.func @negative_sigmoid_stays_float
-// CHECK:         %[[D:.*]] = nn.dequantize
-// CHECK-NEXT:    %[[W:.*]] = nn.constant {{.*}} : tensor<1x1x1x1xf32>
-// CHECK-NEXT:    %[[C:.*]] = nn.conv %[[D]], %[[W]]
-// CHECK-NEXT:    %[[S:.*]] = nn.sigmoid %[[C]]
+/// A sigmoid has no int8 form: the conv before it runs in int8, its i32
+/// accumulator is dequantized, the sigmoid runs in float and its result is quantized.
+// CHECK-LABEL: func.func @sigmoid_after_an_int8_conv
+// CHECK:         %[[X:.*]] = nn.quantize %x
+// CHECK-NEXT:    %[[W:.*]] = nn.constant dense<38> : tensor<1x1x1x1xi8>
+// CHECK-NEXT:    %[[C:.*]] = nn.qconv %[[X]], %[[W]] {input_zp = -1 : i64, weight_zp = 0 : i64}
+// CHECK-NEXT:    %[[D:.*]] = nn.dequantize %[[C]] {scale = array<f32: 6.17569895e-05>, zero_point = array<i64: 0>} : (tensor<1x1x2x2xi32>) -> tensor<1x1x2x2xf32>
+// CHECK-NEXT:    %[[S:.*]] = nn.sigmoid %[[D]]
 // CHECK-NEXT:    nn.quantize %[[S]]
 // CHECK-NOT:     nn.fake_quant
-func.func @negative_sigmoid_stays_float(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
+func.func @sigmoid_after_an_int8_conv(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
   %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   %w = nn.constant dense<0.3> : tensor<1x1x1x1xf32>
   %wq = nn.fake_quant %w {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64, narrow_range = 1 : i64} : (tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
@@ -117,6 +118,39 @@ func.func @negative_sigmoid_stays_float(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2
   %2 = nn.sigmoid %1 : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   %3 = nn.fake_quant %2 {min = array<f32: 0.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   func.return %3 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+/// A fused silu (EfficientNet): the conv in int8, per output channel
+/// dequantized, the silu unfused in float.
+// CHECK-LABEL: func.func @fused_silu_after_an_int8_conv
+// CHECK:         %[[C:.*]] = nn.qconv
+// CHECK-NEXT:    %[[D:.*]] = nn.dequantize %[[C]] {scale = array<f32: {{.*}}, {{.*}}>, zero_point = array<i64: 0, 0>, axis = 1 : i64}
+// CHECK-NEXT:    %[[S:.*]] = nn.silu %[[D]]
+// CHECK-NEXT:    nn.quantize %[[S]]
+func.func @fused_silu_after_an_int8_conv(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %w = nn.constant dense<[[[[0.3]]], [[[-0.6]]]]> : tensor<2x1x1x1xf32>
+  %wq = nn.fake_quant %w {min = array<f32: -0.5, -1.0>, max = array<f32: 0.5, 1.0>, num_bits = 8 : i64, narrow_range = 1 : i64, axis = 0 : i64} : (tensor<2x1x1x1xf32>) -> tensor<2x1x1x1xf32>
+  %1 = nn.fused_conv %0, %wq {activation = "silu"} : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+  %2 = nn.fake_quant %1 {min = array<f32: -0.5>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  func.return %2 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+/// A conv whose result other ops read too stays float before a sigmoid.
+// CHECK-LABEL: func.func @negative_shared_conv_result_before_sigmoid
+// CHECK:         nn.conv
+// CHECK-NOT:     nn.qconv
+func.func @negative_shared_conv_result_before_sigmoid(%x: tensor<1x1x2x2xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
+  %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %w = nn.constant dense<0.3> : tensor<1x1x1x1xf32>
+  %wq = nn.fake_quant %w {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64, narrow_range = 1 : i64} : (tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  %1 = nn.conv %0, %wq : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x2x2xf32>
+  %2 = nn.sigmoid %1 : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  func.return %2, %1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
 }
 
 // -----
