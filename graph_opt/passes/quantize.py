@@ -24,6 +24,7 @@ from graph_opt.dialects.nn.quant import (
 from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
 from graph_opt.frontend.names import op_result_names
+from graph_opt.passes.bias_rounding import round_biases
 from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
 from graph_opt.passes.quantize_patterns import (
     LayerMatch,
@@ -54,8 +55,10 @@ class QuantizePass(ModulePass):
     Weight ranges are symmetric (`symmetric`, default true: one zero point,
     as TOSA needs, and as TFLite and onnxruntime quantize weights);
     activation ranges contain 0, asymmetric unless `symmetric-activations`. Tensors a fake_quant already produces or
-    consumes (a TF quantization-aware-training graph) keep theirs. `include` /
-    `exclude` are regular expressions searched in layer names.
+    consumes (a TF quantization-aware-training graph) keep theirs. A layer's
+    constant bias is rounded to the int32 grid convert-to-int adds it on (input
+    scale x weight scale), so the fake-quantized graph computes what the integer
+    one will. `include` / `exclude` are regular expressions searched in layer names.
     """
 
     name = "quantize"
@@ -112,6 +115,7 @@ class QuantizePass(ModulePass):
                 *ranges[value], self.activation_bits, self.symmetric_activations
             )
             _insert_after(value, fake_quant_props([low], [high], self.activation_bits))
+        record("biases rounded to the int32 grid", round_biases(op))
         clear_ranges(op)
 
     def _quantize_weight(self, match: LayerMatch) -> None:

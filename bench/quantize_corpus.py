@@ -1,0 +1,286 @@
+"""Full-integer quantization of every CNN in the real corpora, against
+onnxruntime's quantize_static and TFLite's full-integer converter.
+
+The models: the TensorFlow corpus (tests/frontend/tensorflow/corpus, SavedModels
+written by TensorFlow) and the CNNs of the ONNX zoo (bench/make_zoo.py's folder,
+`--zoo`, when present), with the batch fixed to 1. graph-opt runs `optimize`,
+`calibrate` on --samples seeded normal inputs, `quantize` (default options:
+symmetric per-tensor weights, asymmetric activations) and `convert-to-int`; the
+float module after `optimize` is the reference (it matches TensorFlow and
+onnxruntime on these models, see the corpus tests). Columns:
+
+- `int8 MACs`: the share of conv and matrix-product MACs in nn.qconv/nn.qmatmul;
+  `float`: how many convs and matmuls stay float.
+- `steps`: the largest difference between the int8 graph and its fake-quant
+  graph, in steps of the output's quantization (the dequantize feeding the
+  result; "-" when the output is float).
+- `go err`, `ort err`, `tflite err`: max |output - float| / max |float| over
+  --eval other seeded inputs, for graph-opt's int8 graph (reference
+  interpreter), onnxruntime's quantize_static (QDQ, int8, per-channel
+  symmetric weights, asymmetric activations, MinMax on the same samples; run
+  with onnxruntime's int8 kernels) of the model (TF models: graph-opt's ONNX
+  export of the float graph), and TFLite's converter (the frozen graph) with the same samples as
+  representative data (TF models, when `--tf-python` names a Python with
+  TensorFlow; its `int8 ops` column counts convs and fully-connected ops with
+  int8 inputs).
+
+Usage: python bench/quantize_corpus.py [--zoo /work/zoo] [--samples 16] [--eval 8]
+       [--tf-python /work/tfenv/bin/python] [--models a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+TF_CORPUS = Path(__file__).parents[1] / "tests/frontend/tensorflow/corpus"
+TF_CNNS = ("mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0", "densenet",
+           "dilated_conv_bn", "qat_conv_bn")  # fmt: skip
+ZOO_CNNS = ("mobilenet_v3", "resnet_tiny", "unet")
+LINEAR_OPS = ("nn.conv", "nn.fused_conv", "nn.matmul", "nn.fused_matmul", "nn.gemm")
+
+
+@dataclass
+class Model:
+    name: str
+    load: object
+    """() -> (module, input name, input shape)."""
+    onnx_path: Path | None = None
+    frozen_graph: Path | None = None
+    """The TensorFlow frozen graph TFLite converts."""
+
+
+def tf_models() -> list[Model]:
+    from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+
+    models = []
+    for name in TF_CNNS:
+        data = np.load(TF_CORPUS / f"{name}.npz")
+        shape = data["in:input"].shape
+        directory = TF_CORPUS / f"{name}_saved_model"
+
+        def load(directory=directory, shape=shape):
+            return (
+                import_saved_model(directory, input_shapes={"input": shape}),
+                "input",
+                shape,
+            )
+
+        models.append(Model(f"tf/{name}", load, frozen_graph=TF_CORPUS / f"{name}.pb"))
+    return models
+
+
+def zoo_models(zoo: Path, work: Path) -> list[Model]:
+    import onnx
+
+    from graph_opt.frontend.onnx_import import import_model
+
+    models = []
+    for source in ZOO_CNNS:
+        for exporter in ("ts", "dynamo"):
+            path = zoo / f"{source}_{exporter}.onnx"
+            if not path.exists():
+                continue
+            model = onnx.load(path)
+            graph_input = model.graph.input[0]
+            shape = (
+                1,
+                *np.load(zoo / f"{path.stem}.inputs.npz")[graph_input.name].shape[1:],
+            )
+            for dim, size in zip(graph_input.type.tensor_type.shape.dim, shape):
+                dim.Clear()
+                dim.dim_value = size
+            static = work / path.name
+            onnx.save(model, static)
+
+            def load(static=static, name=graph_input.name, shape=shape):
+                return import_model(onnx.load(static)), name, shape
+
+            models.append(Model(f"zoo/{path.stem}", load, onnx_path=static))
+    return models
+
+
+def relative_error(outputs: list[np.ndarray], reference: list[np.ndarray]) -> float:
+    scale = max(float(np.abs(r).max()) for r in reference)
+    return max(float(np.abs(o - r).max()) for o, r in zip(outputs, reference)) / scale
+
+
+def output_step(module) -> float | None:
+    """The scale of the dequantize that gives the (first) result, if any."""
+    from graph_opt.dialects.nn.qint import DequantizeOp
+    from graph_opt.entry import entry_function
+
+    returned = entry_function(module).body.block.last_op.operands[0].owner
+    return float(returned.scales[0]) if isinstance(returned, DequantizeOp) else None
+
+
+def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
+    import onnx
+    from quantize import nn_int8_share
+
+    from graph_opt import api
+    from graph_opt.interpreter import run_function
+
+    module, input_name, _ = model.load()
+    api.run(module, "optimize")
+    reference = [run_function(module, [x])[0] for x in evals]
+    float_onnx = model.onnx_path
+    if float_onnx is None:
+        from graph_opt.frontend.onnx_export import export_module
+
+        float_onnx = work / "float.onnx"
+        onnx.save(export_module(module), float_onnx)
+    np.savez(work / "samples.npz", **{input_name: samples})
+    api.run(module, f'calibrate{{inputs="{work / "samples.npz"}"}},quantize')
+    fake_quant = [run_function(module, [x])[0] for x in evals]
+    api.run(module, "convert-to-int")
+    int8 = [run_function(module, [x])[0] for x in evals]
+    step = output_step(module)
+    steps = max(float(np.abs(a - b).max()) for a, b in zip(int8, fake_quant))
+    return {
+        "reference": reference,
+        "float_onnx": float_onnx,
+        "input": input_name,
+        "int8 MACs": f"{nn_int8_share(module):.0%}",
+        "float": str(sum(op.name in LINEAR_OPS for op in module.walk())),
+        "steps": "-" if step is None else f"{steps / step:.2f}",
+        "go err": relative_error(int8, reference),
+    }
+
+
+def ort_error(float_onnx: Path, input_name: str, samples, evals, reference, work):
+    import onnxruntime as ort
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    from quantize import qdq_int8_share
+
+    class Samples(CalibrationDataReader):
+        def __init__(self):
+            self.rest = iter(samples)
+
+        def get_next(self):
+            sample = next(self.rest, None)
+            return None if sample is None else {input_name: sample}
+
+    prepared, quantized = work / "prepared.onnx", work / "ort_qdq.onnx"
+    quant_pre_process(str(float_onnx), str(prepared), skip_symbolic_shape=True)
+    quantize_static(
+        str(prepared), str(quantized), Samples(), quant_format=QuantFormat.QDQ,
+        per_channel=True, activation_type=QuantType.QInt8,
+        weight_type=QuantType.QInt8, calibrate_method=CalibrationMethod.MinMax,
+        extra_options={"WeightSymmetric": True, "ActivationSymmetric": False},
+    )  # fmt: skip
+    session = ort.InferenceSession(str(quantized), providers=["CPUExecutionProvider"])
+    outputs = [session.run(None, {input_name: x})[0] for x in evals]
+    return relative_error(outputs, reference), qdq_int8_share(quantized)
+
+
+def tflite_worker(frozen_graph: str, arrays: str, out: str) -> None:
+    """Runs under a Python with TensorFlow: convert, run, write outputs and op counts."""
+    import tensorflow as tf
+
+    data = np.load(arrays)
+    outputs = [str(n) for n in np.load(frozen_graph.replace(".pb", ".npz"))["outputs"]]
+    converter = tf.compat.v1.lite.TFLiteConverter.from_frozen_graph(
+        frozen_graph, ["input"], outputs, {"input": list(data["samples"].shape[1:])}
+    )
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = lambda: ([s] for s in data["samples"])
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    interpreter = tf.lite.Interpreter(model_content=converter.convert())
+    interpreter.allocate_tensors()
+    (inp,), (outp,) = interpreter.get_input_details(), interpreter.get_output_details()
+    outputs = []
+    for x in data["evals"]:
+        interpreter.resize_tensor_input(inp["index"], x.shape)
+        interpreter.allocate_tensors()
+        interpreter.set_tensor(inp["index"], x)
+        interpreter.invoke()
+        outputs.append(interpreter.get_tensor(outp["index"]))
+    tensors = {t["index"]: t["dtype"] for t in interpreter.get_tensor_details()}
+    linear = [op for op in interpreter._get_ops_details()  # noqa: SLF001 - op list
+              if op["op_name"] in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")]  # fmt: skip
+    int8 = sum(tensors[op["inputs"][0]] == np.int8 for op in linear)
+    np.save(out, np.stack(outputs))
+    Path(out).with_suffix(".json").write_text(json.dumps([int(int8), len(linear)]))
+
+
+def tflite_error(tf_python: str, model: Model, samples, evals, reference, work):
+    arrays, out = work / "tflite_in.npz", work / "tflite_out.npy"
+    np.savez(arrays, samples=samples, evals=np.stack(evals))
+    command = [tf_python, __file__, "--tflite-worker", str(model.frozen_graph),
+               str(arrays), str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        return "FAIL", done.stderr.strip().splitlines()[-1][:60]
+    int8, total = json.loads(out.with_suffix(".json").read_text())
+    return relative_error(list(np.load(out)), reference), f"{int8}/{total}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--zoo", type=Path, default=Path("/work/zoo"))
+    parser.add_argument("--samples", type=int, default=16)
+    parser.add_argument("--eval", type=int, default=8)
+    parser.add_argument("--tf-python", help="a Python with TensorFlow, for TFLite")
+    parser.add_argument("--models", default="", help="comma-separated names")
+    parser.add_argument("--tflite-worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.tflite_worker:
+        tflite_worker(*args.tflite_worker)
+        return
+    columns = ["model", "int8 MACs", "float", "steps", "go err", "ort err",
+               "ort int8", "tflite err", "tflite int8"]  # fmt: skip
+    print(
+        f"samples={args.samples} eval={args.eval}; err = max |out - float| / max |float|"
+    )
+    print(
+        "  ".join(f"{c:>22}" if i == 0 else f"{c:>10}" for i, c in enumerate(columns))
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        models = tf_models() + (zoo_models(args.zoo, work) if args.zoo.exists() else [])
+        wanted = set(filter(None, args.models.split(",")))
+        for model in models:
+            if wanted and model.name not in wanted:
+                continue
+            rng = np.random.default_rng(0)
+            _, _, shape = model.load()
+            samples = rng.standard_normal((args.samples, *shape)).astype(np.float32)
+            evals = list(rng.standard_normal((args.eval, *shape)).astype(np.float32))
+            row = graph_opt_row(model, samples, evals, work)
+            reference = row.pop("reference")
+            row["ort err"], share = ort_error(
+                row.pop("float_onnx"), row.pop("input"), samples, evals, reference, work
+            )
+            row["ort int8"] = f"{share:.0%}"
+            row["tflite err"] = row["tflite int8"] = "-"
+            if args.tf_python and model.frozen_graph is not None:
+                row["tflite err"], row["tflite int8"] = tflite_error(
+                    args.tf_python, model, samples, evals, reference, work
+                )
+            cells = [model.name] + [
+                f"{row[c]:.2e}" if isinstance(row[c], float) else row[c]
+                for c in columns[1:]
+            ]
+            print("  ".join(f"{c:>22}" if i == 0 else f"{c:>10}" for i, c in enumerate(cells)),
+                  flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
