@@ -41,6 +41,21 @@ class FunctionPlan:
         return step_label(self.liveness, self.devices[device].peak_step)
 
 
+def op_floor(liveness: Liveness, device: str) -> tuple[int, int]:
+    """(bytes, step) of the step whose own inputs and results on the device are
+    largest: no swap or recomputation brings the peak below it."""
+    own = [0] * len(liveness.steps)
+    for t in liveness.tensors:
+        if t.device == device:
+            for step in {t.start, *t.uses} if not t.in_region else {t.start}:
+                if step < len(own):
+                    own[step] += t.bytes
+    if not own:
+        return 0, 0
+    floor = max(own)
+    return floor, own.index(floor)
+
+
 def device_peak(liveness: Liveness, device: str) -> tuple[int, int]:
     """(peak bytes, first step at the peak) of a device's tensors."""
     profile = liveness.step_bytes(device)

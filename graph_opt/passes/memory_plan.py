@@ -11,7 +11,14 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from graph_opt.memory.arena import overlaps
-from graph_opt.memory.plan import DevicePlan, FunctionPlan, format_bytes, plan_module
+from graph_opt.memory.plan import (
+    DevicePlan,
+    FunctionPlan,
+    format_bytes,
+    op_floor,
+    plan_module,
+    step_label,
+)
 from graph_opt.memory.reporting import dynamic_dims_warning, statistic_key, where
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
@@ -68,14 +75,18 @@ def _report(plan: FunctionPlan, device_plan: DevicePlan) -> None:
             f"{first.value.name_hint} and {second.value.name_hint} shared bytes "
             "while both are live"
         )
+    floor, floor_step = op_floor(plan.liveness, device)
     print(
         f"memory-plan: {where(plan, device)}: peak "
         f"{format_bytes(device_plan.peak_bytes)} at {plan.peak_label(device)}; "
         f"arena {format_bytes(arena.size)}; constants "
-        f"{format_bytes(device_plan.constant_bytes)}; {len(tensors)} tensors",
+        f"{format_bytes(device_plan.constant_bytes)}; {len(tensors)} tensors; "
+        f"one op's own tensors at most {format_bytes(floor)} at "
+        f"{step_label(plan.liveness, floor_step)}",
         file=sys.stderr,
     )
     record(statistic_key("peak bytes", plan, device), device_plan.peak_bytes)
     record(statistic_key("peak at op", plan, device), device_plan.peak_step + 1)
     record(statistic_key("arena bytes", plan, device), arena.size)
     record(statistic_key("constant bytes", plan, device), device_plan.constant_bytes)
+    record(statistic_key("largest op bytes", plan, device), floor)

@@ -80,22 +80,30 @@ class SwapToHost(Strategy):
         return gap.tensor.bytes > 0
 
     def free(self, gap: Gap, liveness: Liveness) -> None:
+        """A swap pair; a tensor already swapped in is swapped in again from its
+        host copy."""
         tensor, block = gap.tensor, liveness.block
         value = tensor.value
-        swap_out = SwapOutOp.create_inferred([value])
-        swap_out.attributes[DEVICE_ATTR] = StringAttr(self.host_device)
-        Rewriter.insert_op(swap_out, _after_step(block, liveness, gap, value))
-        before = liveness.steps[gap.first_after]
+        if isinstance(value.owner, SwapInOp):
+            host_copy = value.owner.input
+        else:
+            swap_out = SwapOutOp.create_inferred([value])
+            swap_out.attributes[DEVICE_ATTR] = StringAttr(self.host_device)
+            Rewriter.insert_op(swap_out, _after_step(block, liveness, gap, value))
+            host_copy = swap_out.output
+            if value.name_hint:
+                host_copy.name_hint = f"swap_out_{value.name_hint}"
         trigger = _trigger(liveness, gap)
         swap_in = SwapInOp.create_inferred(
-            [swap_out.output] + ([trigger] if trigger is not None else [])
+            [host_copy] + ([trigger] if trigger is not None else [])
         )
         if tensor.device:
             swap_in.attributes[DEVICE_ATTR] = StringAttr(tensor.device)
-        Rewriter.insert_op(swap_in, InsertPoint.before(before))
-        if value.name_hint:
-            swap_out.output.name_hint = f"swap_out_{value.name_hint}"
-            swap_in.output.name_hint = f"swap_in_{value.name_hint}"
+        Rewriter.insert_op(swap_in, InsertPoint.before(liveness.steps[gap.first_after]))
+        if host_copy.name_hint:
+            swap_in.output.name_hint = host_copy.name_hint.replace(
+                "swap_out_", "swap_in_", 1
+            )
         replace_uses_from(liveness, value, gap.first_after, swap_in.output)
 
 
