@@ -23,13 +23,13 @@ def dynamic_dims_warning(
     said = []
     if liveness.dynamic_tensors:
         said.append(
-            f"{liveness.dynamic_tensors} tensors have unknown dims, each counted "
+            f"unknown dims in {liveness.dynamic_tensors} tensor(s), each counted "
             f"as {dynamic_dim} ({pass_name}{{dynamic-dim=N}} assumes another size)"
         )
     if liveness.unsized_tensors:
         said.append(
-            f"{liveness.unsized_tensors} tensors of types without a byte size "
-            "(strings, sequences) count as 0 bytes"
+            f"{liveness.unsized_tensors} tensor(s) of types without a byte size "
+            "(strings, sequences) counted as 0 bytes"
         )
     if not said:
         return None

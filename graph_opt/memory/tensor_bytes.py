@@ -22,8 +22,12 @@ class TensorSize:
 
 
 def tensor_size(type_: Attribute, dynamic_dim: int = 1) -> TensorSize:
+    """The bytes of a tensor or scalar type (a tensor.extract's i1)."""
     if not isinstance(type_, TensorType):
-        return TensorSize(0, False, sized=False)
+        try:
+            return TensorSize(numpy_dtype(type_).itemsize, False)
+        except ValueError:
+            return TensorSize(0, False, sized=False)
     try:
         element_bytes = numpy_dtype(type_.element_type).itemsize
     except ValueError:

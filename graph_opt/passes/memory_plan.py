@@ -80,7 +80,7 @@ def _report(plan: FunctionPlan, device_plan: DevicePlan) -> None:
         f"memory-plan: {where(plan, device)}: peak "
         f"{format_bytes(device_plan.peak_bytes)} at {plan.peak_label(device)}; "
         f"arena {format_bytes(arena.size)}; constants "
-        f"{format_bytes(device_plan.constant_bytes)}; {len(tensors)} tensors; "
+        f"{format_bytes(device_plan.constant_bytes)}; {len(tensors)} tensor(s); "
         f"one op's own tensors at most {format_bytes(floor)} at "
         f"{step_label(plan.liveness, floor_step)}",
         file=sys.stderr,
