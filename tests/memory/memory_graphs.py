@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.ir import Operation
 
+from graph_opt.entry import entry_function
 from graph_opt.frontend.onnx_import import import_model
 
 
@@ -37,6 +39,17 @@ class _Graph:
         w = self.weight(f"{name}_w", (cin, cout, 2, 2))
         return self.node("ConvTranspose", [x, w], name, strides=[2, 2])
 
+    def branches(self, x: str, cin: int, cout: int, count: int, name: str) -> str:
+        """`count` parallel branches (1x1 conv expanding 4x, 1x1 conv back),
+        concatenated and mixed by a 1x1 conv: the order of the branches'
+        ops decides how many expansions are live at once."""
+        outs = []
+        for b in range(count):
+            wide = self.conv(x, cin, 4 * cout, f"{name}_br{b}_wide", kernel=1)
+            outs.append(self.conv(wide, 4 * cout, cout, f"{name}_br{b}", kernel=1))
+        cat = self.node("Concat", outs, f"{name}_cat", axis=1)
+        return self.conv(cat, count * cout, cout, name, kernel=1)
+
     def model(self, x_shape, out: str, out_shape) -> onnx.ModelProto:
         graph = helper.make_graph(
             self.nodes,
@@ -48,13 +61,19 @@ class _Graph:
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def unet_like(size: int = 16, channels=(4, 8), wide: int = 256, seed: int = 0):
+def unet_like(
+    size: int = 16, channels=(4, 8), wide: int = 256, branches: int = 0, seed: int = 0
+):
     """Encoder convs (kept as skips) and max pools, a wide 1x1 bottleneck,
-    transposed-conv upsampling and concatenations with the skips."""
+    transposed-conv upsampling and concatenations with the skips; with
+    `branches`, each encoder level is that many parallel branches."""
     g = _Graph(seed)
     x, cin, skips = "x", 3, []
     for level, c in enumerate(channels):
-        x = g.conv(x, cin, c, f"enc{level}")
+        if branches:
+            x = g.branches(x, cin, c, branches, f"enc{level}")
+        else:
+            x = g.conv(x, cin, c, f"enc{level}")
         skips.append((x, c))
         x = g.node("MaxPool", [x], f"pool{level}", kernel_shape=[2, 2], strides=[2, 2])
         cin = c
@@ -71,7 +90,9 @@ def unet_like(size: int = 16, channels=(4, 8), wide: int = 256, seed: int = 0):
     return import_model(g.model([1, 3, size, size], out, [1, 1, size, size]))
 
 
-def resnet_like(size: int = 16, width: int = 8, blocks: int = 2, expansion: int = 4, seed: int = 0):
+def resnet_like(
+    size: int = 16, width: int = 8, blocks: int = 2, expansion: int = 4, seed: int = 0
+):
     """A stem conv and bottleneck residual blocks: 1x1 conv expanding the
     channels, 3x3 conv, 1x1 conv back, add the block's input, relu."""
     g = _Graph(seed)
@@ -107,3 +128,38 @@ def training_like(size: int = 8, width: int = 8, layers: int = 3, seed: int = 0)
         grad = g.node("Mul", [grad, act], f"grad{i}_act")
         grad = g.node("Add", [grad, bn], f"grad{i}_bn")
     return import_model(g.model([1, 3, size, size], grad, [1, width, size, size]))
+
+
+def random_topological_order(module, seed: int) -> None:
+    """Put the entry function's ops in a random order that respects their data
+    dependencies (the terminator stays last)."""
+    block = entry_function(module).body.block
+    ops = list(block.ops)
+    terminator = ops.pop()
+    rng = np.random.default_rng(seed)
+    done: set = set()
+    order = []
+    while len(order) < len(ops):
+        ready = [
+            op
+            for op in ops
+            if op not in done
+            and all(
+                not isinstance(v.owner, Operation) or v.owner in done
+                for v in op.operands
+            )
+        ]
+        pick = ready[rng.integers(len(ready))]
+        done.add(pick)
+        order.append(pick)
+    for op in [*order, terminator]:
+        block.detach_op(op)
+        block.add_op(op)
+
+
+def random_inputs(module, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [
+        rng.standard_normal(t.get_shape()).astype(np.float32)
+        for t in entry_function(module).function_type.inputs.data
+    ]
