@@ -21,20 +21,22 @@ from graph_opt.memory.peak_relief import Gap, Strategy, relieve, replace_uses_fr
 from graph_opt.memory.relief_report import report_relief
 from graph_opt.patterns.op_kinds import OpKind, op_kind
 
-CHEAP_INJECTIVE_OPS = frozenset(
-    "nn.reshape nn.flatten nn.squeeze nn.unsqueeze nn.transpose nn.tile".split()
+CHEAP_NAMED_OPS = frozenset(
+    "nn.reshape nn.flatten nn.squeeze nn.unsqueeze nn.transpose nn.tile "
+    "nn.quantize nn.dequantize".split()
 )
 
 
 def is_cheap(op: Operation) -> bool:
     """Grappler's cheap-to-recompute ops: elementwise and broadcasting arithmetic
-    and activations, casts, batch norms, reshapes, transposes and tiles."""
+    and activations, casts, batch norms, reshapes, transposes and tiles; and
+    (de)quantization, elementwise too (a QDQ model's dequantized weights)."""
     if not op.has_trait(Pure) or op.regions or len(op.results) != 1:
         return False
     return (
         op_kind(op) <= OpKind.BROADCAST
         or isinstance(op, BatchNormOp)
-        or op.name in CHEAP_INJECTIVE_OPS
+        or op.name in CHEAP_NAMED_OPS
     )
 
 
@@ -45,7 +47,7 @@ class RecomputePass(ModulePass):
     As Grappler's recomputation: at a device's peak (the planner's, see
     memory-plan), a tensor live there but read only before and after it, made
     by a cheap op (elementwise, relu and the other activations, batch norm,
-    cast, reshape, transpose, tile) whose inputs are constants or tensors still
+    cast, (de)quantize, reshape, transpose, tile) whose inputs are constants or tensors still
     live at its first read after the peak, is computed again right before that
     read, which (with every later read) takes the copy; the original is freed
     after its last read before the peak. Recomputing costs no memory elsewhere
