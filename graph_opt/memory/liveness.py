@@ -6,19 +6,20 @@ is live at its own step. A read inside a nested region counts at the step of
 the op holding the region, and the values a region defines are taken as all
 live at that step (conservative: the region's own schedule is not modelled).
 Constants are persistent memory, counted apart, not scheduled. A tensor's
-device is its producer's `tf.device` (arguments and unplaced ops: the default
-device, ""). swap_in's `after` operand orders, it reads no data.
+device is its producer's `tf.device` (unplaced ops: the default device, "";
+arguments: their readers' device where all agree). swap_in's `after` operand orders, it reads no data.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike
 
-from graph_opt.dialects.nn.device_copy import SwapInOp
+from graph_opt.dialects.nn.device_copy import DeviceCopyOp, SwapInOp
 from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
 from graph_opt.memory.tensor_bytes import tensor_size
 
@@ -74,9 +75,32 @@ class Liveness:
         return [t for t in self.tensors if t.device == device and t.live_at(step)]
 
 
+_DEVICE_NAME = re.compile(r"(?:^|/)(?:device:)?([a-z]+):(\d+)$", re.IGNORECASE)
+
+
+def same_device(a: str, b: str) -> bool:
+    """Whether two TensorFlow device names name one device (`/device:CPU:0`,
+    `/job:localhost/replica:0/task:0/device:CPU:0` and `/cpu:0` do)."""
+    found_a, found_b = _DEVICE_NAME.search(a), _DEVICE_NAME.search(b)
+    if found_a is None or found_b is None:
+        return a == b
+    return (found_a[1].lower(), found_a[2]) == (found_b[1].lower(), found_b[2])
+
+
 def device_of(op: Operation) -> str:
     device = op.attributes.get(DEVICE_ATTR)
     return device.data if isinstance(device, StringAttr) else DEFAULT_DEVICE
+
+
+def _readers_device(argument: SSAValue) -> str:
+    """Where an argument is fed: the device of the ops reading it, if they agree
+    (a copy reads from another device than its own)."""
+    devices = {
+        device_of(use.operation)
+        for use in argument.uses
+        if not isinstance(use.operation, DeviceCopyOp)
+    }
+    return devices.pop() if len(devices) == 1 else DEFAULT_DEVICE
 
 
 def is_control_use(operation: Operation, index: int) -> bool:
@@ -116,7 +140,7 @@ def block_liveness(block: Block, dynamic_dim: int = 1) -> Liveness:
         return sorted(found)
 
     for argument in block.args:
-        add(argument, DEFAULT_DEVICE, 0, use_steps(argument), False)
+        add(argument, _readers_device(argument), 0, use_steps(argument), False)
     for step, op in enumerate(steps):
         device = device_of(op)
         if op.has_trait(ConstantLike):

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike, IsTerminator
 
-from graph_opt.memory.liveness import device_of, is_control_use
+from graph_opt.memory.liveness import device_of, is_control_use, same_device
 from graph_opt.memory.tensor_bytes import tensor_size
 from graph_opt.passes.purity import is_pure
 
@@ -32,7 +32,9 @@ def memory_order(
     def bytes_of(value: SSAValue) -> int:
         owner = value.owner
         if isinstance(owner, Operation):
-            if owner.has_trait(ConstantLike) or device_of(owner) == host_device:
+            if owner.has_trait(ConstantLike) or same_device(
+                device_of(owner), host_device
+            ):
                 return 0
         return tensor_size(value.type, dynamic_dim).bytes
 

@@ -40,6 +40,8 @@ class DeviceOutcome:
     freed_bytes: int = 0
     stuck_at: str | None = None
     """Where the peak stayed above the budget with nothing left to free."""
+    out_of_rounds: bool = False
+    """The loop stopped at its round limit, the peak still above the budget."""
 
 
 @dataclass
@@ -107,7 +109,9 @@ def relieve(
         outcome.freed_bytes += gap.tensor.bytes
         liveness = block_liveness(block, dynamic_dim)
     for device, outcome in relief.outcomes.items():
-        outcome.peak_after = device_peak(liveness, device)[0]
+        outcome.peak_after, step = device_peak(liveness, device)
+        if outcome.peak_after > budget and outcome.stuck_at is None:
+            outcome.stuck_at, outcome.out_of_rounds = step_label(liveness, step), True
     return relief
 
 

@@ -32,19 +32,28 @@ def report_relief(
             record(f"bytes {verb} in {where}", outcome.freed_bytes)
             freed += outcome.freed
             if outcome.stuck_at is not None:
+                reason = (
+                    f"stopped after {outcome.freed} tensors"
+                    if outcome.out_of_rounds
+                    else stuck_reason
+                )
                 warn(
                     f"{pass_name}: {where}: peak {format_bytes(outcome.peak_after)} "
                     f"at {outcome.stuck_at} stays above the budget "
                     f"{format_bytes(budget)} by "
-                    f"{format_bytes(outcome.peak_after - budget)}: {stuck_reason}"
+                    f"{format_bytes(outcome.peak_after - budget)}: {reason}"
                 )
         liveness = block_liveness(relief.function.body.block, dynamic_dim)
+        if not relief.outcomes and liveness.tensors:
+            warn(
+                f"{pass_name}: @{symbol}: every tensor is on the host device "
+                f"({liveness.tensors[0].device}); nothing {verb}"
+            )
         if said := dynamic_dims_warning(pass_name, symbol, liveness, dynamic_dim):
             warn(said)
-    if not freed and not any(
-        o.stuck_at for relief in reliefs for o in relief.outcomes.values()
-    ):
-        peaks = [o.peak_before for r in reliefs for o in r.outcomes.values()]
+    outcomes = [o for relief in reliefs for o in relief.outcomes.values()]
+    if outcomes and not freed and not any(o.stuck_at for o in outcomes):
+        peaks = [o.peak_before for o in outcomes]
         warn(
             f"{pass_name}: every device's peak ({format_bytes(max(peaks, default=0))} "
             f"at most) already fits the budget {format_bytes(budget)}; nothing {verb}"

@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from graph_opt.memory.liveness import block_liveness
+from graph_opt.memory.liveness import block_liveness, same_device
 from graph_opt.memory.memory_schedule import memory_order, reorder
 from graph_opt.memory.plan import device_peak, format_bytes
 from graph_opt.passes.swap import HOST_DEVICE
@@ -73,7 +73,7 @@ class ScheduleMemoryPass(ModulePass):
             (
                 device_peak(liveness, d)[0]
                 for d in liveness.devices()
-                if d != self.host_device
+                if not same_device(d, self.host_device)
             ),
             default=0,
         )

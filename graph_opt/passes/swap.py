@@ -16,7 +16,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from graph_opt.dialects.nn.device_copy import SwapInOp, SwapOutOp
 from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
-from graph_opt.memory.liveness import Liveness
+from graph_opt.memory.liveness import Liveness, same_device
 from graph_opt.memory.peak_relief import Gap, Strategy, relieve, replace_uses_from
 from graph_opt.memory.relief_report import report_relief
 
@@ -74,7 +74,7 @@ class SwapToHost(Strategy):
     host_device: str
 
     def devices(self, liveness: Liveness) -> list[str]:
-        return [d for d in liveness.devices() if d != self.host_device]
+        return [d for d in liveness.devices() if not same_device(d, self.host_device)]
 
     def can_free(self, gap: Gap, liveness: Liveness) -> bool:
         return gap.tensor.bytes > 0

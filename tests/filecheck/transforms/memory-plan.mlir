@@ -57,17 +57,18 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-/// Each device (`tf.device`) has its own peak and arena; arguments and
-/// unplaced ops are on the default device.
+/// Each device (`tf.device`) has its own peak and arena; an argument is where
+/// its readers are, unplaced ops on the default device.
 // CHECK-LABEL: memory-plan: @devices:
-// CHECK-SAME: peak 64 bytes at %a (nn.relu, op 1 of 4); arena 64 bytes; constants 0 bytes; 1 tensor(s)
-// CHECK-NEXT: memory-plan: @devices on /device:CPU:0: peak 64 bytes at %h (nn.identity, op 2 of 4); arena 64 bytes; constants 0 bytes; 1 tensor(s)
-// CHECK-NEXT: memory-plan: @devices on /device:GPU:0: peak 64 bytes at %a (nn.relu, op 1 of 4); arena 64 bytes; constants 0 bytes; 2 tensor(s)
+// CHECK-SAME: peak 64 bytes at %n (nn.neg, op 4 of 5); arena 64 bytes; constants 0 bytes; 1 tensor(s)
+// CHECK-NEXT: memory-plan: @devices on /device:CPU:0: peak 64 bytes at %h (nn.identity, op 2 of 5); arena 64 bytes; constants 0 bytes; 1 tensor(s)
+// CHECK-NEXT: memory-plan: @devices on /device:GPU:0: peak 128 bytes at %a (nn.relu, op 1 of 5); arena 128 bytes; constants 0 bytes; 3 tensor(s)
 func.func @devices(%x: tensor<16xf32>) -> tensor<16xf32> {
   %a = nn.relu %x {tf.device = "/device:GPU:0"} : (tensor<16xf32>) -> tensor<16xf32>
   %h = nn.identity %a {tf.device = "/device:CPU:0"} : (tensor<16xf32>) -> tensor<16xf32>
   %b = nn.exp %h {tf.device = "/device:GPU:0"} : (tensor<16xf32>) -> tensor<16xf32>
-  func.return %b : tensor<16xf32>
+  %n = nn.neg %b : (tensor<16xf32>) -> tensor<16xf32>
+  func.return %n : tensor<16xf32>
 }
 
 // -----

@@ -83,3 +83,16 @@ func.func @negative_op_too_large(%x: tensor<32xf32>) -> tensor<32xf32> {
   %b = nn.exp %a : (tensor<32xf32>) -> tensor<32xf32>
   func.return %b : tensor<32xf32>
 }
+
+// -----
+
+/// A graph placed on the host (TensorFlow's long device name) has no device
+/// memory to relieve.
+// CHECK-LABEL: func.func @negative_on_host
+// CHECK-NOT: nn.swap
+// WARN-LABEL: warning: swap: @negative_on_host: every tensor is on the host device (/job:localhost/replica:0/task:0/device:CPU:0); nothing swapped
+func.func @negative_on_host(%x: tensor<32xf32>) -> tensor<32xf32> {
+  %a = nn.relu %x {tf.device = "/job:localhost/replica:0/task:0/device:CPU:0"} : (tensor<32xf32>) -> tensor<32xf32>
+  %b = nn.exp %a {tf.device = "/job:localhost/replica:0/task:0/device:CPU:0"} : (tensor<32xf32>) -> tensor<32xf32>
+  func.return %b : tensor<32xf32>
+}
