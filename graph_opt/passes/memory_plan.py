@@ -66,7 +66,7 @@ class MemoryPlanPass(ModulePass):
 def _report(plan: FunctionPlan, device_plan: DevicePlan) -> None:
     device, arena = device_plan.device, device_plan.arena
     tensors = [t for t in plan.liveness.tensors if t.device == device]
-    if arena is None:
+    if arena is None:  # not planned: plan_module had no alignment
         return
     if clash := overlaps(arena, tensors):
         first, second = clash[0]

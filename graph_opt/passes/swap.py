@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -77,7 +77,7 @@ class SwapToHost(Strategy):
         return [d for d in liveness.devices() if not same_device(d, self.host_device)]
 
     def can_free(self, gap: Gap, liveness: Liveness) -> bool:
-        return gap.tensor.bytes > 0
+        return gap.tensor.bytes > 0 and isinstance(gap.tensor.value.type, TensorType)
 
     def free(self, gap: Gap, liveness: Liveness) -> None:
         """A swap pair; a tensor already swapped in is swapped in again from its
