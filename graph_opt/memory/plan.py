@@ -91,10 +91,15 @@ def plan_function(
 def plan_module(
     module: ModuleOp, dynamic_dim: int = 1, alignment: int | None = DEFAULT_ALIGNMENT
 ) -> list[FunctionPlan]:
+    return [plan_function(f, dynamic_dim, alignment) for f in planned_functions(module)]
+
+
+def planned_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The functions with a body of one block (a schedule is one op order)."""
     return [
-        plan_function(op, dynamic_dim, alignment)
+        op
         for op in module.ops
-        if isinstance(op, func.FuncOp) and op.body.blocks
+        if isinstance(op, func.FuncOp) and len(op.body.blocks) == 1
     ]
 
 

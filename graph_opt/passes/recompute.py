@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import UNKNOWN_LOC, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -18,6 +17,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.memory.liveness import Liveness
 from graph_opt.memory.peak_relief import Gap, Strategy, relieve, replace_uses_from
+from graph_opt.memory.plan import planned_functions
 from graph_opt.memory.relief_report import report_relief
 from graph_opt.patterns.op_kinds import OpKind, op_kind
 
@@ -69,8 +69,7 @@ class RecomputePass(ModulePass):
             )
         reliefs = [
             relieve(f, self.budget, RecomputeCheapOps(), self.dynamic_dim)
-            for f in op.ops
-            if isinstance(f, func.FuncOp) and f.body.blocks
+            for f in planned_functions(op)
         ]
         report_relief(
             self.name,

@@ -12,7 +12,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from graph_opt.memory.liveness import block_liveness, same_device
 from graph_opt.memory.memory_schedule import memory_order, reorder
-from graph_opt.memory.plan import device_peak, format_bytes
+from graph_opt.memory.plan import device_peak, format_bytes, planned_functions
 from graph_opt.passes.swap import HOST_DEVICE
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
@@ -44,9 +44,8 @@ class ScheduleMemoryPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.dynamic_dim < 1:
             raise DiagnosticException("schedule-memory: dynamic-dim must be positive")
-        for function in op.ops:
-            if isinstance(function, func.FuncOp) and function.body.blocks:
-                self._schedule(function)
+        for function in planned_functions(op):
+            self._schedule(function)
 
     def _schedule(self, function: func.FuncOp) -> None:
         block = function.body.block

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -18,6 +17,7 @@ from graph_opt.dialects.nn.device_copy import SwapInOp, SwapOutOp
 from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
 from graph_opt.memory.liveness import Liveness, same_device
 from graph_opt.memory.peak_relief import Gap, Strategy, relieve, replace_uses_from
+from graph_opt.memory.plan import planned_functions
 from graph_opt.memory.relief_report import report_relief
 
 HOST_DEVICE = "/device:CPU:0"
@@ -56,8 +56,7 @@ class SwapPass(ModulePass):
             raise DiagnosticException("swap: budget and dynamic-dim must be positive")
         reliefs = [
             relieve(f, self.budget, SwapToHost(self.host_device), self.dynamic_dim)
-            for f in op.ops
-            if isinstance(f, func.FuncOp) and f.body.blocks
+            for f in planned_functions(op)
         ]
         report_relief(
             self.name,
