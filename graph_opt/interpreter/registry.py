@@ -9,6 +9,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     """The tables of every nn op family (enough to evaluate single ops)."""
     from graph_opt.interpreter.compare import CompareFunctions
     from graph_opt.interpreter.conv import ConvFunctions
+    from graph_opt.interpreter.device_copy import DeviceCopyFunctions
     from graph_opt.interpreter.elementwise import ElementwiseFunctions
     from graph_opt.interpreter.fused import FusedFunctions
     from graph_opt.interpreter.index_ops import IndexFunctions
@@ -39,6 +40,7 @@ def nn_functions() -> list[InterpreterFunctions]:
         QuantFunctions(),
         IndexFunctions(),
         ResizeFunctions(),
+        DeviceCopyFunctions(),
     ]
 
 

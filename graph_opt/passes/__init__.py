@@ -77,6 +77,30 @@ def get_refine_shapes():
     return RefineShapesPass
 
 
+def get_memory_plan():
+    from graph_opt.passes.memory_plan import MemoryPlanPass
+
+    return MemoryPlanPass
+
+
+def get_swap():
+    from graph_opt.passes.swap import SwapPass
+
+    return SwapPass
+
+
+def get_recompute():
+    from graph_opt.passes.recompute import RecomputePass
+
+    return RecomputePass
+
+
+def get_schedule_memory():
+    from graph_opt.passes.schedule_memory import ScheduleMemoryPass
+
+    return ScheduleMemoryPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "lower-to-tosa": get_lower_to_tosa,
@@ -91,4 +115,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "quantize": get_quantize,
         "calibrate": get_calibrate,
         "refine-shapes": get_refine_shapes,
+        "memory-plan": get_memory_plan,
+        "swap": get_swap,
+        "recompute": get_recompute,
+        "schedule-memory": get_schedule_memory,
     }

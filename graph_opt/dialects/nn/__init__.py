@@ -5,6 +5,7 @@ from xdsl.ir import Dialect
 from graph_opt.dialects.nn.compare import COMPARE_OPS
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
+from graph_opt.dialects.nn.device_copy import DEVICE_COPY_OPS
 from graph_opt.dialects.nn.elementwise import ELEMENTWISE_OPS
 from graph_opt.dialects.nn.fused import FUSED_OPS
 from graph_opt.dialects.nn.index_ops import INDEX_OPS
@@ -42,6 +43,7 @@ NN = Dialect(
         *QINT_OPS,
         *INDEX_OPS,
         *RESIZE_OPS,
+        *DEVICE_COPY_OPS,
     ],
     NN_TYPES,
 )

@@ -6,6 +6,7 @@ import numpy as np
 
 from graph_opt.dialects.nn import elementwise as ew
 from graph_opt.dialects.nn.base import f32_attr, int_value
+from graph_opt.dialects.nn.device_copy import SwapInOp, SwapOutOp
 from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
 
 for _op_type, _op_class in [
@@ -160,9 +161,10 @@ def export_max_min(e, op):
     )
 
 
-@exporter(ew.StopGradientOp)
-def export_stop_gradient(e, op):
-    e.node("Identity", list(op.operands), list(op.results))
+@exporter(ew.StopGradientOp, SwapOutOp, SwapInOp)
+def export_as_identity(e, op):
+    """Identity of the input: ONNX has no gradients, devices or control inputs."""
+    e.node("Identity", [op.input], list(op.results))
 
 
 @importer("Clip")

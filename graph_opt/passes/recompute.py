@@ -1,0 +1,107 @@
+"""recompute: Grappler's recomputation, cheap activations computed again
+before a late reader instead of held on the device until it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import cast
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import UNKNOWN_LOC, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import ConstantLike, Pure
+from xdsl.utils.exceptions import DiagnosticException
+
+from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.memory.liveness import Liveness
+from graph_opt.memory.peak_relief import Gap, Strategy, relieve, replace_uses_from
+from graph_opt.memory.plan import planned_functions
+from graph_opt.memory.relief_report import report_relief
+from graph_opt.patterns.op_kinds import OpKind, op_kind
+
+CHEAP_NAMED_OPS = frozenset(
+    "nn.reshape nn.flatten nn.squeeze nn.unsqueeze nn.transpose nn.tile "
+    "nn.quantize nn.dequantize".split()
+)
+
+
+def is_cheap(op: Operation) -> bool:
+    """Grappler's cheap-to-recompute ops: elementwise and broadcasting arithmetic
+    and activations, casts, batch norms, reshapes, transposes and tiles; and
+    (de)quantization, elementwise too (a QDQ model's dequantized weights)."""
+    if not op.has_trait(Pure) or op.regions or len(op.results) != 1:
+        return False
+    return (
+        op_kind(op) <= OpKind.BROADCAST
+        or isinstance(op, BatchNormOp)
+        or op.name in CHEAP_NAMED_OPS
+    )
+
+
+@dataclass(frozen=True)
+class RecomputePass(ModulePass):
+    """Recompute cheap activations whose inputs are live anyway, until each device's peak fits `budget` bytes.
+
+    As Grappler's recomputation: at a device's peak (the planner's, see
+    memory-plan), a tensor live there but read only before and after it, made
+    by a cheap op (elementwise, relu and the other activations, batch norm,
+    cast, (de)quantize, reshape, transpose, tile) whose inputs are constants or tensors still
+    live at its first read after the peak, is computed again right before that
+    read, which (with every later read) takes the copy; the original is freed
+    after its last read before the peak. Recomputing costs no memory elsewhere
+    since the inputs are held anyway. A peak that stays above the budget is
+    reported with the bytes missing (`swap` can then move what is left).
+    """
+
+    name = "recompute"
+
+    budget: int = field(metadata={"help": "device memory budget in bytes"})
+    dynamic_dim: int = field(
+        default=1, metadata={"help": "size assumed for each unknown dim"}
+    )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.budget < 0 or self.dynamic_dim < 1:
+            raise DiagnosticException(
+                "recompute: budget and dynamic-dim must be positive"
+            )
+        reliefs = [
+            relieve(f, self.budget, RecomputeCheapOps(), self.dynamic_dim)
+            for f in planned_functions(op)
+        ]
+        report_relief(
+            self.name,
+            "recomputed",
+            reliefs,
+            self.budget,
+            self.dynamic_dim,
+            "no tensor live there is made by a cheap op from inputs still live "
+            "at its next read",
+        )
+
+
+class RecomputeCheapOps(Strategy):
+    def can_free(self, gap: Gap, liveness: Liveness) -> bool:
+        producer = gap.tensor.value.owner
+        if not isinstance(producer, Operation) or not is_cheap(producer):
+            return False
+        held_until = {t.value: t.end for t in liveness.tensors}
+        for operand in producer.operands:
+            owner = operand.owner
+            if isinstance(owner, Operation) and owner.has_trait(ConstantLike):
+                continue
+            if held_until.get(operand, -1) < gap.first_after:
+                return False
+        return True
+
+    def free(self, gap: Gap, liveness: Liveness) -> None:
+        value = gap.tensor.value
+        producer = cast(Operation, value.owner)  # can_free checked it
+        copy = producer.clone()
+        copy.location = UNKNOWN_LOC  # its result is not the original's name
+        Rewriter.insert_op(copy, InsertPoint.before(liveness.steps[gap.first_after]))
+        if value.name_hint:
+            copy.results[0].name_hint = f"recomputed_{value.name_hint}"
+        replace_uses_from(liveness, value, gap.first_after, copy.results[0])
