@@ -24,8 +24,10 @@ atexit.register(write_peak)
 sys.argv = [target, *args]
 if kind == "-m":
     runpy.run_module(target, run_name="__main__", alter_sys=True)
-else:
+elif kind == "-c":
     exec(compile(target, "<string>", "exec"), {"__name__": "__main__"})
+else:
+    runpy.run_path(target, run_name="__main__")
 """
 
 
@@ -44,10 +46,16 @@ def python_code(code: str, *args: str) -> list[str]:
     return ["-c", code, *args]
 
 
+def python_script(path: str, *args: str) -> list[str]:
+    """`python path args` for `run_measured`."""
+    return ["script", path, *args]
+
+
 def run_measured(
     command: Sequence[str], timeout: float | None = None
 ) -> tuple[float, float, str]:
-    """Run `python <command>` (made by `graph_opt` or `python_code`): its wall
+    """Run `python <command>` (made by `graph_opt`, `python_code` or
+    `python_script`): its wall
     seconds, peak RSS in MB and stdout. Raises ChildFailed or
     subprocess.TimeoutExpired."""
     with tempfile.TemporaryDirectory() as tmp:

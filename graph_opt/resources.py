@@ -190,8 +190,11 @@ class ResourcePrinter(Printer):
 
 
 def _hex_blob(attr: DenseIntOrFPElementsAttr) -> str:
-    alignment = numpy_dtype(attr.type.get_element_type()).itemsize
-    return "0x" + (alignment.to_bytes(4, "little") + attr.data.data).hex().upper()
+    dtype = numpy_dtype(attr.type.get_element_type())
+    data = attr.data.data
+    if dtype == np.bool_:  # xDSL's parser stores true as 0xFF, MLIR's blobs as 1
+        data = (np.frombuffer(data, dtype=np.uint8) != 0).astype(np.uint8).tobytes()
+    return "0x" + (dtype.itemsize.to_bytes(4, "little") + data).hex().upper()
 
 
 def print_with_resources(
