@@ -15,6 +15,7 @@ and `ResourcePrinter` prints large dense elements as resources.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 from xdsl.context import Context
@@ -53,9 +54,6 @@ class ResourceBlobs(OpAsmDialectInterface):
     def take(self, key: str) -> str | None:
         """The blob of `key`, removed from the store (a blob is decoded once)."""
         return self._blob_storage.pop(key, None)
-
-    def set_blobs(self, blobs: dict[str, str]) -> None:
-        self._blob_storage = blobs
 
     def clear(self) -> None:
         self._blob_storage = {}
@@ -183,18 +181,35 @@ class ResourcePrinter(Printer):
         return bool((elements != elements[0]).any())
 
     def print_resources(self) -> None:
-        """The `{-# dialect_resources ... #-}` section of the resources printed."""
-        store = ResourceBlobs()
-        store.set_blobs({key: _hex_blob(attr) for key, attr in self._blobs.items()})
-        self.print_metadata([Dialect(Builtin.name, [], [], [store])])
+        """The `{-# dialect_resources ... #-}` section of the resources printed,
+        as MLIR lays it out; each blob's hex is written in pieces, never whole."""
+        if not self._blobs:
+            return
+        write = self.stream.write
+        write("\n\n{-#\n  dialect_resources: {\n    builtin: {\n")
+        for index, (key, attr) in enumerate(self._blobs.items()):
+            write(f'      {key}: "0x')
+            for piece in _blob_pieces(attr):
+                write(piece.hex().upper())
+            write('",\n' if index + 1 < len(self._blobs) else '"\n')
+        write("    }\n  }\n#-}")
 
 
-def _hex_blob(attr: DenseIntOrFPElementsAttr) -> str:
+HEX_PIECE_BYTES = 1 << 20
+
+
+def _blob_pieces(attr: DenseIntOrFPElementsAttr) -> Iterator[bytes | memoryview]:
+    """A resource blob in pieces: the alignment (4 bytes, little endian), then
+    the data (i1 as 0 or 1: xDSL's parser stores true as 0xFF)."""
     dtype = numpy_dtype(attr.type.get_element_type())
-    data = attr.data.data
-    if dtype == np.bool_:  # xDSL's parser stores true as 0xFF, MLIR's blobs as 1
-        data = (np.frombuffer(data, dtype=np.uint8) != 0).astype(np.uint8).tobytes()
-    return "0x" + (dtype.itemsize.to_bytes(4, "little") + data).hex().upper()
+    yield dtype.itemsize.to_bytes(4, "little")
+    data = memoryview(attr.data.data)
+    for start in range(0, len(data), HEX_PIECE_BYTES):
+        piece = data[start : start + HEX_PIECE_BYTES]
+        if dtype == np.bool_:
+            piece = (np.frombuffer(piece, dtype=np.uint8) != 0).astype(np.uint8)
+            piece = piece.tobytes()
+        yield piece
 
 
 def print_with_resources(

@@ -349,6 +349,7 @@ class GraphOptMain(xDSLOptMain):
                 "-t onnx writes a binary model: give an output file with -o"
             )
         if self.args.output_file is None:
+            self._output = sys.stdout
             return sys.stdout
         directory = os.path.dirname(os.path.abspath(self.args.output_file))
         handle = tempfile.NamedTemporaryFile(
@@ -356,6 +357,7 @@ class GraphOptMain(xDSLOptMain):
         )
         self._temporary_output = handle.name
         chmod_for_umask(handle.name)
+        self._output = handle
         return handle
 
     def _check_elision(self) -> None:
@@ -391,15 +393,15 @@ class GraphOptMain(xDSLOptMain):
         if self.args.weights_as_resources is not None:
             from graph_opt.resources import print_with_resources
 
-            text = io.StringIO()
+            # Straight to the output: the text holds the weights twice over (hex).
             print_with_resources(
                 prog,
-                text,
+                self._output,
                 self.args.weights_as_resources,
                 print_generic_format=self.args.print_op_generic,
                 print_debuginfo=self.args.print_debuginfo,
             )
-            return text.getvalue()
+            return ""
         if self.args.target == "mlir" and self.args.elide_weights is not None:
             from graph_opt.dialects.nn.constant import ELISION
 
