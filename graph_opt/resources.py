@@ -3,13 +3,15 @@ bytes in the file's `{-# dialect_resources: { builtin: { key: "0x..." } } #-}`
 section, the form upstream MLIR uses for large constants (a blob is its
 alignment as 4 little-endian bytes, then the data, in hex).
 
-xDSL parses and prints that section through the builtin dialect's
-`OpAsmDialectInterface`, whose blob store lives on the dialect object, which
-xDSL shares across contexts: graph-opt's contexts get a builtin dialect with a
-store of their own (`builtin_dialect`), `resolve_resources` turns the
-`dense_resource`s a parse produced back into dense elements (so every pass, the
-interpreter and the exporters see ordinary constants) and empties the store,
-and `ResourcePrinter` prints large dense elements as resources.
+xDSL parses that section into the builtin dialect's `OpAsmDialectInterface`,
+whose blob store lives on the dialect object, which xDSL shares across
+contexts: graph-opt's contexts get a builtin dialect with a store of their own
+(`builtin_dialect`), and `resolve_resources` turns the `dense_resource`s a
+parse produced back into dense elements (so every pass, the interpreter and
+the exporters see ordinary constants) and empties the store.
+`ResourcePrinter` prints large dense elements as resources and writes their
+blobs itself, in pieces (xDSL's `print_metadata` takes every blob's hex at
+once, twice the weights as text).
 """
 
 from __future__ import annotations

@@ -399,6 +399,7 @@ class GraphOptMain(xDSLOptMain):
                 self._output,
                 self.args.weights_as_resources,
                 print_generic_format=self.args.print_op_generic,
+                print_properties_as_attributes=self.args.print_no_properties,
                 print_debuginfo=self.args.print_debuginfo,
             )
             return ""
