@@ -1,107 +1,81 @@
-"""Peak activation memory of models before and after the memory passes.
+"""Peak memory of graph-opt's ONNX round trip and `optimize` against `onnx.load` + `onnx.save`.
 
-For each model: the planner's peak (default device, unknown dims at
---dynamic-dim), the greedy arena's size, the lowest peak any swap can reach
-(the largest bytes one op reads and makes), then the peak after
-`schedule-memory`, after `swap{budget=FLOOR}` and after
-`recompute{budget=FLOOR},swap{budget=FLOOR}`, each with the host's peak
-and the interpreter's max |difference| on the stored inputs (must be 0; n/a
-where the interpreter cannot run the model). Each pass runs on a fresh import.
+Each command runs in its own process and its peak RSS (the kernel's
+`ru_maxrss`) is the median over --runs: the floor (`python -c` loading and
+saving the model with onnx), `graph-opt m.onnx -t onnx -o out.onnx` (import
+and export) and `graph-opt m.onnx -p optimize -t onnx -o out.onnx`. Ratios are
+to the floor of the same run.
 
-Usage: python bench/memory.py [--zoo /work/zoo] [--models unet_ts,resnet_tiny_ts]
+Models (seeded random weights, graph_opt.testing.model_zoo): ResNet-50,
+a BERT-base-sized encoder (12 layers, hidden 768, sequence 128) and ViT-B/16.
+
+Usage: python bench/memory.py [--runs 3] [--models resnet50,bert_base,vit_b16]
 """
 
 from __future__ import annotations
 
 import argparse
-import warnings
+import statistics
+import sys
+import tempfile
 from pathlib import Path
 
-import numpy as np
-from xdsl.utils.exceptions import InterpretationError
+import onnx
 
-from graph_opt import api
-from graph_opt.entry import entry_function
-from graph_opt.interpreter import run_function
-from graph_opt.memory import plan_function
-from graph_opt.memory.plan import op_floor
-from graph_opt.remarks import GraphOptWarning
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-DEFAULT_MODELS = (
-    "unet_ts,unet_dynamo,resnet_tiny_ts,resnet_tiny_dynamo,mobilenet_v3_ts,segformer_ts"
-)
+from bench.peak_rss import graph_opt, python_code, run_measured  # noqa: E402
+
+FLOOR_SCRIPT = "import onnx, sys; onnx.save(onnx.load(sys.argv[1]), sys.argv[2])"
 
 
-def device_peaks(module, dynamic_dim: int) -> tuple[int, int]:
-    plan = plan_function(entry_function(module), dynamic_dim)
-    host = plan.devices.get("/device:CPU:0")
-    return plan.devices[""].peak_bytes, host.peak_bytes if host else 0
+def make_model(name: str) -> onnx.ModelProto:
+    from graph_opt.testing import model_zoo
+
+    return {
+        "resnet50": model_zoo.resnet,
+        "bert_base": lambda: model_zoo.bert_encoder(
+            layers=12, hidden=768, heads=12, seq=128
+        ),
+        "vit_b16": model_zoo.vit,
+    }[name]()
 
 
-def after(path: Path, pipeline: str, inputs, expected, dynamic_dim: int):
-    """(device peak, host peak, max |difference| or None where the interpreter
-    cannot run the model)."""
-    module = api.load(str(path))
-    api.run(module, pipeline)
-    error = None
-    if expected is not None:
-        got = run_function(module, inputs)
-        error = max(float(np.max(np.abs(g - e))) for g, e in zip(got, expected))
-    return (*device_peaks(module, dynamic_dim), error)
-
-
-def reference(module, inputs):
-    try:
-        return run_function(module, inputs)
-    except InterpretationError:
-        return None
-
-
-def kib(n: int) -> str:
-    return f"{n / 1024:.1f}"
+def commands(src: Path, dst: Path) -> dict[str, list[str]]:
+    return {
+        "onnx load+save": python_code(FLOOR_SCRIPT, str(src), str(dst)),
+        "round trip": graph_opt(str(src), "-t", "onnx", "-o", str(dst)),
+        "optimize": graph_opt(str(src), "-p", "optimize", "-t", "onnx", "-o", str(dst)),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--zoo", default="/work/zoo")
-    parser.add_argument("--models", default=DEFAULT_MODELS)
-    parser.add_argument("--dynamic-dim", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--models", default="resnet50,bert_base,vit_b16")
     args = parser.parse_args()
-    warnings.simplefilter("ignore", GraphOptWarning)
-    d = args.dynamic_dim
     print(
-        "| model | ops | peak KiB | arena KiB | one-op floor KiB | schedule-memory "
-        "| swap | host KiB | recompute+swap | host KiB | max diff |"
+        f"{'model':<10} {'file MB':>8} {'onnx load+save MB':>18} {'round trip MB':>14}"
+        f" {'ratio':>6} {'optimize MB':>12} {'ratio':>6} {'optimize s':>11}"
     )
-    print("| --- " * 11 + "|")
-    for name in args.models.split(","):
-        path = Path(args.zoo) / f"{name}.onnx"
-        module = api.load(str(path))
-        function = entry_function(module)
-        stored = np.load(Path(args.zoo) / f"{name}.inputs.npz")
-        inputs = {k: stored[k] for k in stored.files}
-        expected = reference(module, inputs)
-        plan = plan_function(function, d)
-        base = plan.devices[""]
-        floor = op_floor(plan.liveness, "")[0]
-        scheduled, _, e1 = after(
-            path, f"schedule-memory{{dynamic-dim={d}}}", inputs, expected, d
-        )
-        swap = f"swap{{budget={floor} dynamic-dim={d}}}"
-        swapped, host, e2 = after(path, swap, inputs, expected, d)
-        both, both_host, e3 = after(
-            path,
-            f"recompute{{budget={floor} dynamic-dim={d}}},{swap}",
-            inputs,
-            expected,
-            d,
-        )
-        print(
-            f"| {name} | {len(plan.liveness.steps)} | {kib(base.peak_bytes)} "
-            f"| {kib(base.arena.size)} | {kib(floor)} | {kib(scheduled)} "
-            f"| {kib(swapped)} | {kib(host)} | {kib(both)} | {kib(both_host)} "
-            f"| {'n/a' if expected is None else f'{max(e1, e2, e3):.1e}'} |"
-        )
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.models.split(","):
+            src, dst = Path(tmp) / f"{name}.onnx", Path(tmp) / "out.onnx"
+            onnx.save(make_model(name), src)
+            peaks: dict[str, float] = {}
+            optimize_seconds = 0.0
+            for label, command in commands(src, dst).items():
+                runs = [run_measured(command) for _ in range(args.runs)]
+                peaks[label] = statistics.median(peak for _, peak, _ in runs)
+                if label == "optimize":
+                    optimize_seconds = statistics.median(s for s, _, _ in runs)
+            floor = peaks["onnx load+save"]
+            print(
+                f"{name:<10} {src.stat().st_size / 2**20:>8.0f} {floor:>18.0f}"
+                f" {peaks['round trip']:>14.0f} {peaks['round trip'] / floor:>6.2f}"
+                f" {peaks['optimize']:>12.0f} {peaks['optimize'] / floor:>6.2f}"
+                f" {optimize_seconds:>11.2f}"
+            )
 
 
 if __name__ == "__main__":

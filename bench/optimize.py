@@ -35,6 +35,15 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.peak_rss import (  # noqa: E402 - after making the repository importable
+    ChildFailed,
+    graph_opt,
+    python_script,
+    run_measured,
+)
+
 TOOLS = ("graph-opt", "graph-opt-cli", "onnxoptimizer", "onnxsim", "onnxslim", "ort")
 MODELS = ("resnet50", "mobilenet_v2", "bert", "chains")
 LATENCY_MODELS = ("resnet50", "mobilenet_v2", "bert")
@@ -125,38 +134,29 @@ def worker(tool: str, src: str, dst: str, ort_level: str) -> None:
 @dataclass
 class Outcome:
     seconds: list[float] = field(default_factory=list)
+    peak_mb: list[float] = field(default_factory=list)
     timed_out: float | None = None
     error: str | None = None
 
     def median(self) -> float | None:
         return statistics.median(self.seconds) if self.seconds else None
 
+    def median_peak(self) -> float | None:
+        return statistics.median(self.peak_mb) if self.peak_mb else None
 
-def one_run(tool: str, src: Path, dst: Path, args) -> float:
-    """Seconds of one run of `tool`; raises subprocess.TimeoutExpired or RuntimeError."""
+
+def one_run(tool: str, src: Path, dst: Path, args) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of one run of `tool`; raises
+    subprocess.TimeoutExpired or ChildFailed."""
     if tool == "graph-opt-cli":
-        command = [
-            "graph-opt",
-            str(src),
-            "-p",
-            "optimize",
-            "-t",
-            "onnx",
-            "-o",
-            str(dst),
-        ]
+        command = graph_opt(str(src), "-p", "optimize", "-t", "onnx", "-o", str(dst))
     else:
-        command = [sys.executable, __file__, "--worker", tool, str(src), str(dst)]
+        command = python_script(__file__, "--worker", tool, str(src), str(dst))
         command += ["--ort-level", args.ort_level]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
-        raise RuntimeError(lines[-1][:100])
+    elapsed, peak_mb, out = run_measured(command, timeout=args.timeout)
     if tool == "graph-opt-cli":
-        return elapsed
-    return json.loads(done.stdout.strip().splitlines()[-1])["seconds"]
+        return elapsed, peak_mb
+    return json.loads(out.strip().splitlines()[-1])["seconds"], peak_mb
 
 
 def time_tool(tool: str, src: Path, dst: Path, args) -> Outcome:
@@ -164,14 +164,16 @@ def time_tool(tool: str, src: Path, dst: Path, args) -> Outcome:
     outcome = Outcome()
     for _ in range(args.runs):
         try:
-            outcome.seconds.append(one_run(tool, src, dst, args))
+            seconds, peak_mb = one_run(tool, src, dst, args)
         except subprocess.TimeoutExpired:
             outcome.timed_out = args.timeout
             return outcome
-        except RuntimeError as error:
+        except ChildFailed as error:
             outcome.error = str(error)
             return outcome
-        if outcome.seconds[-1] > args.repeat_under:
+        outcome.seconds.append(seconds)
+        outcome.peak_mb.append(peak_mb)
+        if seconds > args.repeat_under:
             break
     return outcome
 
@@ -234,15 +236,15 @@ def counts(model: onnx.ModelProto) -> tuple[int, int, int]:
 
 
 HEADER = (
-    f"{'model':<13} {'tool':<14} {'time s':>8} {'x ours':>7} {'nodes':>13}"
-    f" {'BN':>11} {'Identity':>11} {'max rel err':>11} {'ort ms':>8}"
+    f"{'model':<13} {'tool':<14} {'time s':>8} {'x ours':>7} {'peak MB':>8}"
+    f" {'nodes':>13} {'BN':>11} {'Identity':>11} {'max rel err':>11} {'ort ms':>8}"
 )
 
 
-def row(model, tool, time_text, ratio, before, after, error, latency) -> str:
+def row(model, tool, time_text, ratio, peak, before, after, error, latency) -> str:
     nodes, bn, identity = (f"{b} -> {a}" for b, a in zip(before, after))
     return (
-        f"{model:<13} {tool:<14} {time_text:>8} {ratio:>7} {nodes:>13}"
+        f"{model:<13} {tool:<14} {time_text:>8} {ratio:>7} {peak:>8} {nodes:>13}"
         f" {bn:>11} {identity:>11} {error:>11} {latency:>8}"
     )
 
@@ -256,7 +258,7 @@ def bench_model(name: str, args, work: Path) -> Iterator[str]:
     reference = outputs(src, inputs)
     with_latency = name in LATENCY_MODELS and not args.no_latency
     original_latency = f"{latency_ms(src, inputs):.2f}" if with_latency else "-"
-    yield row(name, "original", "-", "-", before, before, "-", original_latency)
+    yield row(name, "original", "-", "-", "-", before, before, "-", original_latency)
     ours = None
     for tool in args.tools:
         dst = work / f"{name}.{tool}.onnx"
@@ -267,7 +269,7 @@ def bench_model(name: str, args, work: Path) -> Iterator[str]:
         if median is None:
             text = f">{outcome.timed_out:.0f}s" if outcome.timed_out else "failed"
             note = outcome.error or ""
-            line = row(name, tool, text, "-", before, ("?",) * 3, "-", "-")
+            line = row(name, tool, text, "-", "-", before, ("?",) * 3, "-", "-")
             yield f"{line}  ({note})" if note else line
             continue
         ratio = f"{median / ours:.1f}" if ours and tool != "graph-opt" else "-"
@@ -279,8 +281,17 @@ def bench_model(name: str, args, work: Path) -> Iterator[str]:
         time_text = f"{median:.3f}"
         if outcome.timed_out:
             time_text = f">{outcome.timed_out:.0f}s"
+        peak = f"{outcome.median_peak():.0f}"
         yield row(
-            name, tool, time_text, ratio, before, counts(optimized), error, latency
+            name,
+            tool,
+            time_text,
+            ratio,
+            peak,
+            before,
+            counts(optimized),
+            error,
+            latency,
         )
 
 
@@ -322,7 +333,8 @@ def main() -> None:
             parser.error(f"unknown model: {model}")
     print(
         f"runs={args.runs} timeout={args.timeout:.0f}s ort-level={args.ort_level};"
-        " time = median seconds, load to save; x ours = time / graph-opt's"
+        " time = median seconds, load to save; x ours = time / graph-opt's;"
+        " peak MB = the process's peak RSS (median)"
     )
     print(HEADER)
     with tempfile.TemporaryDirectory() as tmp:

@@ -3,9 +3,9 @@
 For each model: `onnx.load` + `onnx.save` (the floor) and graph-opt's `api.load` + `api.save` (load, import,
 export, save), both in-process; then the same as whole processes: a fresh
 `python3` that loads and saves the model (the process floor) and
-`graph-opt in.onnx -t onnx -o out.onnx`, both started directly (this interpreter
-and the `graph-opt` script installed beside it, not through shell shims such as
-pyenv's). Each ratio is to the floor of its kind.
+`graph-opt in.onnx -t onnx -o out.onnx` (`python -m graph_opt`), both started
+with this interpreter (not through shell shims such as pyenv's), with each
+process's peak RSS. Each ratio is to the floor of its kind.
 Models: a ResNet-50-sized network (seeded random weights, ~25M parameters) and
 synthetic chains of 1,000 / 20,000 / 50,000 nodes.
 
@@ -17,11 +17,8 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import os
 import pstats
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +30,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from graph_opt import api
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.peak_rss import graph_opt, python_code, run_measured  # noqa: E402
+from graph_opt import api  # noqa: E402
 
 RESNET50_STAGES = [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]
 
@@ -135,25 +135,23 @@ def in_process(src: Path, dst: Path) -> None:
     api.save(api.load(src), dst)
 
 
-GRAPH_OPT = (
-    shutil.which("graph-opt", path=os.path.dirname(sys.executable)) or "graph-opt"
-)
-"""The graph-opt installed with this interpreter, started directly (not through shims)."""
 FLOOR_SCRIPT = "import onnx, sys; onnx.save(onnx.load(sys.argv[1]), sys.argv[2])"
 
 
-def process_floor(src: Path, dst: Path) -> None:
-    subprocess.run([sys.executable, "-c", FLOOR_SCRIPT, src, dst], check=True)
-
-
-def whole_process(src: Path, dst: Path) -> None:
-    subprocess.run([GRAPH_OPT, str(src), "-t", "onnx", "-o", str(dst)], check=True)
+def median_process(command: list[str], runs: int) -> tuple[float, float]:
+    """Median seconds and median peak RSS (MB) of a process."""
+    measured = [run_measured(command) for _ in range(runs)]
+    return (
+        statistics.median(seconds for seconds, _, _ in measured),
+        statistics.median(peak for _, peak, _ in measured),
+    )
 
 
 def table(models: dict[str, Callable[[], onnx.ModelProto]], runs: int, work: Path):
     print(
         f"{'model':<12} {'nodes':>7} {'floor s':>8} {'in-proc s':>10} {'x floor':>8}"
         f" {'proc floor s':>13} {'process s':>10} {'x floor':>8} {'us/node':>8}"
+        f" {'floor MB':>9} {'process MB':>11} {'x floor':>8}"
     )
     for name, make in models.items():
         model = make()
@@ -162,13 +160,18 @@ def table(models: dict[str, Callable[[], onnx.ModelProto]], runs: int, work: Pat
         nodes = len(model.graph.node)
         base = median_seconds(floor, src, dst, runs)
         inproc = median_seconds(in_process, src, dst, runs)
-        process_base = median_seconds(process_floor, src, dst, runs)
-        process = median_seconds(whole_process, src, dst, runs)
+        process_base, floor_mb = median_process(
+            python_code(FLOOR_SCRIPT, str(src), str(dst)), runs
+        )
+        process, process_mb = median_process(
+            graph_opt(str(src), "-t", "onnx", "-o", str(dst)), runs
+        )
         per_node = (inproc - base) / nodes * 1e6
         print(
             f"{name:<12} {nodes:>7} {base:>8.3f} {inproc:>10.3f} {inproc / base:>8.2f}"
             f" {process_base:>13.3f} {process:>10.3f} {process / process_base:>8.2f}"
-            f" {per_node:>8.1f}"
+            f" {per_node:>8.1f} {floor_mb:>9.0f} {process_mb:>11.0f}"
+            f" {process_mb / floor_mb:>8.2f}"
         )
 
 

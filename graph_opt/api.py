@@ -24,7 +24,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.universe import Universe
 
-from graph_opt.files import write_atomically
+from graph_opt.files import write_atomically, writing_atomically
 
 if TYPE_CHECKING:
     from graph_opt.tools.verify_numerics import NumericCheck
@@ -77,8 +77,13 @@ def context() -> Context:
 
 
 def parse(text: str, name: str = "<string>") -> ModuleOp:
-    """Parse MLIR text into a verified module."""
-    module = Parser(context(), text, name).parse_module()
+    """Parse MLIR text into a verified module (`dense_resource` weights read
+    from the text's resource section)."""
+    from graph_opt.resources import resolve_resources
+
+    ctx = context()
+    module = Parser(ctx, text, name).parse_module()
+    resolve_resources(module, ctx)
     module.verify()
     return module
 
@@ -180,21 +185,39 @@ def _verify_after_pass(previous, module: ModuleOp, next_pass) -> None:
         module.verify()
 
 
-def to_mlir(module: ModuleOp, generic: bool = False) -> str:
+def to_mlir(
+    module: ModuleOp, generic: bool = False, weights_as_resources: int | None = None
+) -> str:
+    """MLIR text; with `weights_as_resources=N`, dense elements of at least N
+    bytes print as `dense_resource`s with their blobs in a resource section
+    (upstream MLIR's form for large constants)."""
     from io import StringIO
 
     out = StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
-    return out.getvalue() + "\n"
+    if weights_as_resources is None:
+        Printer(stream=out, print_generic_format=generic).print_op(module)
+        return out.getvalue() + "\n"
+    from graph_opt.resources import print_with_resources
+
+    print_with_resources(
+        module, out, weights_as_resources, print_generic_format=generic
+    )
+    return out.getvalue()
 
 
-def save(module: ModuleOp, path: str | os.PathLike) -> None:
-    """Write ONNX (for a .onnx path) or MLIR text, atomically."""
+def save(
+    module: ModuleOp,
+    path: str | os.PathLike,
+    weights_as_resources: int | None = None,
+) -> None:
+    """Write ONNX (for a .onnx path) or MLIR text (see `to_mlir`), atomically."""
     path = Path(path)
     if path.suffix == ".onnx":
-        from graph_opt.frontend.onnx_export import export_module
+        from graph_opt.frontend.onnx_export import save_model
 
-        data = export_module(module).SerializeToString()
-    else:
-        data = to_mlir(module).encode()
-    write_atomically(path, data)
+        with writing_atomically(path) as stream:
+            save_model(module, stream)
+        return
+    write_atomically(
+        path, to_mlir(module, weights_as_resources=weights_as_resources).encode()
+    )

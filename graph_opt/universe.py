@@ -20,7 +20,13 @@ def _tosa_dialect():
     return TOSA
 
 
-XDSL_DIALECT_OVERRIDES = {"tosa": _tosa_dialect}
+def _builtin_dialect():
+    from graph_opt.resources import builtin_dialect
+
+    return builtin_dialect()
+
+
+XDSL_DIALECT_OVERRIDES = {"builtin": _builtin_dialect, "tosa": _tosa_dialect}
 """xDSL dialects that graph-opt's tools replace by an extension of their own."""
 
 GRAPH_OPT_UNIVERSE = Universe(

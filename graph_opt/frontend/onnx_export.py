@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import IO
 
 import numpy as np
 import onnx
@@ -31,6 +32,7 @@ from graph_opt.frontend.onnx_import import (
     OPSET_ATTR,
 )
 from graph_opt.frontend.onnx_op_table import exporter_of, load_mappings
+from graph_opt.frontend.onnx_stream import write_model
 from graph_opt.frontend.onnx_subgraphs import defined_names, outer_names, rename_outer
 from graph_opt.frontend.onnx_types import tensor_from_dense, value_info_for
 from graph_opt.frontend.tensorflow.effects import EFFECT_OPS
@@ -48,8 +50,15 @@ class ExportBuilder:
     With `contrib_ops`, exporters may write onnxruntime's com.microsoft ops
     where one expresses an nn op exactly (`contrib_node`)."""
 
-    def __init__(self, opset: int, contrib_ops: bool = False):
+    def __init__(
+        self,
+        opset: int,
+        contrib_ops: bool = False,
+        deferred_weights: dict[str, bytes] | None = None,
+    ):
         self.opset = opset
+        self.deferred_weights = deferred_weights
+        """Where large weights go instead of the model (see onnx_stream)."""
         self.contrib_ops = contrib_ops
         self.domains: set[str] = set()
         """Domains of the nodes written by `contrib_node`, for the opset imports."""
@@ -184,7 +193,10 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
     builder.name_results(op)
     if type(op) is ConstantOp:
         tensor_from_dense(
-            builder.names[op.output], op.value, builder.initializers.add()
+            builder.names[op.output],
+            op.value,
+            builder.initializers.add(),
+            builder.deferred_weights,
         )
     elif type(op) is OpaqueOp:
         if not is_tensorflow_effect(op):  # no ONNX form: dropped, said by export_module
@@ -196,7 +208,11 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
 
 
 def export_module(
-    module: ModuleOp, function: str | None = None, *, contrib_ops: bool = False
+    module: ModuleOp,
+    function: str | None = None,
+    *,
+    contrib_ops: bool = False,
+    deferred_weights: dict[str, bytes] | None = None,
 ) -> onnx.ModelProto:
     """Convert the module's entry function to an ONNX model.
 
@@ -207,11 +223,15 @@ def export_module(
     With `contrib_ops`, fused ops that one of onnxruntime's com.microsoft ops
     computes exactly are written as it (FusedConv, FusedGemm, BiasGelu,
     FastGelu, Gelu, QuickGelu) and the model imports that domain; the model
-    then runs on onnxruntime only. Other ops are written as standard nodes."""
+    then runs on onnxruntime only. Other ops are written as standard nodes.
+
+    With a `deferred_weights` dict, the raw bytes of large initializers are
+    recorded there by name instead of copied into the model, for
+    `onnx_stream.write_model` (`save_model` does both)."""
     with collector_paused():
         if has_channels_last_ops(module):
             module = channels_first_copy(module)
-        model = _export_module(module, function, contrib_ops)
+        model = _export_module(module, function, contrib_ops, deferred_weights)
     effects = [op for op in module.walk() if is_tensorflow_effect(op)]
     if effects:
         kinds = sorted({op.op_type.data for op in effects})  # type: ignore[attr-defined]
@@ -257,15 +277,30 @@ def channels_first_copy(module: ModuleOp) -> ModuleOp:
     return copy
 
 
+def save_model(
+    module: ModuleOp, stream: IO[bytes], *, contrib_ops: bool = False
+) -> None:
+    """Write the module as an ONNX model to a binary stream, its weights
+    written from the module's own bytes (see onnx_stream)."""
+    deferred: dict[str, bytes] = {}
+    model = export_module(module, contrib_ops=contrib_ops, deferred_weights=deferred)
+    write_model(model, deferred, stream)
+
+
 def _export_module(
-    module: ModuleOp, function: str | None, contrib_ops: bool
+    module: ModuleOp,
+    function: str | None,
+    contrib_ops: bool,
+    deferred_weights: dict[str, bytes] | None,
 ) -> onnx.ModelProto:
     load_mappings()
     target = entry_function(module, function)
     opsets = {"": DEFAULT_OPSET}
     if isinstance(stored := module.attributes.get(OPSET_ATTR), DictionaryAttr):
         opsets = {k: v.value.data for k, v in stored.data.items()}  # type: ignore[attr-defined]
-    builder = ExportBuilder(opsets.get("", DEFAULT_OPSET), contrib_ops)
+    builder = ExportBuilder(
+        opsets.get("", DEFAULT_OPSET), contrib_ops, deferred_weights
+    )
     block = target.body.blocks.first
     inputs = []
     arg_dims = dim_names_of(target.arg_attrs, len(block.args))

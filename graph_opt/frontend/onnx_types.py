@@ -34,6 +34,7 @@ from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.shapes import DYN, tensor_type
 from graph_opt.dialects.nn.types import OptionalType, SequenceType, StringType
 from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.onnx_stream import DEFERRED_MIN_BYTES
 
 _UNSIGNED = Signedness.UNSIGNED
 _ELEMENT_TYPES_BY_NAME: dict[str, Attribute] = {
@@ -230,9 +231,12 @@ def tensor_from_dense(
     name: str,
     attr: DenseIntOrFPElementsAttr,
     into: onnx.TensorProto | None = None,
+    deferred: dict[str, bytes] | None = None,
 ) -> onnx.TensorProto:
     """A TensorProto holding the attribute's bytes (raw, no per-element conversion),
-    written into `into` if given (saves copying large weights)."""
+    written into `into` if given (saves copying large weights). With `deferred`,
+    raw bytes of DEFERRED_MIN_BYTES or more go there by name instead, for
+    `onnx_stream.write_model`."""
     tensor = into if into is not None else TensorProto()
     dtype = onnx_dtype_of(attr.get_element_type())
     shape = attr.get_shape()
@@ -245,5 +249,8 @@ def tensor_from_dense(
     tensor.name = name
     tensor.data_type = dtype
     tensor.dims.extend(shape)
-    tensor.raw_data = data
+    if deferred is not None and len(data) >= DEFERRED_MIN_BYTES:
+        deferred[name] = data
+    else:
+        tensor.raw_data = data
     return tensor

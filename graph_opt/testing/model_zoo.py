@@ -167,8 +167,49 @@ def bert_encoder(
 ) -> onnx.ModelProto:
     """A BERT-like encoder: attention with Shape-computed reshapes, decomposed LayerNorm and Gelu, Identity nodes."""
     b = GraphBuilder(seed)
+    x = encoder_layers(b, "input", layers, hidden, heads, seq)
+    b.nodes.append(helper.make_node("Identity", [x], ["output"], name="output"))
+    return b.finish(
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, seq, hidden])],
+        [_output()],
+        "bert",
+    )
+
+
+def vit(
+    layers: int = 12,
+    hidden: int = 768,
+    heads: int = 12,
+    patch: int = 16,
+    size: int = 224,
+    classes: int = 1000,
+    seed: int = 0,
+) -> onnx.ModelProto:
+    """A ViT (ViT-B/16 by default): patch-embedding conv, class token, position
+    embedding, `encoder_layers`, classifier on the class token."""
+    b = GraphBuilder(seed)
+    patches = (size // patch) ** 2
+    x = b.op(
+        "Conv",
+        ["input", b.weight((hidden, 3, patch, patch)), b.weight((hidden,))],
+        strides=[patch, patch],
+    )
+    x = b.op("Reshape", [x, b.const(np.array([1, hidden, patches], dtype=np.int64))])
+    x = b.op("Transpose", [x], perm=[0, 2, 1])
+    x = b.op("Concat", [b.weight((1, 1, hidden)), x], axis=1)
+    x = b.op("Add", [x, b.weight((1, patches + 1, hidden))])
+    x = encoder_layers(b, x, layers, hidden, heads, patches + 1)
+    token = b.op("Gather", [x, b.const(np.array(0, dtype=np.int64))], axis=1)
+    b.op("Gemm", [token, b.weight((classes, hidden)), b.weight((classes,))], transB=1)
+    b.nodes[-1].output[0] = "output"
+    return b.finish([_image_input(3, size)], [_output()], "vit")
+
+
+def encoder_layers(
+    b: GraphBuilder, x: str, layers: int, hidden: int, heads: int, seq: int
+) -> str:
+    """BERT's post-norm transformer layers on `x` ([1, seq, hidden])."""
     head = hidden // heads
-    x = "input"
 
     def dense(v: str, c_in: int, c_out: int) -> str:
         return b.op(
@@ -241,12 +282,7 @@ def bert_encoder(
                 [x, dense(gelu(dense(x, hidden, hidden * 4)), hidden * 4, hidden)],
             )
         )
-    b.nodes.append(helper.make_node("Identity", [x], ["output"], name="output"))
-    return b.finish(
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, seq, hidden])],
-        [_output()],
-        "bert",
-    )
+    return x
 
 
 def conv_chain(

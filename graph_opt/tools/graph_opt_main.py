@@ -21,6 +21,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 import graph_opt
 from graph_opt.files import chmod_for_umask
 from graph_opt.remarks import print_warnings_as_one_line
+from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.tools import verify_numerics
 from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
 from graph_opt.tools.frontends import apply_tensor_limit
@@ -165,6 +166,17 @@ class GraphOptMain(xDSLOptMain):
             "for reading only (the text no longer holds the weights)",
         )
         arg_parser.add_argument(
+            "--weights-as-resources",
+            nargs="?",
+            const=DEFAULT_MIN_BYTES,
+            type=int,
+            metavar="MIN_BYTES",
+            help="Print dense constants of at least MIN_BYTES bytes (default "
+            f"{DEFAULT_MIN_BYTES}) as dense_resource<...> with their bytes in a "
+            "{-# dialect_resources #-} section, upstream MLIR's form for large "
+            "constants; graph-opt and MLIR read it back",
+        )
+        arg_parser.add_argument(
             "--onnx-contrib-ops",
             action="store_true",
             help="With -t onnx, write fused ops as onnxruntime's com.microsoft contrib "
@@ -285,7 +297,12 @@ class GraphOptMain(xDSLOptMain):
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset=0):
         self._input_verified = file_extension in VERIFIED_FRONTENDS
-        return super().parse_chunk(chunk, file_extension, start_offset)
+        module = super().parse_chunk(chunk, file_extension, start_offset)
+        if module is not None:
+            from graph_opt.resources import resolve_resources
+
+            resolve_resources(module, self.ctx)
+        return module
 
     def apply_passes(self, prog: ModuleOp):
         if self.args.emit_before:
@@ -332,6 +349,7 @@ class GraphOptMain(xDSLOptMain):
                 "-t onnx writes a binary model: give an output file with -o"
             )
         if self.args.output_file is None:
+            self._output = sys.stdout
             return sys.stdout
         directory = os.path.dirname(os.path.abspath(self.args.output_file))
         handle = tempfile.NamedTemporaryFile(
@@ -339,6 +357,7 @@ class GraphOptMain(xDSLOptMain):
         )
         self._temporary_output = handle.name
         chmod_for_umask(handle.name)
+        self._output = handle
         return handle
 
     def _check_elision(self) -> None:
@@ -346,6 +365,17 @@ class GraphOptMain(xDSLOptMain):
             raise ValueError(
                 "--onnx-contrib-ops is an option of the ONNX output (-t onnx)"
             )
+        resources = self.args.weights_as_resources
+        if resources is not None:
+            if resources < 0:
+                raise ValueError(
+                    f"--weights-as-resources takes a size in bytes >= 0, not {resources}"
+                )
+            if self.args.target != "mlir" or self.args.elide_weights is not None:
+                raise ValueError(
+                    "--weights-as-resources is an option of the MLIR output "
+                    "(not with -t onnx/dot/svg or --elide-weights)"
+                )
         limit = self.args.elide_weights
         if limit is None:
             return
@@ -360,6 +390,19 @@ class GraphOptMain(xDSLOptMain):
             )
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
+        if self.args.weights_as_resources is not None:
+            from graph_opt.resources import print_with_resources
+
+            # Straight to the output: the text holds the weights twice over (hex).
+            print_with_resources(
+                prog,
+                self._output,
+                self.args.weights_as_resources,
+                print_generic_format=self.args.print_op_generic,
+                print_properties_as_attributes=self.args.print_no_properties,
+                print_debuginfo=self.args.print_debuginfo,
+            )
+            return ""
         if self.args.target == "mlir" and self.args.elide_weights is not None:
             from graph_opt.dialects.nn.constant import ELISION
 
@@ -370,11 +413,10 @@ class GraphOptMain(xDSLOptMain):
                 ELISION.larger_than = None
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
-        from graph_opt.frontend.onnx_export import export_module
+        from graph_opt.frontend.onnx_export import save_model
 
-        model = export_module(prog, contrib_ops=self.args.onnx_contrib_ops)
         with open(self._temporary_output, "wb") as out:
-            out.write(model.SerializeToString())
+            save_model(prog, out, contrib_ops=self.args.onnx_contrib_ops)
         return ""
 
     def run(self):

@@ -6,7 +6,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import UNKNOWN_LOC, DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def, result_def, traits_def
 from xdsl.parser import Parser
@@ -76,7 +80,9 @@ class ConstantOp(NNOperation):
     def parse(cls, parser: Parser) -> ConstantOp:
         attributes = parser.parse_optional_attr_dict()
         value = parser.parse_attribute()
-        if not isinstance(value, DenseIntOrFPElementsAttr):
+        # A dense_resource stands for its blob until graph_opt.resources
+        # replaces it, once the file's resource section is read.
+        if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
             parser.raise_error("expected a dense elements attribute")
         op = cls(value)
         op.attributes.update(attributes)

@@ -1,0 +1,73 @@
+"""Writing an ONNX model without a second copy of its weights.
+
+`export_module(..., deferred_weights=d)` leaves the raw bytes of large
+initializers out of the ModelProto it builds and records them in `d` (they
+are the module's own attribute bytes, not copies); `write_model` then writes
+the protobuf wire format of the whole model to a stream, each deferred tensor
+as its weight-free message followed by its `raw_data` field. The result
+parses to the same message as the full model's `SerializeToString()`; only
+field order differs (the graph comes last in the model, a tensor's raw_data
+last in the tensor), which protobuf parsers accept as equal. Building and
+serializing the full model instead holds the weights three times at once
+(module, message, serialized bytes).
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+import onnx
+
+DEFERRED_MIN_BYTES = 1 << 12
+"""Initializers of at least this many raw bytes are deferred to `write_model`."""
+
+_GRAPH_FIELD = 7  # ModelProto.graph
+_INITIALIZER_FIELD = 5  # GraphProto.initializer
+_RAW_DATA_FIELD = 9  # TensorProto.raw_data
+_LENGTH_DELIMITED = 2
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _key(field: int) -> bytes:
+    return _varint(field << 3 | _LENGTH_DELIMITED)
+
+
+def write_model(
+    model: onnx.ModelProto, deferred: dict[str, bytes], stream: IO[bytes]
+) -> None:
+    """Write `model`, the deferred raw bytes of its initializers spliced in.
+    Empties `model.graph` of its initializers (then of the graph itself)."""
+    graph = model.graph
+    tensors: list[tuple[bytes, bytes]] = []  # (message without raw bytes, raw bytes)
+    for tensor in graph.initializer:
+        header = tensor.SerializeToString()
+        raw = deferred.get(tensor.name, b"")
+        if raw:
+            header += _key(_RAW_DATA_FIELD) + _varint(len(raw))
+        tensors.append((header, raw))
+    graph.ClearField("initializer")
+    graph_bytes = graph.SerializeToString()
+    model.ClearField("graph")
+    entries = [
+        _key(_INITIALIZER_FIELD) + _varint(len(header) + len(raw))
+        for header, raw in tensors
+    ]
+    graph_size = len(graph_bytes) + sum(
+        len(entry) + len(header) + len(raw)
+        for entry, (header, raw) in zip(entries, tensors)
+    )
+    stream.write(model.SerializeToString())
+    stream.write(_key(_GRAPH_FIELD) + _varint(graph_size))
+    stream.write(graph_bytes)
+    for entry, (header, raw) in zip(entries, tensors):
+        stream.write(entry)
+        stream.write(header)
+        stream.write(raw)
