@@ -8,7 +8,7 @@ For each model: the planner's peak (default device, unknown dims at
 and the interpreter's max |difference| on the stored inputs (must be 0; n/a
 where the interpreter cannot run the model). Each pass runs on a fresh import.
 
-Usage: python bench/memory.py [--zoo /work/zoo] [--models unet_ts,resnet_tiny_ts]
+Usage: python bench/memory_plan.py [--zoo /work/zoo] [--models unet_ts,resnet_tiny_ts]
 """
 
 from __future__ import annotations
