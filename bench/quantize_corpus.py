@@ -4,8 +4,9 @@ onnxruntime's quantize_static and TFLite's full-integer converter.
 The models: the TensorFlow corpus (tests/frontend/tensorflow/corpus, SavedModels
 written by TensorFlow) and the CNNs of the ONNX zoo (bench/make_zoo.py's folder,
 `--zoo`, when present), with the batch fixed to 1. graph-opt runs `optimize`,
-`calibrate` on --samples seeded normal inputs, `quantize` (default options:
-symmetric per-tensor weights, asymmetric activations) and `convert-to-int`; the
+`calibrate` on --samples seeded normal inputs, `quantize{per-channel=true}`
+(symmetric per-channel weights, asymmetric activations: onnxruntime's
+settings below) and `convert-to-int`; the
 float module after `optimize` is the reference (it matches TensorFlow and
 onnxruntime on these models, see the corpus tests). Columns:
 
@@ -46,6 +47,7 @@ TF_CORPUS = Path(__file__).parents[1] / "tests/frontend/tensorflow/corpus"
 TF_CNNS = ("mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0", "densenet",
            "dilated_conv_bn", "qat_conv_bn")  # fmt: skip
 ZOO_CNNS = ("mobilenet_v3", "resnet_tiny", "unet")
+QUANTIZE = "quantize{per-channel=true}"
 LINEAR_OPS = ("nn.conv", "nn.fused_conv", "nn.matmul", "nn.fused_matmul", "nn.gemm")
 
 
@@ -140,7 +142,7 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
         float_onnx = work / "float.onnx"
         onnx.save(export_module(module), float_onnx)
     np.savez(work / "samples.npz", **{input_name: samples})
-    api.run(module, f'calibrate{{inputs="{work / "samples.npz"}"}},quantize')
+    api.run(module, f'calibrate{{inputs="{work / "samples.npz"}"}},{QUANTIZE}')
     fake_quant = [run_function(module, [x])[0] for x in evals]
     api.run(module, "convert-to-int")
     int8 = [run_function(module, [x])[0] for x in evals]
