@@ -17,6 +17,7 @@ PATTERNS: dict[str, Callable[[], DFPattern]] = {
     "conv-bn-relu": library.conv_bn_relu,
     "decomposed-batch-norm": lambda: library.FoldDecomposedBatchNorm().pattern,
     "double-relu": library.double_relu,
+    "matmul-bias": lambda: library.MatMulBiasToGemm().pattern,
 }
 
 
