@@ -58,18 +58,24 @@ def partition(
     ]
     for function in functions:
         for block in function.body.blocks:
-            for match in _disjoint_matches(block, pattern, check, skip_identity):
+            positions = {op: i for i, op in enumerate(block.ops)}
+            for match in disjoint_matches(block, pattern, check, skip_identity):
                 name = _fresh_name(prefix, names, counter)
-                outlined.append(_outline(module, block, match, name, attributes))
+                outlined.append(
+                    _outline(module, block, match, positions, name, attributes)
+                )
     return outlined
 
 
-def _disjoint_matches(
+def disjoint_matches(
     block: Block,
     pattern: DFPattern,
-    check: Callable[[Match], bool] | None,
-    skip_identity: bool,
-) -> list[tuple[Match, dict[Operation, int]]]:
+    check: Callable[[Match], bool] | None = None,
+    skip_identity: bool = False,
+) -> list[Match]:
+    """The matches in `block` that partition would outline, in program order:
+    taken from the last op up, never overlapping, none with an interior value
+    used outside it."""
     positions = {op: i for i, op in enumerate(block.ops)}
     claimed: set[Operation] = set()
     memo: dict[DFPattern, dict] = {}  # the block does not change until all are found
@@ -87,18 +93,18 @@ def _disjoint_matches(
         ):
             continue
         claimed.update(match.region)
-        found.append((match, positions))
+        found.append(match)
     return found[::-1]
 
 
 def _outline(
     module: ModuleOp,
     block: Block,
-    found: tuple[Match, dict[Operation, int]],
+    match: Match,
+    positions: dict[Operation, int],
     name: str,
     attributes: dict[str, Attribute],
 ) -> func.FuncOp:
-    match, positions = found
     ops = sorted(match.region, key=positions.__getitem__)
     inputs: dict[SSAValue, None] = {}
     for op in ops:
