@@ -63,6 +63,11 @@ class DFPattern:
         """Match an op itself (for `.result(i)`); only op patterns can."""
         return m.fail(self, op, "only is_op(...) patterns can match an op")
 
+    def operand_patterns(self) -> tuple[DFPattern, ...] | None:
+        """The operands this pattern stands for as an argument of `is_op`: itself
+        (a tuple pattern: its fields, None for any number)."""
+        return (self,)
+
     def __or__(self, other: DFPattern) -> AltPattern:
         return AltPattern(self, other)
 
@@ -117,10 +122,22 @@ class DFPattern:
         """This pattern, when every use of the value is an op of the match."""
         return UsesPattern(self, None, only_in_match=True)
 
+    def same_shape_as(self, other: DFPattern) -> SameShapePattern:
+        """This pattern, when its value has the shape of `other`'s (Relax's
+        same_shape_as), checked once the whole match is found."""
+        return SameShapePattern(self, other)
+
     def match(self, value: SSAValue, *, skip_identity: bool = False) -> Match | None:
         from graph_opt.patterns.matcher import match_value
 
         return match_value(self, value, skip_identity=skip_identity)
+
+    def match_function(self, function: Operation) -> Match | None:
+        """The match of a function pattern (FunctionPattern, maybe with has_attr)
+        on a func.func, or None."""
+        from graph_opt.patterns.matcher import match_operation
+
+        return match_operation(self, function)
 
     def match_all(self, root: Operation, *, skip_identity: bool = False) -> list[Match]:
         from graph_opt.patterns.matcher import match_all
@@ -129,6 +146,12 @@ class DFPattern:
 
 
 class WildcardPattern(DFPattern):
+    def __call__(self, *args: DFPattern | None) -> DFPattern:
+        """A call of any function with arguments `args` (TVM's wildcard callee)."""
+        from graph_opt.patterns.structure import CallPattern
+
+        return CallPattern(None, args)
+
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         return True
 
@@ -159,6 +182,9 @@ class OpPattern(DFPattern):
         self.args: tuple[DFPattern, ...] | None = None
         self.variadic = args is None
         if args is not None:
+            if any(getattr(a, "unordered", False) for a in args):
+                self.ordered_inputs = ordered_inputs = False
+            args = _expand_tuples(args)
             if any(a is None for a in args[:-1]):
                 raise ValueError("only the last input pattern may be None")
             self.variadic = bool(args) and args[-1] is None
@@ -227,6 +253,16 @@ class OpPattern(DFPattern):
             return head
         args = [str(a) for a in self.args] + (["..."] if self.variadic else [])
         return f"{head}({', '.join(args)})"
+
+
+def _expand_tuples(args: Sequence[DFPattern | None]) -> list[DFPattern | None]:
+    """Input patterns with each tuple pattern spread into its fields (None, any
+    number of operands, for a tuple of any fields)."""
+    expanded: list[DFPattern | None] = []
+    for arg in args:
+        parts = None if arg is None else arg.operand_patterns()
+        expanded.extend([None] if parts is None else parts)
+    return expanded
 
 
 class AltPattern(DFPattern):
@@ -450,6 +486,32 @@ class UsesPattern(DFPattern):
             else f"has_uses({self.count})"
         )
         return f"{self.inner}.{check}"
+
+
+class SameShapePattern(DFPattern):
+    """`inner`, whose value has the shape of the value `other` matches."""
+
+    def __init__(self, inner: DFPattern, other: DFPattern):
+        self.inner, self.other = inner, other
+        self.root_names = inner.root_names
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not m.match_value(self.inner, value, skippable=False):
+            return m.fail_because(self, value, "inner pattern does not match")
+        m.check_when_complete(self, value, self._same_shape)
+        return True
+
+    def _same_shape(self, match: Match, value: SSAValue) -> str | None:
+        other = match.values.get(self.other)
+        if other is None:
+            return f"{self.other} is not part of the match"
+        shapes = [getattr(v.type, "get_shape", lambda: None)() for v in (value, other)]
+        if shapes[0] is None or shapes[0] != shapes[1] or -1 in shapes[0]:
+            return f"shape {shapes[0]} is not the (static) shape {shapes[1]} of {text_of(other)}"
+        return None
+
+    def __str__(self) -> str:
+        return f"{self.inner}.same_shape_as({self.other})"
 
 
 class DominatorPattern(DFPattern):

@@ -99,6 +99,21 @@ class DFPatternRewrite(RewritePattern):
             return
 
 
+class _Redirect(DFPatternRewrite):
+    def __init__(self, pattern: DFPattern, target: DFPattern):
+        self.pattern, self.target = pattern, target
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        return match[self.target]
+
+
+def redirect_to(pattern: DFPattern, target: DFPattern) -> DFPatternRewrite:
+    """The rewrite that replaces each match of `pattern` by the value its
+    sub-pattern `target` matched (TVM's callbacks returning `node_map[x][0]`),
+    e.g. `redirect_to(relu(inner), inner)` drops a relu of a relu."""
+    return _Redirect(pattern, target)
+
+
 def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) -> None:
     """Erase the match's ops and constants that no longer have uses, root first."""
     candidates = set(match.region) | set(match.constants)
