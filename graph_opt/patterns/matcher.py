@@ -31,14 +31,30 @@ class Match:
     path_walks: dict[DFPattern, Callable[[], list[Operation]]]
     constants: dict[Operation, None]
 
-    def __getitem__(self, pattern: DFPattern) -> SSAValue:
-        return self.values[pattern]
+    def __getitem__(self, pattern: DFPattern | str) -> SSAValue:
+        """The value a sub-pattern matched, given as the object or its label."""
+        return self.values[self._pattern(pattern)]
 
-    def __contains__(self, pattern: DFPattern) -> bool:
-        return pattern in self.values
+    def __contains__(self, pattern: DFPattern | str) -> bool:
+        try:
+            return self._pattern(pattern) in self.values
+        except KeyError:
+            return False
 
-    def op(self, pattern: DFPattern) -> Operation:
-        return self.ops[pattern]
+    def op(self, pattern: DFPattern | str) -> Operation:
+        return self.ops[self._pattern(pattern)]
+
+    def _pattern(self, key: DFPattern | str) -> DFPattern:
+        if not isinstance(key, str):
+            return key
+        found = {p for p in self.values if p.label == key}
+        if len(found) != 1:
+            labels = sorted({p.label for p in self.values if p.label})
+            how = (
+                "labels two sub-patterns" if found else "labels no matched sub-pattern"
+            )
+            raise KeyError(f"{key!r} {how}; labels: {', '.join(labels) or 'none'}")
+        return found.pop()
 
     @cached_property
     def paths(self) -> dict[DFPattern, list[Operation]]:
@@ -140,6 +156,10 @@ class Matcher:
         self._set(self.op_owners, op, pattern)
         self._set(self.covered, op, None)
         return True
+
+    def cover(self, op: Operation) -> None:
+        """Count `op` in the match's region without binding it to a pattern."""
+        self._set(self.covered, op, None)
 
     def bind_constant(self, op: Operation) -> None:
         self._set(self.constants, op, None)

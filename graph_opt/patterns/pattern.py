@@ -55,6 +55,13 @@ class DFPattern:
     """
 
     root_names: frozenset[str] | None = None
+    label: str | None = None
+    """A name to look the match up by (`match["conv"]`, TF's OpTypePattern(name=...))."""
+
+    def named(self, label: str) -> DFPattern:
+        """This pattern, labelled: its match is also `match[label]`."""
+        self.label = label
+        return self
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         raise NotImplementedError
@@ -195,9 +202,11 @@ class OpPattern(DFPattern):
                 )
 
     def __call__(self, *args: DFPattern | None) -> OpPattern:
-        return OpPattern(
+        call = OpPattern(
             sorted(self.names), args, self.commutative, self.ordered_inputs
         )
+        call.label = self.label
+        return call
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not isinstance(value, OpResult):
@@ -622,13 +631,28 @@ def wildcard() -> WildcardPattern:
 
 
 def is_op(
-    *names: str, commutative: bool = True, ordered_inputs: bool = True
+    *names: str,
+    commutative: bool = True,
+    ordered_inputs: bool = True,
+    associative: bool = False,
+    name: str | None = None,
 ) -> OpPattern:
-    """Ops named `names` ("nn.conv", or short "conv"); call it on input patterns."""
+    """Ops named `names` ("nn.conv", or short "conv"); call it on input patterns.
+
+    `associative`: a chain of the op in any grouping (see
+    graph_opt.patterns.associative); `name`: the label of the match (`m[name]`).
+    """
     if not names:
         raise ValueError("is_op needs at least one op name")
     full = [n if "." in n else f"nn.{n}" for n in names]
-    return OpPattern(full, None, commutative, ordered_inputs)
+    if associative:
+        from graph_opt.patterns.associative import AssociativePattern
+
+        pattern: OpPattern = AssociativePattern(full, None)
+    else:
+        pattern = OpPattern(full, None, commutative, ordered_inputs)
+    pattern.label = name
+    return pattern
 
 
 def is_constant(value: float | np.ndarray | None = None) -> ConstantPattern:
