@@ -1,5 +1,11 @@
 """A declarative dataflow pattern language for graph rewrites (after TVM's), on xDSL."""
 
+from graph_opt.patterns.context import (
+    GraphMatch,
+    PatternContext,
+    PatternSeq,
+    rewrite_bindings,
+)
 from graph_opt.patterns.matcher import Match, explain, match_all, match_op, match_value
 from graph_opt.patterns.op_kinds import OpKind
 from graph_opt.patterns.partition import partition
@@ -41,8 +47,11 @@ __all__ = [
     "DFPattern",
     "DFPatternRewrite",
     "FunctionPattern",
+    "GraphMatch",
     "Match",
     "OpKind",
+    "PatternContext",
+    "PatternSeq",
     "RewriteLimitError",
     "RewriteStats",
     "apply_rewrites",
@@ -71,5 +80,6 @@ __all__ = [
     "match_value",
     "partition",
     "redirect_to",
+    "rewrite_bindings",
     "wildcard",
 ]

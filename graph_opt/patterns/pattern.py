@@ -129,6 +129,29 @@ class DFPattern:
         """This pattern, when every use of the value is an op of the match."""
         return UsesPattern(self, None, only_in_match=True)
 
+    def used_by(self, consumer: Any, index: int = -1) -> Any:
+        """In a PatternContext: `consumer`'s op reads this value (at operand
+        `index` if given); `a ^ b` for short (Relax's DPL)."""
+        from graph_opt.patterns.context import _link
+
+        return _link(self, consumer, only=False, index=index)
+
+    def only_used_by(self, consumer: Any, index: int = -1) -> Any:
+        """In a PatternContext: `consumer`'s op reads this value and nothing else
+        does; `a >> b` for short."""
+        from graph_opt.patterns.context import _link
+
+        return _link(self, consumer, only=True, index=index)
+
+    __xor__ = used_by
+    __rshift__ = only_used_by
+
+    def fork_to(self, *consumers: Any) -> DFPattern:
+        """In a PatternContext: this value is read by each of `consumers`."""
+        from graph_opt.patterns.context import fork_to
+
+        return fork_to(self, *consumers)
+
     def same_shape_as(self, other: DFPattern) -> SameShapePattern:
         """This pattern, when its value has the shape of `other`'s (Relax's
         same_shape_as), checked once the whole match is found."""

@@ -3,6 +3,7 @@ lookup of a match by label (TF graph_matcher's OpTypePattern(name=...))."""
 
 import numpy as np
 import pytest
+from function_text import function_text
 
 from graph_opt.interpreter import run_function
 from graph_opt.patterns import DFPatternRewrite, apply_rewrites, is_op, is_var, wildcard
@@ -12,8 +13,7 @@ T = "tensor<4xf32>"
 
 
 def chain(body: str, args: str = "%a, %b, %c") -> str:
-    params = ", ".join(f"{a}: {T}" for a in args.split(", "))
-    return f"func.func @f({params}) -> {T} {{\n{body}\n  func.return %r : {T}\n}}"
+    return function_text(f"{body}\n  func.return %r : {T}", args, T)
 
 
 LEFT = chain(
