@@ -56,7 +56,10 @@ class QuantizePass(ModulePass):
     as TOSA needs, and as TFLite and onnxruntime quantize weights);
     activation ranges contain 0, asymmetric unless `symmetric-activations`. Tensors a fake_quant already produces or
     consumes (a TF quantization-aware-training graph) keep theirs. `include` /
-    `exclude` are regular expressions searched in layer names.
+    `exclude` are regular expressions searched in layer names. With
+    `patterns`, the layers are instead the convs, matmuls and gemms inside the
+    matches of those registered patterns (graph-opt's, `--load-patterns`,
+    entry points), and each match's result is the tensor quantized after them.
     """
 
     name = "quantize"

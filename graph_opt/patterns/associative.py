@@ -49,12 +49,15 @@ class AssociativePattern(OpPattern):
         if self.args is None:
             return m.bind_op(self, op)
         inner: list[Operation] = []
+        limit = len(self.leaves.fields or ())
         if op.name == DIVISION:
-            numerator, leaves = _division(op, inner)
-            if not m.match_value(self.args[0], numerator):
-                return m.fail_because(self, op, "the numerator does not match")
+            numerator, leaves = _division(op, inner, limit)
         else:
-            leaves = _chain(op, op.name, inner)
+            numerator, leaves = None, _chain(op, op.name, inner, limit)
+        if leaves is None:
+            return m.fail(self, op, "the chain has more than {} leaves", limit)
+        if numerator is not None and not m.match_value(self.args[0], numerator):
+            return m.fail_because(self, op, "the numerator does not match")
         if not self.leaves.match_values(m, op, tuple(leaves)):
             return m.fail_because(self, op, "the chain's leaves do not match")
         for covered in inner:
@@ -72,11 +75,16 @@ def _inner(value: SSAValue, name: str) -> Operation | None:
     return None
 
 
-def _chain(op: Operation, name: str, inner: list[Operation]) -> list[SSAValue]:
-    """The leaves of the chain of `name` ops rooted at `op`, left to right."""
+def _chain(
+    op: Operation, name: str, inner: list[Operation], limit: int
+) -> list[SSAValue] | None:
+    """The leaves of the chain of `name` ops rooted at `op`, left to right; None
+    past `limit` leaves (the walk stops there: a long chain costs no more)."""
     leaves: list[SSAValue] = []
     stack = list(reversed(op.operands))
     while stack:
+        if len(leaves) + len(stack) > limit:
+            return None  # every value still to visit is one leaf at least
         value = stack.pop()
         nested = _inner(value, name)
         if nested is None:
@@ -87,8 +95,11 @@ def _chain(op: Operation, name: str, inner: list[Operation]) -> list[SSAValue]:
     return leaves
 
 
-def _division(op: Operation, inner: list[Operation]) -> tuple[SSAValue, list[SSAValue]]:
-    """The numerator and the divisors of a chain of divisions (divisors may be products)."""
+def _division(
+    op: Operation, inner: list[Operation], limit: int
+) -> tuple[SSAValue, list[SSAValue] | None]:
+    """The numerator and the divisors of a chain of divisions (divisors may be
+    products); no divisors past `limit` of them."""
     divisors: list[SSAValue] = []
     while True:
         numerator, divisor = op.operands
@@ -97,7 +108,12 @@ def _division(op: Operation, inner: list[Operation]) -> tuple[SSAValue, list[SSA
             divisors.append(divisor)
         else:
             inner.append(product)
-            divisors.extend(_chain(product, "nn.mul", inner))
+            factors = _chain(product, "nn.mul", inner, limit - len(divisors))
+            if factors is None:
+                return numerator, None
+            divisors.extend(factors)
+        if len(divisors) > limit:
+            return numerator, None
         nested = _inner(numerator, DIVISION)
         if nested is None:
             return numerator, divisors

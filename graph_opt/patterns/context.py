@@ -190,6 +190,9 @@ class _Search:
         self.edges = context.edges
         self.values = list(block.args) + [r for op in block.ops for r in op.results]
         self.taken: set[SSAValue] = set()
+        """Values of earlier matches (match_all), which no node may take again."""
+        self.resume = 0
+        """Where the first node's candidates start: earlier ones failed, or were taken."""
         self.memo: dict = {}
         self.node_matches: dict[tuple[DFPattern, SSAValue], Match | None] = {}
         self.adjacent: dict[DFPattern, list[DFPattern]] = {n: [] for n in self.nodes}
@@ -231,10 +234,16 @@ class _Search:
         if len(assigned) == len(order):
             return dict(assigned), dict(bound)
         node = order[len(assigned)]
-        candidates = [start] if start is not None else self._candidates(node, assigned)
-        used = set(assigned.values()) | self.taken
-        for value in candidates:
-            if value in used:
+        first = not assigned and start is None
+        if start is not None:
+            candidates = [start]
+        elif first:  # (values before `resume` matched no more in an earlier search)
+            candidates = self.values[self.resume :]
+        else:
+            candidates = self._candidates(node, assigned)
+        used = set(assigned.values())
+        for position, value in enumerate(candidates):
+            if value in used or value in self.taken:
                 continue
             match = self._match(node, value)
             if match is None or any(
@@ -245,6 +254,8 @@ class _Search:
             if self._edges_hold(assigned):
                 found = self._assign(order, assigned, {**bound, **match.values}, None)
                 if found is not None:
+                    if first:
+                        self.resume += position
                     return found
             del assigned[node]
         return None
