@@ -26,6 +26,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
+from graph_opt.gc_pause import collector_paused
 from graph_opt.patterns.builder import building
 from graph_opt.patterns.matcher import Match, Matcher
 from graph_opt.patterns.pattern import DFPattern
@@ -97,9 +98,12 @@ class PatternContext:
     def match_all(self, block: Block) -> list[GraphMatch]:
         """Matches in `block` that share no value, in the order found."""
         search, found = _Search(self, block), []
-        while (match := search.first()) is not None:
-            found.append(match)
-            search.taken.update(match.values())
+        with (
+            collector_paused()
+        ):  # (the search's small dicts would set off full collections)
+            while (match := search.first()) is not None:
+                found.append(match)
+                search.taken.update(match.values())
         return found
 
 
@@ -235,14 +239,16 @@ class _Search:
             return dict(assigned), dict(bound)
         node = order[len(assigned)]
         first = not assigned and start is None
+        offset = 0
         if start is not None:
             candidates = [start]
         elif first:  # (values before `resume` matched no more in an earlier search)
-            candidates = self.values[self.resume :]
+            candidates, offset = self.values, self.resume
         else:
             candidates = self._candidates(node, assigned)
         used = set(assigned.values())
-        for position, value in enumerate(candidates):
+        for position in range(offset, len(candidates)):
+            value = candidates[position]
             if value in used or value in self.taken:
                 continue
             match = self._match(node, value)
@@ -255,7 +261,7 @@ class _Search:
                 found = self._assign(order, assigned, {**bound, **match.values}, None)
                 if found is not None:
                     if first:
-                        self.resume += position
+                        self.resume = position
                     return found
             del assigned[node]
         return None
