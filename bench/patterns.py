@@ -3,7 +3,11 @@
 Cases: `match` finds conv+batch_norm+relu blocks (match_all); `dominates`
 finds every add of a ladder dominated by a conv (match_all: each of the n
 matches covers the adds above it); `rewrites` collapses relu chains with
-apply_rewrites (half as many rewrites as ops, past any fixed cap of 10,000).
+apply_rewrites (half as many rewrites as ops, past any fixed cap of 10,000);
+`associative` looks for a three-leaf add chain at every add of a long chain
+(each root's walk stops past three leaves); `graph` finds every
+conv >> batch_norm >> relu of the blocks as a Relax graph pattern
+(PatternContext.match_all).
 Prints a table of seconds (median of several runs), ops/second and what was
 found, and per case how the time per op grows from the smallest graph to the
 largest (1.0 = linear). Run: python bench/patterns.py [--runs N]
@@ -26,6 +30,7 @@ from graph_opt.dialects.nn.elementwise import AddOp, ReluOp, TanhOp
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.patterns import (
     DFPattern,
+    PatternContext,
     apply_rewrites,
     dominates,
     is_op,
@@ -101,6 +106,30 @@ def dominated_adds() -> DFPattern:
     return dominates(is_op("nn.conv")(wildcard(), wildcard()), add, add)
 
 
+def add_chain(op_count: int) -> ModuleOp:
+    """x + c + c + ...: one chain of single-use adds."""
+    data = TensorType(f32, [1, CHANNELS, 4, 4])
+    function = func.FuncOp("main", ([data], [data]))
+    ones = ConstantOp.from_array(np.ones((1, CHANNELS, 4, 4), np.float32))
+    value, ops = function.body.block.args[0], [ones]
+    while len(ops) < op_count:
+        ops.append(AddOp.create_inferred([value, ones]))
+        value = ops[-1].results[0]
+    function.body.block.add_ops([*ops, func.ReturnOp(value)])
+    return ModuleOp([function])
+
+
+def three_leaf_sums() -> DFPattern:
+    return is_op("add", associative=True)(wildcard(), wildcard(), wildcard())
+
+
+def count_graph_matches(module: ModuleOp) -> int:
+    with PatternContext() as context:
+        is_op("conv") >> is_op("batch_norm") >> is_op("relu")
+    block = module.body.block.ops.first.body.block  # type: ignore[union-attr]
+    return len(context.match_all(block))
+
+
 def count_rewrites(module: ModuleOp) -> int:
     return apply_rewrites(module, [RemoveDoubleRelu()]).total
 
@@ -109,6 +138,8 @@ CASES: dict[str, tuple[Callable[[int], ModuleOp], Callable[[ModuleOp], int]]] = 
     "match": (synthetic_graph, count_matches(conv_bn_relu)),
     "dominates": (add_ladder, count_matches(dominated_adds)),
     "rewrites": (relu_runs, count_rewrites),
+    "associative": (add_chain, count_matches(three_leaf_sums)),
+    "graph": (synthetic_graph, count_graph_matches),
 }
 
 
@@ -133,7 +164,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    print(f"{'case':<10} {'ops':>8} {'found':>8} {'seconds':>9} {'ops/s':>10}")
+    print(f"{'case':<12} {'ops':>8} {'found':>8} {'seconds':>9} {'ops/s':>10}")
     growth = {}
     for name, (build, run) in CASES.items():
         per_op = []
@@ -141,7 +172,7 @@ def main() -> None:
             op_count, seconds, found = time_case(build, run, size, args.runs)
             per_op.append(seconds / op_count)
             print(
-                f"{name:<10} {op_count:>8} {found:>8} {seconds:>9.3f} {op_count / seconds:>10.0f}"
+                f"{name:<12} {op_count:>8} {found:>8} {seconds:>9.3f} {op_count / seconds:>10.0f}"
             )
         growth[name] = per_op[-1] / per_op[0]
     for name, factor in growth.items():

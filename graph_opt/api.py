@@ -6,7 +6,8 @@
     api.run(module, "fold-bn,cse,dce")               # a pipeline string, or pass objects
     api.save(module, "out.onnx")                     # .onnx exports, anything else prints MLIR
 
-Out-of-tree passes and dialects: `api.register_pass(MyPass)`, `api.register_dialect(MyDialect)`.
+Out-of-tree passes, dialects and patterns: `api.register_pass(MyPass)`,
+`api.register_dialect(MyDialect)`, `api.register_pattern("name", pattern)`.
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ def register_pass(pass_class: type[ModulePass]) -> None:
 def register_dialect(dialect: Dialect) -> None:
     """Make an out-of-tree dialect available to the parser."""
     _extra_dialects[dialect.name] = lambda: dialect
+
+
+def register_pattern(name: str, pattern) -> None:
+    """Make a dataflow pattern (or a function building one) available by `name` to
+    partition-pattern, quantize{patterns=...} and --explain-pattern."""
+    from graph_opt.patterns.registry import register_pattern as register
+
+    register(name, pattern)
 
 
 def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:

@@ -1,10 +1,11 @@
 """partition-pattern: outline every match of a registered pattern into a private function."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
@@ -15,20 +16,48 @@ class PartitionPatternPass(ModulePass):
     """Outline each match of a named pattern into a private func.func, called in its place.
 
     Partitions carry `composite = "<pattern>"` and TVM's `PartitionedFromPattern`;
-    they never overlap, keep matches whose inner values are used elsewhere in
-    place, and are not searched again (running the pass twice changes nothing).
+    they never overlap and are not searched again (running the pass twice
+    changes nothing). A match whose inner values are used elsewhere stays in
+    place (`escaping=skip`), or is outlined with those inner ops kept for
+    their other users, computed twice (`escaping=duplicate`, TVM's way).
+    Patterns come from graph-opt's table, `--load-patterns` and the
+    `graph_opt.patterns` entry points.
     """
 
     name = "partition-pattern"
 
-    pattern: str
-    """A name from graph_opt.patterns.registry.PATTERNS."""
+    pattern: str = field(
+        metadata={
+            "help": "a registered pattern name (graph-opt --list-passes lists them)"
+        }
+    )
+    embed_constants: bool = field(
+        default=False,
+        metadata={
+            "help": "copy constants into the outlined function (TVM) instead of passing them"
+        },
+    )
+    escaping: str = field(
+        default="skip",
+        metadata={
+            "help": "a match with inner values used outside: skip it, or duplicate those ops"
+        },
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from graph_opt.patterns.partition import partition
         from graph_opt.patterns.registry import get_pattern
 
-        outlined = partition(op, get_pattern(self.pattern), {"composite": self.pattern})
+        try:
+            outlined = partition(
+                op,
+                get_pattern(self.pattern),
+                {"composite": self.pattern},
+                embed_constants=self.embed_constants,
+                escaping=self.escaping,
+            )
+        except ValueError as error:
+            raise PassFailedException(f"partition-pattern: {error}") from error
         record("partitions outlined", len(outlined))
         if not outlined:
             warn(f"partition-pattern: pattern '{self.pattern}' matched nothing")

@@ -30,6 +30,7 @@ from graph_opt.passes.quantize_patterns import (
     LayerMatch,
     activation_range,
     is_quantized,
+    layers_of_pattern_match,
     match_layer,
     weight_range,
 )
@@ -58,7 +59,11 @@ class QuantizePass(ModulePass):
     consumes (a TF quantization-aware-training graph) keep theirs. A layer's
     constant bias is rounded to the int32 grid convert-to-int adds it on (input
     scale x weight scale), so the fake-quantized graph computes what the integer
-    one will. `include` / `exclude` are regular expressions searched in layer names.
+    one will. `include` / `exclude` are regular expressions searched in layer
+    names. With `patterns`, the layers are instead the convs, matmuls and gemms
+    inside the matches of those registered patterns (graph-opt's,
+    `--load-patterns`, entry points), and each match's result is the tensor
+    quantized after them.
     """
 
     name = "quantize"
@@ -87,6 +92,13 @@ class QuantizePass(ModulePass):
     exclude: str = field(
         default="", metadata={"help": "skip layers whose name matches"}
     )
+    patterns: str = field(
+        default="",
+        metadata={
+            "help": "registered patterns (comma-separated names) whose matches are the "
+            "layers to quantize, instead of the built-in rules"
+        },
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for bits in (self.weight_bits, self.activation_bits):
@@ -95,12 +107,19 @@ class QuantizePass(ModulePass):
                     f"bits must be in [{MIN_BITS}, {MAX_BITS}], got {bits}"
                 )
         include, exclude = _regex(self.include), _regex(self.exclude)
-        matches = [
-            match
-            for layer in list(op.walk())
-            if _selected(layer, include, exclude)
-            and (match := match_layer(layer)) is not None
-        ]
+        if self.patterns:
+            matches = [
+                m
+                for m in _pattern_layers(op, self.patterns)
+                if _selected(m.layer, include, exclude)
+            ]
+        else:
+            matches = [
+                match
+                for layer in list(op.walk())
+                if _selected(layer, include, exclude)
+                and (match := match_layer(layer)) is not None
+            ]
         outputs = [v for m in matches for v in m.activations]
         inputs = _calibrated_inputs(_unquantized_inputs(matches, set(outputs)))
         activations = _unique([*inputs, *outputs])
@@ -132,6 +151,44 @@ class QuantizePass(ModulePass):
             quant.output.name_hint = f"{weight.name_hint}_quant"
         Rewriter.insert_op(quant, InsertPoint.before(match.layer))
         match.layer.operands[match.weight_index] = quant.output
+
+
+def _pattern_layers(module: ModuleOp, names: str) -> list[LayerMatch]:
+    """The layers of the matches of registered patterns, each op in one match
+    at most (the first pattern named claims it), as partition-pattern takes them."""
+    from graph_opt.patterns.partition import disjoint_matches
+    from graph_opt.patterns.registry import get_pattern
+
+    try:
+        patterns = [get_pattern(n.strip()) for n in names.split(",") if n.strip()]
+    except ValueError as error:
+        raise PassFailedException(f"quantize: {error}") from error
+    layers, claimed, empty = [], set(), 0
+    for block in _blocks(module):
+        positions = {op: i for i, op in enumerate(block.ops)}
+        for pattern in patterns:
+            for match in disjoint_matches(block, pattern):
+                if claimed.intersection(match.region):
+                    continue
+                claimed.update(match.region)
+                found = layers_of_pattern_match(match, positions)
+                empty += not found
+                layers += found
+    record("pattern matches without a layer", empty)
+    if empty:
+        warn(
+            f"quantize: {empty} pattern match(es) hold no conv, matmul or gemm with a "
+            "constant weight; they get no fake quantization"
+        )
+    return layers
+
+
+def _blocks(module: ModuleOp):
+    """The blocks of the module's functions (and of the ops inside them)."""
+    for op in module.walk():
+        for region in op.regions:
+            if op is not module:
+                yield from region.blocks
 
 
 def _regex(pattern: str) -> re.Pattern | None:

@@ -23,6 +23,7 @@ from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.patterns.matcher import Match
 
 ACTIVATIONS = (ReluOp, ClipOp, IdentityOp)
 
@@ -79,8 +80,9 @@ def _is_activated(op: Operation) -> bool:
     return isinstance(op, FusedConvOp | FusedMatMulOp) and op.activation_name != "none"
 
 
-def match_layer(op: Operation) -> LayerMatch | None:
-    """The largest quantization pattern rooted at a layer, or None."""
+def layer_of(op: Operation) -> LayerMatch | None:
+    """`op` as a layer (a conv, matmul or gemm with a constant weight), with no
+    activation yet; None if it is not one."""
     spec = weight_operand(op)
     if spec is None:
         return None
@@ -91,7 +93,14 @@ def match_layer(op: Operation) -> LayerMatch | None:
         return None  # weights come from the graph: not a layer with parameters
     if axis < 0:
         axis += len(weight.type.get_shape())  # type: ignore[attr-defined]
-    match = LayerMatch(op, None if weight_is_quantized else index, axis)
+    return LayerMatch(op, None if weight_is_quantized else index, axis)
+
+
+def match_layer(op: Operation) -> LayerMatch | None:
+    """The largest quantization pattern rooted at a layer, or None."""
+    match = layer_of(op)
+    if match is None:
+        return None
     out = op.results[0]
     user = _sole_user(out)
     if not _is_activated(op):
@@ -110,6 +119,18 @@ def match_layer(op: Operation) -> LayerMatch | None:
     if _is_add_of(user, out, constant=False):
         match.activations.append(user.output)  # post-activation bypass
     return match
+
+
+def layers_of_pattern_match(
+    match: Match, positions: dict[Operation, int]
+) -> list[LayerMatch]:
+    """The layers inside a user pattern's match (`quantize{patterns=...}`), in
+    program order (`positions`); the last gets the match's root as its activation."""
+    layers = [m for op in match.region if (m := layer_of(op)) is not None]
+    if layers:
+        layers.sort(key=lambda m: positions[m.layer])
+        layers[-1].activations.append(match.root)
+    return layers
 
 
 def weight_range(

@@ -1,5 +1,11 @@
 """A declarative dataflow pattern language for graph rewrites (after TVM's), on xDSL."""
 
+from graph_opt.patterns.context import (
+    GraphMatch,
+    PatternContext,
+    PatternSeq,
+    rewrite_bindings,
+)
 from graph_opt.patterns.matcher import Match, explain, match_all, match_op, match_value
 from graph_opt.patterns.op_kinds import OpKind
 from graph_opt.patterns.partition import partition
@@ -27,13 +33,25 @@ from graph_opt.patterns.rewrite import (
     RewriteLimitError,
     RewriteStats,
     apply_rewrites,
+    redirect_to,
+)
+from graph_opt.patterns.structure import (
+    FunctionPattern,
+    is_call,
+    is_if,
+    is_tuple,
+    is_while,
 )
 
 __all__ = [
     "DFPattern",
     "DFPatternRewrite",
+    "FunctionPattern",
+    "GraphMatch",
     "Match",
     "OpKind",
+    "PatternContext",
+    "PatternSeq",
     "RewriteLimitError",
     "RewriteStats",
     "apply_rewrites",
@@ -44,18 +62,24 @@ __all__ = [
     "has_shape",
     "has_type",
     "is_broadcast",
+    "is_call",
     "is_constant",
     "is_elementwise",
     "is_expr",
+    "is_if",
     "is_injective",
     "is_op",
     "is_op_kind",
     "is_reduction",
+    "is_tuple",
     "is_tuple_get_item",
     "is_var",
+    "is_while",
     "match_all",
     "match_op",
     "match_value",
     "partition",
+    "redirect_to",
+    "rewrite_bindings",
     "wildcard",
 ]

@@ -6,9 +6,8 @@ import numpy as np
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
-from graph_opt.dialects.nn.base import f32_attr
-from graph_opt.dialects.nn.constant import ConstantOp, constant_value
-from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.patterns.builder import nn
 from graph_opt.patterns.matcher import Match
 from graph_opt.patterns.pattern import DFPattern, is_constant, is_op, wildcard
 from graph_opt.patterns.rewrite import DFPatternRewrite
@@ -71,17 +70,29 @@ class FoldDecomposedBatchNorm(DFPatternRewrite):
         *params, eps = arrays
         if any(p.shape != (shape[1], 1, 1) for p in params):  # type: ignore[union-attr]
             return None  # parameters are not per-channel [C, 1, 1]
-        vectors = [
-            rewriter.insert(ConstantOp.from_array(p.reshape(-1))).results[0]  # type: ignore[union-attr]
-            for p in params
-        ]
         epsilon = float(np.asarray(eps).reshape(-1)[0])
-        norm = BatchNormOp.create_inferred(
-            [match[self.x], *vectors], {"epsilon": f32_attr(epsilon)}
-        )
-        return rewriter.insert(norm).results[0]
+        vectors = [nn.constant(p.reshape(-1)) for p in params]  # type: ignore[union-attr]
+        return nn.batch_norm(match[self.x], *vectors, epsilon=epsilon)
 
 
 def _single_element(value: SSAValue) -> bool:
     shape = getattr(value.type, "get_shape", lambda: None)()
     return shape is not None and int(np.prod(shape)) == 1
+
+
+class MatMulBiasToGemm(DFPatternRewrite):
+    """`matmul(a, b) + c` of 2-D a, b and a constant c -> one nn.gemm(a, b, c)."""
+
+    def __init__(self):
+        self.a, self.b = (
+            wildcard().has_shape([None, None]),
+            wildcard().has_shape([None, None]),
+        )
+        self.bias = is_constant()
+        self.matmul = is_op("nn.matmul")(self.a, self.b)
+        self.pattern = self.matmul + self.bias
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        if match[self.matmul].type != match.root.type:
+            return None  # the bias broadcasts the product larger: gemm's c cannot
+        return nn.gemm(match[self.a], match[self.b], match[self.bias])

@@ -22,7 +22,8 @@ class Match:
     them before changing the graph.
     """
 
-    root: SSAValue
+    root: SSAValue | None
+    """The value matched (None for a match of an op, e.g. a function)."""
     values: dict[DFPattern, SSAValue]
     ops: dict[DFPattern, Operation]
     covered: dict[Operation, None]
@@ -30,14 +31,30 @@ class Match:
     path_walks: dict[DFPattern, Callable[[], list[Operation]]]
     constants: dict[Operation, None]
 
-    def __getitem__(self, pattern: DFPattern) -> SSAValue:
-        return self.values[pattern]
+    def __getitem__(self, pattern: DFPattern | str) -> SSAValue:
+        """The value a sub-pattern matched, given as the object or its label."""
+        return self.values[self._pattern(pattern)]
 
-    def __contains__(self, pattern: DFPattern) -> bool:
-        return pattern in self.values
+    def __contains__(self, pattern: DFPattern | str) -> bool:
+        try:
+            return self._pattern(pattern) in self.values
+        except KeyError:
+            return False
 
-    def op(self, pattern: DFPattern) -> Operation:
-        return self.ops[pattern]
+    def op(self, pattern: DFPattern | str) -> Operation:
+        return self.ops[self._pattern(pattern)]
+
+    def _pattern(self, key: DFPattern | str) -> DFPattern:
+        if not isinstance(key, str):
+            return key
+        found = {p for p in self.values if p.label == key}
+        if len(found) != 1:
+            labels = sorted({p.label for p in self.values if p.label})
+            how = (
+                "labels two sub-patterns" if found else "labels no matched sub-pattern"
+            )
+            raise KeyError(f"{key!r} {how}; labels: {', '.join(labels) or 'none'}")
+        return found.pop()
 
     @cached_property
     def paths(self) -> dict[DFPattern, list[Operation]]:
@@ -81,7 +98,10 @@ class Matcher:
     )
     covered: dict[Operation, None] = field(default_factory=dict)
     constants: dict[Operation, None] = field(default_factory=dict)
-    inside_checks: list[tuple[DFPattern, SSAValue]] = field(default_factory=list)
+    final_checks: list[tuple[DFPattern, SSAValue, FinalCheck]] = field(
+        default_factory=list
+    )
+    """Conditions on the whole match (uses inside it, shapes of other values)."""
     trail: list[tuple[Any, Any]] = field(default_factory=list)
 
     def match_value(
@@ -137,6 +157,10 @@ class Matcher:
         self._set(self.covered, op, None)
         return True
 
+    def cover(self, op: Operation) -> None:
+        """Count `op` in the match's region without binding it to a pattern."""
+        self._set(self.covered, op, None)
+
     def bind_constant(self, op: Operation) -> None:
         self._set(self.constants, op, None)
 
@@ -147,8 +171,25 @@ class Matcher:
         self._set(self.path_walks, pattern, walk)
 
     def require_uses_inside(self, pattern: DFPattern, value: SSAValue) -> None:
-        self.inside_checks.append((pattern, value))
-        self.trail.append((self.inside_checks, None))
+        self.check_when_complete(pattern, value, _uses_inside)
+
+    def check_when_complete(
+        self, pattern: DFPattern, value: SSAValue, check: FinalCheck
+    ) -> None:
+        """Check `check(match, value)` (a reason it fails, or None) on the finished match."""
+        self.final_checks.append((pattern, value, check))
+        self.trail.append((self.final_checks, None))
+
+    def match_elsewhere(self, pattern: DFPattern, op: Operation) -> bool:
+        """Match `pattern` on an op outside this match's graph (a called function):
+        its values are readable from the match, its ops are not part of it."""
+        scratch = Matcher(self.skip_identity, self.memo)
+        if not pattern.match_op(scratch, op) or scratch.finish(pattern, None) is None:
+            self.failure = scratch.failure
+            return False
+        for sub_pattern, value in scratch.values.items():
+            self._set(self.values, sub_pattern, value)
+        return True
 
     def fail(self, pattern: DFPattern, subject, reason: str, *args: Any) -> bool:
         self.failure = Failure(pattern, subject, reason, args)
@@ -187,22 +228,30 @@ class Matcher:
             table[key] = value
             self.trail.append((table, key))
 
-    def finish(self, root_pattern: DFPattern, root: SSAValue) -> Match | None:
+    def finish(self, root_pattern: DFPattern, root: SSAValue | None) -> Match | None:
         match = Match(
             root, self.values, self.ops, self.covered, self.path_walks, self.constants
         )
-        for pattern, value in self.inside_checks:
-            for use in value.uses:
-                if use.operation not in match.region:
-                    self.fail(
-                        pattern,
-                        value,
-                        "is also used by {} outside the match",
-                        use.operation.name,
-                    )
-                    self.fail_because(root_pattern, root, "a use constraint fails")
-                    return None
+        for pattern, value, check in self.final_checks:
+            reason = check(match, value)
+            if reason is not None:
+                self.fail(pattern, value, "{}", reason)
+                subject = value if root is None else root
+                self.fail_because(
+                    root_pattern, subject, "a condition on the match fails"
+                )
+                return None
         return match
+
+
+FinalCheck = Callable[[Match, SSAValue], "str | None"]
+
+
+def _uses_inside(match: Match, value: SSAValue) -> str | None:
+    for use in value.uses:
+        if use.operation not in match.region:
+            return f"is also used by {use.operation.name} outside the match"
+    return None
 
 
 def match_value(
@@ -231,6 +280,14 @@ def _attempt(
         return None, matcher.failure
     found = matcher.finish(pattern, value)
     return found, matcher.failure
+
+
+def match_operation(pattern: DFPattern, op: Operation) -> Match | None:
+    """The match of a pattern of an op itself (a FunctionPattern on a func.func)."""
+    matcher = Matcher()
+    if not pattern.match_op(matcher, op):
+        return None
+    return matcher.finish(pattern, None)
 
 
 def match_op(

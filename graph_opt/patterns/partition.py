@@ -9,12 +9,16 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import ConstantLike
 
 from graph_opt.patterns.matcher import Match, match_op
 from graph_opt.patterns.pattern import DFPattern
 
 PARTITIONED_FROM = "PartitionedFromPattern"
 """The attribute marking an outlined function (TVM's name), with its op names."""
+
+SKIP, DUPLICATE = "skip", "duplicate"
+"""What partition does with a match whose interior values are used outside it."""
 
 
 def partition(
@@ -24,21 +28,33 @@ def partition(
     check: Callable[[Match], bool] | None = None,
     *,
     skip_identity: bool = False,
+    embed_constants: bool = False,
+    escaping: str = SKIP,
 ) -> list[func.FuncOp]:
     """Outline each match into a private `func.func`, called where the match was.
 
     The functions carry `attrs` (strings become StringAttr) and are named
-    after `attrs["composite"]` and numbered in program order. Matches are taken from the last op up and
-    never overlap; a match whose interior values have outside users is
-    skipped, so only the root leaves a partition and, every partition op
-    feeding the root, outlining cannot create a cycle. Constants become
-    arguments of the outlined function.
+    after `attrs["composite"]` and numbered in program order. Matches are
+    taken from the last op up and never overlap. Constants become arguments
+    of the outlined function, or, with `embed_constants` (as TVM does), are
+    copied into it (the caller's copy goes once nothing else reads it).
+
+    A match whose interior values have users outside it is, with `escaping`:
+    SKIP (the default) left in place, so that no op is computed twice; or,
+    with DUPLICATE (TVM's behaviour), outlined all the same while the
+    interior ops those users need stay in the caller too, computed twice.
+    Either way only the root leaves a partition and, every partition op
+    feeding the root, outlining cannot create a cycle.
 
     Each outlined function also carries TVM's `PartitionedFromPattern` (the
     names of its ops, each followed by "_", e.g. "nn.conv_nn.add_"), and
     functions carrying it are never searched: partitioning again, with the
     same pattern or another, leaves earlier partitions whole.
     """
+    if escaping not in (SKIP, DUPLICATE):
+        raise ValueError(
+            f"escaping must be '{SKIP}' or '{DUPLICATE}', not '{escaping}'"
+        )
     attributes = {
         k: StringAttr(v) if isinstance(v, str) else v for k, v in (attrs or {}).items()
     }
@@ -58,18 +74,30 @@ def partition(
     ]
     for function in functions:
         for block in function.body.blocks:
-            for match in _disjoint_matches(block, pattern, check, skip_identity):
+            positions = {op: i for i, op in enumerate(block.ops)}
+            matches = disjoint_matches(
+                block, pattern, check, skip_identity, escaping == DUPLICATE
+            )
+            for match in matches:
                 name = _fresh_name(prefix, names, counter)
-                outlined.append(_outline(module, block, match, name, attributes))
+                outlined.append(
+                    _outline(
+                        module, match, positions, name, attributes, embed_constants
+                    )
+                )
     return outlined
 
 
-def _disjoint_matches(
+def disjoint_matches(
     block: Block,
     pattern: DFPattern,
-    check: Callable[[Match], bool] | None,
-    skip_identity: bool,
-) -> list[tuple[Match, dict[Operation, int]]]:
+    check: Callable[[Match], bool] | None = None,
+    skip_identity: bool = False,
+    allow_escaping: bool = False,
+) -> list[Match]:
+    """The matches in `block` that partition would outline, in program order:
+    taken from the last op up, never overlapping, none with an interior value
+    used outside it unless `allow_escaping`."""
     positions = {op: i for i, op in enumerate(block.ops)}
     claimed: set[Operation] = set()
     memo: dict[DFPattern, dict] = {}  # the block does not change until all are found
@@ -82,28 +110,33 @@ def _disjoint_matches(
             match is None
             or match.root.owner not in match.region
             or any(o in claimed or o not in positions for o in match.region)
-            or match.escaping_values()
+            or (not allow_escaping and match.escaping_values())
             or (check is not None and not check(match))
         ):
             continue
         claimed.update(match.region)
-        found.append((match, positions))
+        found.append(match)
     return found[::-1]
 
 
 def _outline(
     module: ModuleOp,
-    block: Block,
-    found: tuple[Match, dict[Operation, int]],
+    match: Match,
+    positions: dict[Operation, int],
     name: str,
     attributes: dict[str, Attribute],
+    embed_constants: bool,
 ) -> func.FuncOp:
-    match, positions = found
     ops = sorted(match.region, key=positions.__getitem__)
     inputs: dict[SSAValue, None] = {}
+    embedded: dict[Operation, None] = {}
     for op in ops:
         for operand in op.operands:
-            if not (isinstance(operand, OpResult) and operand.op in match.region):
+            if isinstance(operand, OpResult) and operand.op in match.region:
+                continue
+            if embed_constants and _is_constant(operand):
+                embedded.setdefault(operand.op, None)  # type: ignore[union-attr]
+            else:
                 inputs.setdefault(operand, None)
     root = match.root
     function = func.FuncOp(
@@ -115,7 +148,7 @@ def _outline(
     )
     body = function.body.block
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args))
-    for op in ops:
+    for op in [*embedded, *ops]:
         clone = op.clone(value_mapper=mapping)
         mapping.update(zip(op.results, clone.results))
         body.add_op(clone)
@@ -127,9 +160,14 @@ def _outline(
     Rewriter.insert_op(call, InsertPoint.before(root.op))
     call.res[0].name_hint = root.name_hint
     root.replace_all_uses_with(call.res[0])
-    for op in reversed(ops):
-        Rewriter.erase_op(op)
+    for op in [*reversed(ops), *embedded]:
+        if not any(result.uses for result in op.results):
+            Rewriter.erase_op(op)  # (ops still used outside stay: DUPLICATE)
     return function
+
+
+def _is_constant(value: SSAValue) -> bool:
+    return isinstance(value, OpResult) and value.op.has_trait(ConstantLike)
 
 
 def _symbol_names(module: ModuleOp) -> set[str]:

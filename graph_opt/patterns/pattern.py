@@ -55,6 +55,13 @@ class DFPattern:
     """
 
     root_names: frozenset[str] | None = None
+    label: str | None = None
+    """A name to look the match up by (`match["conv"]`, TF's OpTypePattern(name=...))."""
+
+    def named(self, label: str) -> DFPattern:
+        """This pattern, labelled: its match is also `match[label]`."""
+        self.label = label
+        return self
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         raise NotImplementedError
@@ -62,6 +69,11 @@ class DFPattern:
     def match_op(self, m: Matcher, op: Operation) -> bool:
         """Match an op itself (for `.result(i)`); only op patterns can."""
         return m.fail(self, op, "only is_op(...) patterns can match an op")
+
+    def operand_patterns(self) -> tuple[DFPattern, ...] | None:
+        """The operands this pattern stands for as an argument of `is_op`: itself
+        (a tuple pattern: its fields, None for any number)."""
+        return (self,)
 
     def __or__(self, other: DFPattern) -> AltPattern:
         return AltPattern(self, other)
@@ -117,10 +129,45 @@ class DFPattern:
         """This pattern, when every use of the value is an op of the match."""
         return UsesPattern(self, None, only_in_match=True)
 
+    def used_by(self, consumer: Any, index: int = -1) -> Any:
+        """In a PatternContext: `consumer`'s op reads this value (at operand
+        `index` if given); `a ^ b` for short (Relax's DPL)."""
+        from graph_opt.patterns.context import _link
+
+        return _link(self, consumer, only=False, index=index)
+
+    def only_used_by(self, consumer: Any, index: int = -1) -> Any:
+        """In a PatternContext: `consumer`'s op reads this value and nothing else
+        does; `a >> b` for short."""
+        from graph_opt.patterns.context import _link
+
+        return _link(self, consumer, only=True, index=index)
+
+    __xor__ = used_by
+    __rshift__ = only_used_by
+
+    def fork_to(self, *consumers: Any) -> DFPattern:
+        """In a PatternContext: this value is read by each of `consumers`."""
+        from graph_opt.patterns.context import fork_to
+
+        return fork_to(self, *consumers)
+
+    def same_shape_as(self, other: DFPattern) -> SameShapePattern:
+        """This pattern, when its value has the shape of `other`'s (Relax's
+        same_shape_as), checked once the whole match is found."""
+        return SameShapePattern(self, other)
+
     def match(self, value: SSAValue, *, skip_identity: bool = False) -> Match | None:
         from graph_opt.patterns.matcher import match_value
 
         return match_value(self, value, skip_identity=skip_identity)
+
+    def match_function(self, function: Operation) -> Match | None:
+        """The match of a function pattern (FunctionPattern, maybe with has_attr)
+        on a func.func, or None."""
+        from graph_opt.patterns.matcher import match_operation
+
+        return match_operation(self, function)
 
     def match_all(self, root: Operation, *, skip_identity: bool = False) -> list[Match]:
         from graph_opt.patterns.matcher import match_all
@@ -129,6 +176,12 @@ class DFPattern:
 
 
 class WildcardPattern(DFPattern):
+    def __call__(self, *args: DFPattern | None) -> DFPattern:
+        """A call of any function with arguments `args` (TVM's wildcard callee)."""
+        from graph_opt.patterns.structure import CallPattern
+
+        return CallPattern(None, args)
+
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         return True
 
@@ -159,6 +212,9 @@ class OpPattern(DFPattern):
         self.args: tuple[DFPattern, ...] | None = None
         self.variadic = args is None
         if args is not None:
+            if any(getattr(a, "unordered", False) for a in args):
+                self.ordered_inputs = ordered_inputs = False
+            args = _expand_tuples(args)
             if any(a is None for a in args[:-1]):
                 raise ValueError("only the last input pattern may be None")
             self.variadic = bool(args) and args[-1] is None
@@ -169,9 +225,11 @@ class OpPattern(DFPattern):
                 )
 
     def __call__(self, *args: DFPattern | None) -> OpPattern:
-        return OpPattern(
+        call = OpPattern(
             sorted(self.names), args, self.commutative, self.ordered_inputs
         )
+        call.label = self.label
+        return call
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not isinstance(value, OpResult):
@@ -227,6 +285,16 @@ class OpPattern(DFPattern):
             return head
         args = [str(a) for a in self.args] + (["..."] if self.variadic else [])
         return f"{head}({', '.join(args)})"
+
+
+def _expand_tuples(args: Sequence[DFPattern | None]) -> list[DFPattern | None]:
+    """Input patterns with each tuple pattern spread into its fields (None, any
+    number of operands, for a tuple of any fields)."""
+    expanded: list[DFPattern | None] = []
+    for arg in args:
+        parts = None if arg is None else arg.operand_patterns()
+        expanded.extend([None] if parts is None else parts)
+    return expanded
 
 
 class AltPattern(DFPattern):
@@ -452,6 +520,32 @@ class UsesPattern(DFPattern):
         return f"{self.inner}.{check}"
 
 
+class SameShapePattern(DFPattern):
+    """`inner`, whose value has the shape of the value `other` matches."""
+
+    def __init__(self, inner: DFPattern, other: DFPattern):
+        self.inner, self.other = inner, other
+        self.root_names = inner.root_names
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not m.match_value(self.inner, value, skippable=False):
+            return m.fail_because(self, value, "inner pattern does not match")
+        m.check_when_complete(self, value, self._same_shape)
+        return True
+
+    def _same_shape(self, match: Match, value: SSAValue) -> str | None:
+        other = match.values.get(self.other)
+        if other is None:
+            return f"{self.other} is not part of the match"
+        shapes = [getattr(v.type, "get_shape", lambda: None)() for v in (value, other)]
+        if shapes[0] is None or shapes[0] != shapes[1] or -1 in shapes[0]:
+            return f"shape {shapes[0]} is not the (static) shape {shapes[1]} of {text_of(other)}"
+        return None
+
+    def __str__(self) -> str:
+        return f"{self.inner}.same_shape_as({self.other})"
+
+
 class DominatorPattern(DFPattern):
     """`child`, where every path up from it reaches `parent` through ops matching `path`.
 
@@ -560,13 +654,28 @@ def wildcard() -> WildcardPattern:
 
 
 def is_op(
-    *names: str, commutative: bool = True, ordered_inputs: bool = True
+    *names: str,
+    commutative: bool = True,
+    ordered_inputs: bool = True,
+    associative: bool = False,
+    name: str | None = None,
 ) -> OpPattern:
-    """Ops named `names` ("nn.conv", or short "conv"); call it on input patterns."""
+    """Ops named `names` ("nn.conv", or short "conv"); call it on input patterns.
+
+    `associative`: a chain of the op in any grouping (see
+    graph_opt.patterns.associative); `name`: the label of the match (`m[name]`).
+    """
     if not names:
         raise ValueError("is_op needs at least one op name")
     full = [n if "." in n else f"nn.{n}" for n in names]
-    return OpPattern(full, None, commutative, ordered_inputs)
+    if associative:
+        from graph_opt.patterns.associative import AssociativePattern
+
+        pattern: OpPattern = AssociativePattern(full, None)
+    else:
+        pattern = OpPattern(full, None, commutative, ordered_inputs)
+    pattern.label = name
+    return pattern
 
 
 def is_constant(value: float | np.ndarray | None = None) -> ConstantPattern:

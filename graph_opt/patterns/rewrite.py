@@ -16,6 +16,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from graph_opt.patterns.builder import building
 from graph_opt.patterns.matcher import Match, match_value
 from graph_opt.patterns.pattern import DFPattern
 
@@ -56,9 +57,10 @@ class DFPatternRewrite(RewritePattern):
     """A rewrite of every match of `pattern`; plugs into xDSL's greedy walker as is.
 
     Subclasses set `pattern` (keeping sub-patterns as attributes to read the
-    match) and implement `rewrite`, which inserts new ops with the rewriter
-    (before the matched root op by default) and returns the value replacing
-    the root, or None to decline. Matched ops left unused are then erased.
+    match) and implement `rewrite`, which builds new ops with
+    `graph_opt.patterns.builder.nn` (or inserts them with the rewriter; both
+    before the matched root op) and returns the value replacing the root, or
+    None to decline. Matched ops left unused are then erased.
     Matches whose interior values have users outside the match are rejected
     unless `allow_escaping_interior` is set (then those ops are kept). With
     `rewrite_once` (TVM's), apply_rewrites sweeps the graph once for this
@@ -85,7 +87,8 @@ class DFPatternRewrite(RewritePattern):
             # (reads the region, which erase_unused needs, before the rewrite changes the graph)
             if match.escaping_values() and not self.allow_escaping_interior:
                 continue  # erasing the interior would break its outside users
-            replacement = self.rewrite(match, rewriter)
+            with building(rewriter):
+                replacement = self.rewrite(match, rewriter)
             if replacement is None:
                 continue
             rewriter.replace_all_uses_with(result, replacement)
@@ -94,6 +97,21 @@ class DFPatternRewrite(RewritePattern):
                 self.stats = RewriteStats()
             self.stats.record(type(self).__name__)
             return
+
+
+class _Redirect(DFPatternRewrite):
+    def __init__(self, pattern: DFPattern, target: DFPattern):
+        self.pattern, self.target = pattern, target
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        return match[self.target]
+
+
+def redirect_to(pattern: DFPattern, target: DFPattern) -> DFPatternRewrite:
+    """The rewrite that replaces each match of `pattern` by the value its
+    sub-pattern `target` matched (TVM's callbacks returning `node_map[x][0]`),
+    e.g. `redirect_to(relu(inner), inner)` drops a relu of a relu."""
+    return _Redirect(pattern, target)
 
 
 def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) -> None:

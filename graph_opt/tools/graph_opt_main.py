@@ -219,6 +219,11 @@ class GraphOptMain(xDSLOptMain):
 
             load_plugins(self.args.load_pass_plugin)
             self._register_extensions()
+        if self.args.load_patterns:
+            from graph_opt.patterns.registry import load_patterns
+
+            for spec in self.args.load_patterns:
+                load_patterns(spec)
         if isinstance(self.args.target, _DefaultTarget) and self.args.output_file:
             suffix = os.path.splitext(self.args.output_file)[1].lower()
             self.args.target = OUTPUT_SUFFIX_TARGETS.get(suffix, self.args.target)

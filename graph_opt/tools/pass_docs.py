@@ -62,9 +62,12 @@ def describe_passes(
 
 def describe_patterns() -> str:
     """The registered patterns (`--explain-pattern`, `partition-pattern{pattern=NAME}`)."""
-    from graph_opt.patterns.registry import PATTERNS
+    from graph_opt.patterns.registry import all_patterns
 
     return "\n".join(
-        ["patterns (--explain-pattern=NAME, partition-pattern{pattern=NAME}):"]
-        + [f"    {name}" for name in sorted(PATTERNS)]
+        [
+            "patterns (--explain-pattern=NAME, partition-pattern{pattern=NAME}, "
+            "quantize{patterns=NAME,...}; more with --load-patterns):"
+        ]
+        + [f"    {name}" for name in sorted(all_patterns())]
     )

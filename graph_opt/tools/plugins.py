@@ -38,16 +38,28 @@ def register_arguments(arg_parser: argparse.ArgumentParser) -> None:
         help="Import a Python module or .py file that registers passes and dialects "
         "with graph_opt.api.register_pass / register_dialect (repeatable)",
     )
+    arg_parser.add_argument(
+        "--load-patterns",
+        action="append",
+        default=[],
+        metavar="MODULE_OR_FILE",
+        help="Import a Python module or .py file of dataflow patterns (register_pattern "
+        "calls or a PATTERNS dict) for partition-pattern, quantize{patterns=...} and "
+        "--explain-pattern (repeatable)",
+    )
 
 
-def load_plugin(spec: str) -> ModuleType:
-    """Import a plugin by module name or by path (a file is imported once per process)."""
+def load_plugin(spec: str, option: str = "--load-pass-plugin") -> ModuleType:
+    """Import a plugin by module name or by path (a file is imported once per
+    process); errors name the command-line `option` that gave it."""
     if spec.endswith(".py") or os.sep in spec or os.path.exists(spec):
-        return _load_file(spec)
+        return _load_file(spec, option)
     try:
         return importlib.import_module(spec)
-    except ImportError as error:
-        raise PluginError(f"--load-pass-plugin {spec}: {error}") from error
+    except Exception as error:
+        raise PluginError(
+            f"{option} {spec}: {type(error).__name__}: {error}"
+        ) from error
 
 
 def load_plugins(specs: Iterable[str]) -> None:
@@ -55,17 +67,17 @@ def load_plugins(specs: Iterable[str]) -> None:
         load_plugin(spec)
 
 
-def _load_file(path: str) -> ModuleType:
+def _load_file(path: str, option: str) -> ModuleType:
     path = os.path.abspath(path)
     if not os.path.isfile(path):
-        raise PluginError(f"--load-pass-plugin {path}: no such file")
+        raise PluginError(f"{option} {path}: no such file")
     digest = hashlib.sha1(path.encode()).hexdigest()[:12]
     name = f"graph_opt_plugin_{digest}"
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise PluginError(f"--load-pass-plugin {path}: not a Python module")
+        raise PluginError(f"{option} {path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
@@ -73,6 +85,6 @@ def _load_file(path: str) -> ModuleType:
     except Exception as error:
         del sys.modules[name]
         raise PluginError(
-            f"--load-pass-plugin {path}: {type(error).__name__}: {error}"
+            f"{option} {path}: {type(error).__name__}: {error}"
         ) from error
     return module

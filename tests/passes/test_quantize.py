@@ -26,6 +26,7 @@ from graph_opt.interpreter import run_function
 from graph_opt.passes.calibrate import CalibratePass
 from graph_opt.passes.fold_bn import FoldBatchNormPass
 from graph_opt.passes.quantize import QuantizePass
+from graph_opt.patterns import is_constant, is_op, registry, wildcard
 from graph_opt.quantization.calibration import RANGE_ATTR
 from graph_opt.quantization.fake_quant_math import fake_quant, nudge
 from graph_opt.remarks import GraphOptWarning
@@ -327,3 +328,37 @@ def test_biases_sit_on_the_accumulator_grid_so_int8_matches_fake_quant(tmp_path)
             run_function(converted, [sample])[0] - run_function(quant, [sample])[0]
         )
         assert apart.max() <= step * 1.001
+
+
+def test_user_pattern_layers_are_within_quantization_error(tmp_path, monkeypatch):
+    """quantize{patterns=conv-relu}: only convs followed by a relu are layers;
+    their relu output is quantized, the rest of the model stays float."""
+
+    monkeypatch.setattr(registry, "_user_patterns", {})
+    conv = is_op("conv")(wildcard(), is_constant(), None)
+    registry.register_pattern("conv-relu", is_op("relu")(conv))
+    path, samples = write_samples(tmp_path)
+    module = float_module("resnet")
+    quant = quantized(calibrated(module, path), patterns="conv-relu")
+    relu_convs = [
+        op
+        for op in module.walk()
+        if op.name == "nn.conv"
+        and any(u.operation.name == "nn.relu" for u in op.results[0].uses)
+    ]
+    weights = [op for op in fake_quants(quant) if op.is_narrow]
+    assert (
+        0
+        < len(weights)
+        == len(relu_convs)
+        < sum(1 for o in module.walk() if o.name == "nn.conv")
+    )
+    for sample in samples:
+        expected = run_function(module, [sample])[0]
+        actual = run_function(quant, [sample])[0]
+        assert float(np.abs(actual - expected).max() / np.ptp(expected)) < 0.05
+
+
+def test_quantize_unknown_pattern_is_one_line():
+    with pytest.raises(PassFailedException, match="quantize: unknown pattern 'nope'"):
+        QuantizePass(patterns="nope").apply(Context(), float_module("resnet"))

@@ -2,6 +2,8 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
+from xdsl.dialects.scf import Scf
+from xdsl.dialects.tensor import Tensor
 from xdsl.ir import SSAValue
 from xdsl.parser import Parser
 
@@ -10,7 +12,7 @@ from graph_opt.dialects.nn import NN
 
 def _context() -> Context:
     ctx = Context()
-    for dialect in (Builtin, Func, NN):
+    for dialect in (Builtin, Func, NN, Scf, Tensor):
         ctx.load_dialect(dialect)
     return ctx
 

@@ -1,6 +1,7 @@
 """partition(): outlined composites, the check predicate, overlap and numerics."""
 
 import numpy as np
+import pytest
 from xdsl.dialects import func
 
 from graph_opt.interpreter import run_function
@@ -95,3 +96,71 @@ def test_no_partition_inside_partitions_of_another_pattern(parse):
     conv_bias = is_op("conv")(wildcard(), wildcard()) + wildcard()
     assert partition(module, conv_bias, {"composite": "cb"}) == []
     assert str(module) == text
+
+
+def test_partition_embeds_constants(parse):
+    module = parse(CHAIN)
+    inputs = [np.random.default_rng(2).standard_normal((1, 3, 8, 8)).astype(np.float32)]
+    before = run_function(module, inputs, "main")[0]
+    functions = partition(
+        module, conv_bias_relu(), {"composite": "cbr"}, embed_constants=True
+    )
+    module.verify()
+    assert [len(f.body.block.args) for f in functions] == [1, 1], "only the data"
+    assert [o.name for o in functions[0].body.block.ops][:2] == ["nn.constant"] * 2
+    main = module.body.block.ops.first
+    assert [o.name for o in main.body.block.ops] == [
+        "func.call",
+        "func.call",
+        "func.return",
+    ], "constants nothing else reads leave the caller"
+    np.testing.assert_allclose(
+        run_function(module, inputs, "main")[0], before, rtol=1e-6
+    )
+
+
+def test_no_partition_embedding_constants_by_default(parse):
+    module = parse(CHAIN)
+    functions = partition(module, conv_bias_relu(), {"composite": "cbr"})
+    assert [len(f.body.block.args) for f in functions] == [3, 3]
+    assert not any(o.name == "nn.constant" for f in functions for o in f.body.block.ops)
+
+
+ESCAPING = """func.func @main(%x: tensor<1x3x8x8xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) {
+  %w = nn.constant dense<0.25> : tensor<4x3x3x3xf32>
+  %b = nn.constant dense<-0.5> : tensor<4x1x1xf32>
+  %conv = nn.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %bias = nn.add %conv, %b : (tensor<1x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %relu = nn.relu %bias : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  func.return %relu, %conv : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>
+}"""
+
+
+def test_partition_duplicates_escaping_interior_when_asked(parse):
+    """TVM's policy: the match is outlined; the conv that main also returns stays there too."""
+    module = parse(ESCAPING)
+    inputs = [np.random.default_rng(3).standard_normal((1, 3, 8, 8)).astype(np.float32)]
+    before = run_function(module, inputs, "main")
+    functions = partition(
+        module, conv_bias_relu(), {"composite": "cbr"}, escaping="duplicate"
+    )
+    module.verify()
+    assert len(functions) == 1
+    main = module.body.block.ops.first
+    assert [o.name for o in main.body.block.ops if o.name.startswith("nn.")] == [
+        "nn.constant",
+        "nn.constant",
+        "nn.conv",
+    ]
+    for after, expected in zip(run_function(module, inputs, "main"), before):
+        np.testing.assert_allclose(after, expected, rtol=1e-6)
+
+
+def test_no_partition_of_escaping_interior_by_default(parse):
+    """graph-opt's default: a match whose conv is also returned is left whole, nothing computed twice."""
+    module = parse(ESCAPING)
+    text = str(module)
+    assert partition(module, conv_bias_relu(), {"composite": "cbr"}) == []
+    assert str(module) == text
+    with pytest.raises(ValueError, match="escaping must be 'skip' or 'duplicate'"):
+        partition(module, conv_bias_relu(), escaping="copy")

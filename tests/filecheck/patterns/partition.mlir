@@ -1,6 +1,9 @@
 // RUN: graph-opt %s --split-input-file -p 'partition-pattern{pattern=conv-bias-relu}' | filecheck %s
 // RUN: graph-opt %s --split-input-file -p 'partition-pattern{pattern=conv-bias-relu},partition-pattern{pattern=conv-bias-relu}' | filecheck %s
 
+// RUN: graph-opt %s --split-input-file -p 'partition-pattern{pattern=conv-bias-relu embed-constants=true escaping=duplicate}' | filecheck %s --check-prefix=TVM
+// RUN: not graph-opt %s --split-input-file -p 'partition-pattern{pattern=conv-bias-relu escaping=copy}' 2>&1 | filecheck %s --check-prefix=BAD
+
 /// The second RUN line partitions twice: partitions already made stay whole.
 
 /// Two conv+bias(+relu) chains: each becomes its own composite function.
@@ -35,10 +38,23 @@ func.func @two_chains(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x4x4xf32> {
 // -----
 
 /// The conv result is also returned: outlining it would hide a value, so nothing moves.
+/// With escaping=duplicate (TVM's way) the match is outlined, constants
+/// inside, and the conv stays in the caller for its other user.
 // CHECK-LABEL: func.func @negative_escaping_conv
 // CHECK-NOT:   func.call
 // CHECK:       nn.conv
 // CHECK-NOT:   func.func private
+// TVM-LABEL:   func.func @negative_escaping_conv
+// TVM:           %[[CONV:.*]] = nn.conv %x
+// TVM:           %[[CALL:.*]] = func.call @conv_bias_relu_0(%x) :
+// TVM-NEXT:      func.return %[[CALL]], %[[CONV]]
+// TVM:         func.func private @conv_bias_relu_0(%{{.*}}: tensor<1x3x8x8xf32>)
+// TVM-NEXT:      nn.constant dense<1.000000e+00>
+// TVM-NEXT:      nn.constant dense<5.000000e-01>
+// TVM-NEXT:      nn.conv
+// TVM-NEXT:      nn.add
+// TVM-NEXT:      func.return
+// BAD: escaping must be 'skip' or 'duplicate', not 'copy'
 func.func @negative_escaping_conv(%x: tensor<1x3x8x8xf32>) -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) {
   %w = nn.constant dense<1.0> : tensor<4x3x3x3xf32>
   %b = nn.constant dense<0.5> : tensor<4x1x1xf32>

@@ -1,0 +1,243 @@
+"""Tuples, scf control flow, functions and calls, redirect_to, same_shape_as:
+TVM's and Relax's match / no_match pairs on graph-opt's IR."""
+
+import pytest
+
+from graph_opt.patterns import (
+    FunctionPattern,
+    apply_rewrites,
+    has_attr,
+    is_call,
+    is_constant,
+    is_if,
+    is_op,
+    is_tuple,
+    is_tuple_get_item,
+    is_var,
+    is_while,
+    redirect_to,
+    wildcard,
+)
+
+T = "tensor<2x4xf32>"
+H = "tensor<1x4xf32>"
+GRAPH = f"""func.func @add(%a: {T}, %b: {T}) -> {T} {{
+  %s = nn.add %a, %b : ({T}, {T}) -> {T}
+  func.return %s : {T}
+}}
+func.func @mul(%a: {T}, %b: {T}) -> {T} {{
+  %s = nn.mul %a, %b : ({T}, {T}) -> {T}
+  func.return %s : {T}
+}}
+func.func @main(%x: {T}, %y: {T}, %p: i1) -> {T} {{
+  %r = nn.relu %x : ({T}) -> {T}
+  %cat = nn.concat %r, %y {{axis = 0 : i64}} : ({T}, {T}) -> tensor<4x4xf32>
+  %h0, %h1 = nn.split %x {{axis = 0 : i64, split = array<i64: 1, 1>}} : ({T}) -> ({H}, {H})
+  %call = func.call @add(%r, %y) : ({T}, {T}) -> {T}
+  %if = scf.if %p -> ({T}) {{
+    %m = nn.mul %x, %y : ({T}, {T}) -> {T}
+    scf.yield %m : {T}
+  }} else {{
+    %n = nn.relu %y : ({T}) -> {T}
+    scf.yield %n : {T}
+  }}
+  %while = scf.while (%i = %x) : ({T}) -> {T} {{
+    scf.condition(%p) %i : {T}
+  }} do {{
+  ^bb0(%j: {T}):
+    %k = nn.mul %j, %j : ({T}, {T}) -> {T}
+    scf.yield %k : {T}
+  }}
+  %bias = nn.constant dense<1.0> : tensor<4xf32>
+  %same = nn.add %r, %y : ({T}, {T}) -> {T}
+  %wide = nn.add %r, %bias : ({T}, tensor<4xf32>) -> {T}
+  func.return %same : {T}
+}}"""
+
+
+@pytest.fixture
+def module(parse):
+    return parse(GRAPH)
+
+
+@pytest.fixture
+def graph(module, value):
+    return lambda name: value(module, name)
+
+
+def function(module, name):
+    return next(op for op in module.ops if op.sym_name.data == name)
+
+
+# is_tuple: a variadic operand list, and the results of a multi-result op
+
+
+def test_match_tuple_of_operands(graph):
+    relu = is_op("relu")(wildcard())
+    assert is_op("concat")(is_tuple([relu, is_var("y")])).match(graph("cat"))
+    assert is_op("concat")(is_tuple()).match(graph("cat")), "a tuple of any fields"
+
+
+def test_no_match_tuple_of_operands(graph):
+    relu = is_op("relu")(wildcard())
+    assert is_op("concat")(is_tuple([is_var("y"), relu])).match(graph("cat")) is None
+    assert is_op("concat")(is_tuple([relu])).match(graph("cat")) is None
+
+
+def test_match_unordered_tuple(graph):
+    unordered = is_tuple([is_var("y"), is_op("relu")(wildcard())], unordered=True)
+    assert is_op("concat")(unordered).match(graph("cat"))
+
+
+def test_no_match_unordered_tuple(graph):
+    unordered = is_tuple([is_var("y"), is_constant()], unordered=True)
+    assert is_op("concat")(unordered).match(graph("cat")) is None
+
+
+def test_match_tuple_get_item_of_results(graph):
+    split = is_tuple([wildcard().has_shape([1, 4]), wildcard().has_shape([1, 4])])
+    assert is_tuple_get_item(split, 0).match(graph("h0"))
+    assert split[1].match(graph("h1"))
+    assert split[-1].match(graph("h1")), "negative indices count from the end"
+    assert split[None].match(graph("h0")) and split[None].match(graph("h1"))
+
+
+def test_no_match_tuple_get_item_of_results(graph):
+    three = is_tuple([wildcard(), wildcard(), wildcard()])
+    assert three[0].match(graph("h0")) is None
+    assert is_tuple([wildcard(), wildcard()])[0].match(graph("h1")) is None
+    with pytest.raises(IndexError):
+        is_tuple([wildcard(), wildcard()])[2]
+
+
+# is_if / is_while: scf.if and scf.while as TF's control flow imports
+
+
+def test_match_if(graph):
+    then = is_op("mul")(is_var("x"), is_var("y"))
+    assert is_if(is_var("p"), then, is_op("relu")(is_var("y"))).match(graph("if"))
+    assert is_if().match(graph("if"))
+
+
+def test_no_match_if(graph):
+    assert is_if(then=is_op("relu")(wildcard())).match(graph("if")) is None
+    assert is_if(cond=is_var("x")).match(graph("if")) is None
+    assert is_if().match(graph("while")) is None
+
+
+def test_match_while(graph):
+    body = is_op("mul")(wildcard(), wildcard())
+    assert is_while(is_var("x"), is_var("p"), body).match(graph("while"))
+
+
+def test_no_match_while(graph):
+    assert is_while(init=is_var("y")).match(graph("while")) is None
+    assert (
+        is_while(body=is_op("add")(wildcard(), wildcard())).match(graph("while"))
+        is None
+    )
+    assert is_while().match(graph("if")) is None
+
+
+# FunctionPattern, calls of a named function, of a function pattern, of any function
+
+
+def test_match_function_pattern(module):
+    a, b = wildcard(), wildcard()
+    pattern = FunctionPattern([a, b], is_op("add")(a, b))
+    match = pattern.match_function(function(module, "add"))
+    assert match is not None and match[a].name_hint == "a"
+    assert FunctionPattern(None, is_op("add")(wildcard(), wildcard())).match_function(
+        function(module, "add")
+    ), "params None: any arguments"
+
+
+def test_no_match_function_pattern(module):
+    a, b = wildcard(), wildcard()
+    pattern = FunctionPattern([a, b], is_op("add")(a, b))
+    assert pattern.match_function(function(module, "mul")) is None
+    assert (
+        FunctionPattern([a], is_op("add")(a, b)).match_function(function(module, "add"))
+        is None
+    ), "the argument count differs"
+
+
+def test_match_function_attributes(module):
+    add = function(module, "add")
+    a, b = wildcard(), wildcard()
+    pattern = FunctionPattern([a, b], is_op("add")(a, b))
+    assert has_attr({"sym_name": "add"}, pattern).match_function(add)
+    assert has_attr({}, pattern).match_function(add)
+
+
+def test_no_match_function_attributes(module):
+    a, b = wildcard(), wildcard()
+    pattern = FunctionPattern([a, b], is_op("add")(a, b))
+    assert (
+        has_attr({"ping": "pong"}, pattern).match_function(function(module, "add"))
+        is None
+    )
+
+
+def test_match_calls(graph):
+    relu = is_op("relu")(wildcard())
+    assert wildcard()(relu, is_var("y")).match(graph("call")), "a wildcard callee"
+    assert is_call("add")(relu, wildcard()).match(graph("call"))
+    a, b = wildcard(), wildcard()
+    callee = FunctionPattern([a, b], is_op("add")(a, b))
+    match = callee(relu, wildcard()).match(graph("call"))
+    assert match is not None and match[a].name_hint == "a"
+    assert match.region.keys() == {graph("call").op, graph("r").op}, (
+        "the callee's ops are not part of the match"
+    )
+
+
+def test_no_match_calls(graph):
+    assert is_call("mul")(wildcard(), wildcard()).match(graph("call")) is None
+    a, b = wildcard(), wildcard()
+    callee = FunctionPattern([a, b], is_op("mul")(a, b))
+    assert callee(wildcard(), wildcard()).match(graph("call")) is None
+    assert wildcard()(is_var("y"), wildcard()).match(graph("call")) is None
+    assert wildcard()(wildcard(), wildcard()).match(graph("same")) is None
+
+
+# redirect_to and same_shape_as
+
+
+DOUBLE_RELU = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = nn.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %b : tensor<4xf32>
+}"""
+SINGLE_RELU = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %a : tensor<4xf32>
+}"""
+
+
+def test_match_redirect_to(parse):
+    inner = is_op("relu")(wildcard())
+    module = parse(DOUBLE_RELU)
+    assert apply_rewrites(module, [redirect_to(is_op("relu")(inner), inner)]).total == 1
+    assert module.is_structurally_equivalent(parse(SINGLE_RELU)), str(module)
+
+
+def test_no_match_redirect_to(parse):
+    inner = is_op("tanh")(wildcard())
+    module = parse(DOUBLE_RELU)
+    assert apply_rewrites(module, [redirect_to(is_op("relu")(inner), inner)]).total == 0
+    assert module.is_structurally_equivalent(parse(DOUBLE_RELU))
+
+
+def test_match_same_shape_as(graph):
+    lhs, rhs = wildcard(), wildcard()
+    assert is_op("add")(lhs.same_shape_as(rhs), rhs).match(graph("same"))
+    assert is_op("add")(lhs, rhs.same_shape_as(lhs)).match(graph("same"))
+
+
+def test_no_match_same_shape_as(graph):
+    lhs, rhs = wildcard(), wildcard()
+    assert is_op("add")(lhs.same_shape_as(rhs), rhs).match(graph("wide")) is None
+    assert lhs.same_shape_as(rhs).match(graph("same")) is None, (
+        "rhs is not part of the match"
+    )
