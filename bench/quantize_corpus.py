@@ -48,7 +48,14 @@ TF_CNNS = ("mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0", "dense
            "dilated_conv_bn", "qat_conv_bn")  # fmt: skip
 ZOO_CNNS = ("mobilenet_v3", "resnet_tiny", "unet")
 QUANTIZE = "quantize{per-channel=true}"
-LINEAR_OPS = ("nn.conv", "nn.fused_conv", "nn.matmul", "nn.fused_matmul", "nn.gemm")
+LINEAR_OPS = (
+    "nn.conv",
+    "nn.fused_conv",
+    "nn.conv_transpose",
+    "nn.matmul",
+    "nn.fused_matmul",
+    "nn.gemm",
+)
 
 
 @dataclass
