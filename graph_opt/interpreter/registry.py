@@ -22,6 +22,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.resize import ResizeFunctions
     from graph_opt.interpreter.shape_ops import ShapeFunctions
     from graph_opt.interpreter.tensor_ops import TensorFunctions
+    from graph_opt.interpreter.training import TrainingFunctions
 
     return [
         ElementwiseFunctions(),
@@ -39,6 +40,7 @@ def nn_functions() -> list[InterpreterFunctions]:
         QuantFunctions(),
         IndexFunctions(),
         ResizeFunctions(),
+        TrainingFunctions(),
     ]
 
 
