@@ -188,12 +188,17 @@ def to_mlir(module: ModuleOp, generic: bool = False) -> str:
 
 
 def save(module: ModuleOp, path: str | os.PathLike) -> None:
-    """Write ONNX (for a .onnx path) or MLIR text, atomically."""
+    """Write ONNX (for a .onnx path), a TensorFlow GraphDef (.pb binary, .pbtxt
+    text) or MLIR text, atomically."""
     path = Path(path)
     if path.suffix == ".onnx":
         from graph_opt.frontend.onnx_export import export_module
 
         data = export_module(module).SerializeToString()
+    elif path.suffix in (".pb", ".pbtxt"):
+        from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
+
+        data = graph_def_bytes(module, text=path.suffix == ".pbtxt")
     else:
         data = to_mlir(module).encode()
     write_atomically(path, data)

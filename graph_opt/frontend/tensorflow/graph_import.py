@@ -534,6 +534,8 @@ def _import_node(
             op.location = name_location(
                 [TensorRef(node.name, results.index(r)).label for r in op.results]
             )
+        elif not op.results and not results:  # an effect: the node itself
+            op.location = name_location([node.name])
         else:
             op.location = name_location([f"{node.name}/{op.name.removeprefix('nn.')}"])
         op = op.next_op

@@ -8,6 +8,8 @@ and the variable values TensorFlow reaches after a few steps on stored batches.
   a FIFO queue, a dequeue of one element, an add with a constant and
   ApplyGradientDescent on a ref variable (VariableV2) with a learning rate; an
   `enqueue` node fills the queue from the placeholder `batch`.
+  auto_parallel_grappler.pbtxt is Grappler's AutoParallel (2 replicas) of it,
+  and its .npz the variable after each step of that graph in TensorFlow.
 - conv_bn_relu.pbtxt: two convolutions, training-mode FusedBatchNormV3 (moving
   statistics updated by AssignSubVariableOp), ReLU, a dense layer and a squared
   error, trained by Momentum on resource variables (VarHandleOp).
@@ -25,10 +27,13 @@ from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
+from tensorflow.python.grappler import tf_optimizer
 
 tf1 = tf.compat.v1
 HERE = Path(__file__).parent
 STEPS = 3
+REPLICAS = 2
 
 
 def auto_parallel_graph():
@@ -36,20 +41,21 @@ def auto_parallel_graph():
     with graph.as_default():
         constant_a = tf.constant([1.0], name="constant_a")
         constant_b = tf.constant(1, name="constant_b")
-        var = tf.raw_ops.VariableV2(shape=[1], dtype=tf.float32, name="var")
-        tf.raw_ops.Assign(ref=var, value=constant_a, name="assign")
+        # initialized from constant_a by var/Assign (the seed's `assign`)
+        var = tf1.Variable(constant_a, name="var", use_resource=False)
         tf.identity(var, name="identity")
         queue = tf1.FIFOQueue(16, [tf.float32], shapes=[[]], name="fifo_queue")
-        batch = tf1.placeholder(tf.float32, [STEPS], name="batch")
+        batch = tf1.placeholder(tf.float32, [REPLICAS * STEPS], name="batch")
         queue.enqueue_many([batch], name="enqueue")
         dequeue = queue.dequeue_many(constant_b, name="dequeue")
         add = tf.add_n([constant_a, dequeue], name="add")
         learning_rate = tf.constant(
             0.01, name="learning_rate"
         )  # a scalar, as TF requires
-        tf.raw_ops.ApplyGradientDescent(
-            var=var, alpha=learning_rate, delta=add, name="apply_gradient"
+        apply = tf.raw_ops.ApplyGradientDescent(
+            var=var._ref(), alpha=learning_rate, delta=add, name="apply_gradient"
         )
+        graph.add_to_collection("train_op", apply)
     return graph
 
 
@@ -124,15 +130,46 @@ def dense_adam_graph():
 
 def variable_values(session, graph) -> dict[str, np.ndarray]:
     variables = graph.get_collection(tf1.GraphKeys.GLOBAL_VARIABLES)
-    if not variables:  # raw VariableV2 nodes
-        return {"var": session.run("var:0")}
     return {v.op.name: session.run(v) for v in variables}
+
+
+def grappler_auto_parallel(graph) -> tf1.GraphDef:
+    """Grappler's AutoParallel (alone, one iteration) on the graph, fetching
+    its train_op."""
+    config = config_pb2.ConfigProto()
+    rewrites = config.graph_options.rewrite_options
+    rewrites.optimizers.append("autoparallel")
+    rewrites.auto_parallel.enable = True
+    rewrites.auto_parallel.num_replicas = REPLICAS
+    rewrites.min_graph_nodes = -1
+    rewrites.meta_optimizer_iterations = rewriter_config_pb2.RewriterConfig.ONE
+    meta_graph = tf1.train.export_meta_graph(graph=graph)
+    return tf_optimizer.OptimizeGraph(config, meta_graph)
+
+
+def train_grappler_auto_parallel(graph, batch: np.ndarray) -> None:
+    """auto_parallel_grappler.pbtxt and the variable after each of its steps
+    (`after<k>/var` in auto_parallel_grappler.npz): each step trains the
+    replicas on REPLICAS batches, each update divided by REPLICAS."""
+    optimized = grappler_auto_parallel(graph)
+    parallel = tf.Graph()
+    with parallel.as_default():
+        tf1.import_graph_def(optimized, name="")
+    record = {"enqueued/batch": batch}
+    with tf1.Session(graph=parallel) as session:
+        session.run("var/Assign")
+        session.run("enqueue", {"batch:0": batch})
+        for step in range(STEPS):
+            session.run("apply_gradient")
+            record[f"after{step}/var"] = session.run("var:0")
+    (HERE / "auto_parallel_grappler.pbtxt").write_text(str(optimized))
+    np.savez(HERE / "auto_parallel_grappler.npz", **record)
 
 
 def train(graph, name: str, train_op: str, feeds) -> None:
     record = {}
     with tf1.Session(graph=graph) as session:
-        session.run("init" if name != "auto_parallel" else "assign")
+        session.run("init" if name != "auto_parallel" else "var/Assign")
         if name == "auto_parallel":
             session.run("enqueue", {"batch:0": feeds[0]["batch"]})
             record["enqueued/batch"] = feeds[0]["batch"]
@@ -152,10 +189,9 @@ def train(graph, name: str, train_op: str, feeds) -> None:
 def main() -> None:
     tf1.disable_eager_execution()
     rng = np.random.default_rng(0)
-    train(
-        auto_parallel_graph(), "auto_parallel", "apply_gradient",
-        [{"batch": np.array([0.25, -0.75, 2.0], np.float32)}],
-    )  # fmt: skip
+    batch = np.array([0.25, -0.75, 2.0, 1.5, -0.5, 0.125], np.float32)
+    train(auto_parallel_graph(), "auto_parallel", "apply_gradient", [{"batch": batch}])
+    train_grappler_auto_parallel(auto_parallel_graph(), batch)
     batches = [
         {"x": rng.standard_normal((2, 6, 6, 3)).astype(np.float32),
          "y": rng.standard_normal((2, 4)).astype(np.float32)}
