@@ -154,6 +154,24 @@ def _int32(values) -> np.ndarray:
     return np.asarray(values, dtype=np.int32)
 
 
+def _format_name(op, rank: int) -> str:
+    """TensorFlow's data_format for the op's layout at `rank` (NDHWC at 5)."""
+    layout = _data_format(op)
+    if rank == 5:
+        return "NDHWC" if layout == CHANNELS_LAST else "NCDHW"
+    return layout
+
+
+def _pad_input(e, op, x, attrs: dict) -> str:
+    """The input padded by an explicit Pad (for ops without EXPLICIT padding),
+    the padding made VALID."""
+    flat = attrs.pop("explicit_paddings")
+    pairs = e.const(_int32(flat).reshape(-1, 2), f"{e.node_name(op)}/paddings")
+    attrs["padding"] = "VALID"
+    return e.add("Pad", [x, pairs], f"{e.node_name(op)}/Pad", T=dtype_of(x),
+                 Tpaddings=DataType(3)).name  # fmt: skip
+
+
 def _data_format(op) -> str:
     return str_value(op.properties, "data_layout", CHANNELS_FIRST)
 
@@ -197,42 +215,51 @@ def _bias_add(e, node, op, bias_index: int = 2):
         "BiasAdd", [node.name, op.operands[bias_index]], f"{node.name}/BiasAdd",
         T=dtype_of(x), data_format=_data_format(op),
     )  # fmt: skip
-    return e.outputs(biased, 1)
+    return e.outputs(biased, 1)  # (NHWC or NCHW, also for 3-D data)
 
 
 def _filter_hwio(e, op, w) -> str:
     """The filter as TensorFlow wants it (HWIO): as is with NHWC, else transposed."""
     if _data_format(op) == CHANNELS_LAST:
         return e.tensor(w)
-    perm = e.const(_int32([2, 3, 1, 0]), f"{e.node_name(op)}/filter_perm")
+    rank = len(w.type.get_shape())
+    perm = e.const(_int32([*range(2, rank), 1, 0]), f"{e.node_name(op)}/filter_perm")
     return e.add("Transpose", [w, perm], f"{e.node_name(op)}/filter", T=dtype_of(w),
                  Tperm=DataType(3)).name  # fmt: skip
 
 
 @exporter(ConvOp)
 def export_conv(e, op):
+    """Conv2D, DepthwiseConv2dNative (a conv with one group per input channel)
+    or Conv3D."""
     x, w = op.operands[:2]
     x_shape, w_shape = list(x.type.get_shape()), list(w.type.get_shape())
-    if len(x_shape) != 4:
-        raise no_form(op, "only 2-D convolutions are written")
+    rank = len(x_shape)
+    if rank not in (4, 5):
+        raise no_form(op, "only 2-D and 3-D convolutions are written")
     layout = _data_format(op)
-    strides, dilations, _, _ = ConvOp.window_props(op.properties, 2)
-    kernel = w_shape[:2] if layout == CHANNELS_LAST else w_shape[2:]
+    strides, dilations, _, _ = ConvOp.window_props(op.properties, rank - 2)
+    kernel = w_shape[: rank - 2] if layout == CHANNELS_LAST else w_shape[2:]
     attrs = {
-        "T": dtype_of(x), "data_format": layout, "strides": _per_axis(layout, strides),
-        "dilations": _per_axis(layout, dilations),
+        "T": dtype_of(x), "data_format": _format_name(op, rank),
+        "strides": _per_axis(layout, strides), "dilations": _per_axis(layout, dilations),
         **_padding(op, _spatial(op, x_shape), kernel, strides, dilations),
     }  # fmt: skip
     group = int_value(op.properties, "group", 1)
     filter_name = _filter_hwio(e, op, w)
-    if group == 1:
+    data = e.tensor(x)
+    if group == 1 and rank == 4:
         node = e.add("Conv2D", [x, filter_name], **attrs)
         return _bias_add(e, node, op)
+    if attrs["padding"] == "EXPLICIT":  # Conv3D has none; Depthwise's aborts
+        data = _pad_input(e, op, x, attrs)
+    if group == 1:
+        node = e.add("Conv3D", [data, filter_name], **attrs)
+        return _bias_add(e, node, op)
     channels = x_shape[-1] if layout == CHANNELS_LAST else x_shape[1]
-    if group != channels:
+    if group != channels or rank != 4:
         raise no_form(
-            op,
-            f"a grouped convolution ({group} groups of {channels} channels)",
+            op, f"a grouped convolution ({group} groups of {channels} channels)"
         )
     h, w_, _, out = (
         w_shape if layout == CHANNELS_LAST else [*w_shape[2:], 1, w_shape[0]]
@@ -242,13 +269,6 @@ def export_conv(e, op):
     )
     depthwise = e.add("Reshape", [filter_name, shape], f"{e.node_name(op)}/depthwise_filter",
                       T=dtype_of(w), Tshape=DataType(3)).name  # fmt: skip
-    data = e.tensor(x)
-    if attrs["padding"] == "EXPLICIT":  # TensorFlow's shape function aborts on it
-        flat = attrs.pop("explicit_paddings")
-        pairs = e.const(_int32(flat).reshape(4, 2), f"{e.node_name(op)}/paddings")
-        data = e.add("Pad", [x, pairs], f"{e.node_name(op)}/Pad", T=dtype_of(x),
-                     Tpaddings=DataType(3)).name  # fmt: skip
-        attrs["padding"] = "VALID"
     node = e.add("DepthwiseConv2dNative", [data, depthwise], **attrs)
     return _bias_add(e, node, op)
 
@@ -275,30 +295,34 @@ def _transpose_padding(outputs, kernel, strides, dilations, pads, layout) -> dic
 
 @exporter(ConvTransposeOp)
 def export_conv_transpose(e, op):
+    """Conv2DBackpropInput, or Conv3DBackpropInputV2 (SAME or VALID only)."""
     x, w = op.operands[:2]
     out_shape = list(op.results[0].type.get_shape())
-    if len(out_shape) != 4 or int_value(op.properties, "group", 1) != 1:
+    rank = len(out_shape)
+    if rank not in (4, 5) or int_value(op.properties, "group", 1) != 1:
         raise no_form(
-            op,
-            "only 2-D, ungrouped transposed convolutions are written",
+            op, "only 2-D and 3-D ungrouped transposed convolutions are written"
         )
     layout = _data_format(op)
     strides, dilations, pads, auto_pad, output_padding, output_shape = (
-        ConvTransposeOp.transpose_props(op.properties, 2)
+        ConvTransposeOp.transpose_props(op.properties, rank - 2)
     )
     w_shape = list(w.type.get_shape())
-    kernel = w_shape[:2] if layout == CHANNELS_LAST else w_shape[2:]
+    kernel = w_shape[: rank - 2] if layout == CHANNELS_LAST else w_shape[2:]
     pads, _ = transposed_pads_and_sizes(
         _spatial(op, x.type.get_shape()), kernel, strides, dilations, pads,
         auto_pad, output_padding, output_shape,
     )  # fmt: skip
     sizes = e.const(_int32(out_shape), f"{e.node_name(op)}/input_sizes")
     attrs = {
-        "T": dtype_of(x), "data_format": layout, "strides": _per_axis(layout, strides),
-        "dilations": _per_axis(layout, dilations),
+        "T": dtype_of(x), "data_format": _format_name(op, rank),
+        "strides": _per_axis(layout, strides), "dilations": _per_axis(layout, dilations),
         **_transpose_padding(_spatial(op, out_shape), kernel, strides, dilations, pads, layout),
     }  # fmt: skip
-    node = e.add("Conv2DBackpropInput", [sizes, _filter_hwio(e, op, w), x], **attrs)
+    op_type = "Conv2DBackpropInput" if rank == 4 else "Conv3DBackpropInputV2"
+    if rank == 5 and attrs["padding"] == "EXPLICIT":
+        raise no_form(op, "Conv3DBackpropInputV2 pads only as SAME or VALID")
+    node = e.add(op_type, [sizes, _filter_hwio(e, op, w), x], **attrs)
     return _bias_add(e, node, op)
 
 
@@ -511,10 +535,11 @@ def export_pool(e, op):
         and int_value(op.properties, "count_include_pad", 0)
     ):
         raise no_form(op, "average pooling that counts the padding")
+    op_type = "MaxPool" if isinstance(op, MaxPoolOp) else "AvgPool"
     node = e.add(
-        "MaxPool" if isinstance(op, MaxPoolOp) else "AvgPool", [x], T=dtype_of(x),
+        op_type + ("3D" if len(kernel) == 3 else ""), [x], T=dtype_of(x),
         ksize=_per_axis(layout, kernel), strides=_per_axis(layout, strides),
-        data_format=layout, padding=padding["padding"],
+        data_format=_format_name(op, len(kernel) + 2), padding=padding["padding"],
     )  # fmt: skip
     return e.outputs(node, 1)
 

@@ -37,6 +37,13 @@ def _const(e, op, values, suffix: str, dtype=np.int32) -> str:
     return e.const(np.asarray(values, dtype=dtype), f"{e.node_name(op)}/{suffix}")
 
 
+def _cast(e, op, tensor: str, like, suffix: str) -> str:
+    """`tensor` (int32) cast to the element type of the value `like`."""
+    node = e.add("Cast", [tensor], f"{e.node_name(op)}/{suffix}", SrcT=INT32,
+                 DstT=dtype_of(like), Truncate=False)  # fmt: skip
+    return node.name
+
+
 @exporter(t.SliceOp)
 def export_slice(e, op):
     """ONNX-style slices as one StridedSlice over every axis (masked where unsliced)."""
@@ -111,9 +118,11 @@ def export_top_k(e, op):
     data = e.tensor(x)
     if not largest:  # the smallest: the largest of the negation, negated back
         data = e.add("Neg", [x], f"{e.node_name(op)}/negated", T=dtype_of(x)).name
-    node = e.add("TopKV2", [data, k], T=dtype_of(x), sorted=True,
-                 index_type=dtype_of(op.results[1]))  # fmt: skip
+    # int32 indices, which TFLite's converter takes, cast to nn's type
+    node = e.add("TopKV2", [data, k], T=dtype_of(x), sorted=True)
     values, indices = e.outputs(node, 2)
+    if dtype_of(op.results[1]) != INT32:
+        indices = _cast(e, op, indices, op.results[1], "indices")
     if not largest:
         values = e.add("Neg", [values], f"{node.name}/values", T=dtype_of(x)).name
     return [values, indices]
@@ -225,8 +234,11 @@ def export_constant_of_shape(e, op):
 @exporter(s.SizeOp, s.RankOp)
 def export_scalar_query(e, op):
     x = op.operands[0]
-    if isinstance(op, s.RankOp):
-        return e.outputs(e.add("Rank", [x], T=dtype_of(x)), 1)
+    if isinstance(op, s.RankOp):  # int32 in TensorFlow
+        rank = e.add("Rank", [x], T=dtype_of(x)).name
+        if dtype_of(op.results[0]) == INT32:
+            return [rank]
+        return [_cast(e, op, rank, op.results[0], "cast")]
     node = e.add("Size", [x], T=dtype_of(x), out_type=dtype_of(op.results[0]))
     return e.outputs(node, 1)
 

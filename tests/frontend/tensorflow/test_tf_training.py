@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from make_fixtures import FLOAT, GraphBuilder
+from make_fixtures import FLOAT, GraphBuilder, Type
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt import api
@@ -130,9 +130,9 @@ def test_passes_keep_the_training_step(pipeline: str):
 def ref_variable_graph() -> GraphBuilder:
     g = GraphBuilder()
     g.placeholder("x", [2])
-    g.node("v", "VariableV2", [], shape=[2], dtype=FLOAT)
-    g.node("double", "Mul", ["v", "x"], T=FLOAT)
-    g.node("add", "AssignAdd", ["v", "x"], T=FLOAT)
+    g.node("v", "VariableV2", [], shape=("shape", [2]), dtype=Type(FLOAT))
+    g.node("double", "Mul", ["v", "x"], T=Type(FLOAT))
+    g.node("add", "AssignAdd", ["v", "x"], T=Type(FLOAT))
     return g
 
 
@@ -148,6 +148,27 @@ def test_reading_an_uninitialized_variable_is_an_error():
         Session().run(module, [np.ones(2, np.float32)])
 
 
+def test_single_elements_enqueue_and_dequeue_in_order():
+    """QueueEnqueueV2 and QueueDequeueV2 (one element each), fetched together:
+    the step enqueues x, then dequeues the element enqueued by the step before."""
+    g = GraphBuilder()
+    g.placeholder("x", [2])
+    queue = g.node("queue", "FIFOQueueV2", [], component_types=[Type(FLOAT)])
+    queue.attr["shapes"].list.shape.add().dim.add(size=2)
+    g.node("enqueue", "QueueEnqueueV2", ["queue", "x"], Tcomponents=[Type(FLOAT)])
+    g.node(
+        "dequeue",
+        "QueueDequeueV2",
+        ["queue", "^enqueue"],
+        component_types=[Type(FLOAT)],
+    )
+    module = import_graph_def(g.graph, outputs=["dequeue"])
+    session = Session()
+    first, second = np.ones(2, np.float32), np.full(2, 2.0, np.float32)
+    np.testing.assert_array_equal(session.run(module, [first])[0], first)
+    np.testing.assert_array_equal(session.run(module, [second])[0], second)
+
+
 def test_dequeue_from_an_empty_queue_is_an_error():
     train = load("auto_parallel", ["apply_gradient"])
     with pytest.raises(InterpretationError, match="holds 0 elements, 1 dequeued"):
@@ -156,8 +177,8 @@ def test_dequeue_from_an_empty_queue_is_an_error():
 
 def test_a_variable_of_unknown_shape_is_refused_in_one_line():
     g = GraphBuilder()
-    g.node("v", "VariableV2", [], dtype=FLOAT)
-    g.node("read", "Identity", ["v"], T=FLOAT)
+    g.node("v", "VariableV2", [], dtype=Type(FLOAT))
+    g.node("read", "Identity", ["v"], T=Type(FLOAT))
     with pytest.raises(
         FrontendError, match="node 'v' \\(VariableV2\\): attribute 'shape' is missing"
     ):
