@@ -77,6 +77,12 @@ def get_refine_shapes():
     return RefineShapesPass
 
 
+def get_auto_parallel():
+    from graph_opt.passes.auto_parallel import AutoParallelPass
+
+    return AutoParallelPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "lower-to-tosa": get_lower_to_tosa,
@@ -91,4 +97,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "quantize": get_quantize,
         "calibrate": get_calibrate,
         "refine-shapes": get_refine_shapes,
+        "auto-parallel": get_auto_parallel,
     }
