@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from make_fixtures import FLOAT, GraphBuilder, Type
+from make_fixtures import FLOAT, INT32, GraphBuilder, Type
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt import api
@@ -167,6 +167,37 @@ def test_single_elements_enqueue_and_dequeue_in_order():
     first, second = np.ones(2, np.float32), np.full(2, 2.0, np.float32)
     np.testing.assert_array_equal(session.run(module, [first])[0], first)
     np.testing.assert_array_equal(session.run(module, [second])[0], second)
+
+
+@pytest.mark.parametrize(
+    ("s0", "s1", "r0", "r1"),
+    [
+        ([2, 3, 4], [4], [], [0, 1]),
+        ([2, 1, 4], [3, 1], [1], [0, 2]),
+        ([5, 1], [1, 1], [1], [0, 1]),
+        ([2, 3], [2, 3], [], []),
+    ],
+)  # what TensorFlow 2.21 gives
+def test_broadcast_gradient_args_are_constants(s0, s1, r0, r1):
+    g = GraphBuilder()
+    g.const("s0", np.array(s0, np.int32))
+    g.const("s1", np.array(s1, np.int32))
+    g.node("args", "BroadcastGradientArgs", ["s0", "s1"], T=Type(INT32))
+    module = import_graph_def(g.graph, outputs=["args", "args:1"])
+    actual = Session().run(module)
+    assert [a.tolist() for a in actual] == [r0, r1]
+    assert all(a.dtype == np.int32 for a in actual)
+
+
+def test_mismatched_broadcast_shapes_are_refused_in_one_line():
+    g = GraphBuilder()
+    g.const("s0", np.array([2, 3], np.int32))
+    g.const("s1", np.array([4], np.int32))
+    g.node("args", "BroadcastGradientArgs", ["s0", "s1"], T=Type(INT32))
+    with pytest.raises(
+        FrontendError, match=r"shapes \[2, 3\] and \[4\] do not broadcast"
+    ):
+        import_graph_def(g.graph, outputs=["args"])
 
 
 def test_dequeue_from_an_empty_queue_is_an_error():

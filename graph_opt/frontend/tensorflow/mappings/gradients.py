@@ -5,6 +5,8 @@ Conv2DBackpropInput a transposed convolution (see `linalg`, `conv`)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
 from graph_opt.dialects.nn.layout import channel_axis
 from graph_opt.dialects.nn.reduce import ReduceSumOp
@@ -51,3 +53,25 @@ def import_bias_add_grad(b, node, inputs):
     return b.create(
         ReduceSumOp, inputs, {"axes": i64_array(axes), "keepdims": i64_attr(0)}
     )
+
+
+@importer("BroadcastGradientArgs")
+def import_broadcast_gradient_args(b, node, inputs):
+    """The axes each operand of a broadcasting op was broadcast along (the
+    gradient sums over them), from constant shapes, as TensorFlow's BCast gives
+    them: none for equal shapes, else every axis where the operand has size 1
+    (left-padded with 1s) and the other does not, or both do."""
+    arrays = [b.constant_input(v, "a shape").reshape(-1) for v in inputs]
+    shapes = [[int(d) for d in a] for a in arrays]
+    reductions: list[list[int]] = [[], []]
+    if shapes[0] != shapes[1]:
+        rank = max(len(s) for s in shapes)
+        padded = [[1] * (rank - len(s)) + s for s in shapes]
+        for axis, (x, y) in enumerate(zip(*padded)):
+            if 1 not in (x, y) and x != y:
+                raise b.error(f"shapes {shapes[0]} and {shapes[1]} do not broadcast")
+            if x == 1:
+                reductions[0].append(axis)
+            if y == 1:
+                reductions[1].append(axis)
+    return [b.constant(np.array(r, dtype=arrays[0].dtype)) for r in reductions]
