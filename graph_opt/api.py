@@ -219,13 +219,19 @@ def save(
     path: str | os.PathLike,
     weights_as_resources: int | None = None,
 ) -> None:
-    """Write ONNX (for a .onnx path) or MLIR text (see `to_mlir`), atomically."""
+    """Write ONNX (for a .onnx path), a TensorFlow GraphDef (.pb binary, .pbtxt
+    text) or MLIR text (see `to_mlir`), atomically."""
     path = Path(path)
     if path.suffix == ".onnx":
         from graph_opt.frontend.onnx_export import save_model
 
         with writing_atomically(path) as stream:
             save_model(module, stream)
+        return
+    if path.suffix in (".pb", ".pbtxt"):
+        from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
+
+        write_atomically(path, graph_def_bytes(module, text=path.suffix == ".pbtxt"))
         return
     write_atomically(
         path, to_mlir(module, weights_as_resources=weights_as_resources).encode()

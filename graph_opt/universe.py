@@ -20,6 +20,12 @@ def _tosa_dialect():
     return TOSA
 
 
+def _tf_state_dialect():
+    from graph_opt.dialects.tf_state import TF_STATE
+
+    return TF_STATE
+
+
 def _builtin_dialect():
     from graph_opt.resources import builtin_dialect
 
@@ -30,5 +36,6 @@ XDSL_DIALECT_OVERRIDES = {"builtin": _builtin_dialect, "tosa": _tosa_dialect}
 """xDSL dialects that graph-opt's tools replace by an extension of their own."""
 
 GRAPH_OPT_UNIVERSE = Universe(
-    all_dialects={"nn": _nn_dialect}, all_passes=get_all_passes()
+    all_dialects={"nn": _nn_dialect, "tf_state": _tf_state_dialect},
+    all_passes=get_all_passes(),
 )

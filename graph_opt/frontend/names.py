@@ -78,6 +78,16 @@ def name_location(names: list[str]):
 _NO_CHILD = NoneAttr()
 
 
+def location_names(op: Operation) -> list[str]:
+    """The names an op's location records (of ops without results too)."""
+    loc = op.location
+    if type(loc) is NameLoc:
+        return [loc.desc.data]
+    if isinstance(loc, FusedLoc):
+        return [sub.desc.data for sub in loc.locations.data if isinstance(sub, NameLoc)]
+    return []
+
+
 def op_result_names(op: Operation) -> list[str | None]:
     """The result names recorded in an op's location, else its results' SSA name
     hints (None where there is neither)."""

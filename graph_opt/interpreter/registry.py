@@ -23,6 +23,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.resize import ResizeFunctions
     from graph_opt.interpreter.shape_ops import ShapeFunctions
     from graph_opt.interpreter.tensor_ops import TensorFunctions
+    from graph_opt.interpreter.training import TrainingFunctions
 
     return [
         ElementwiseFunctions(),
@@ -41,6 +42,7 @@ def nn_functions() -> list[InterpreterFunctions]:
         IndexFunctions(),
         ResizeFunctions(),
         DeviceCopyFunctions(),
+        TrainingFunctions(),
     ]
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import Interpreter
+from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
@@ -23,11 +23,17 @@ def make_interpreter(module: ModuleOp) -> Interpreter:
     return interpreter
 
 
-def make_function_interpreter(module: ModuleOp) -> Interpreter:
-    """An interpreter that also runs functions and their control flow (`call_op`)."""
+def make_function_interpreter(
+    module: ModuleOp, state: InterpreterFunctions | None = None
+) -> Interpreter:
+    """An interpreter that also runs functions and their control flow (`call_op`),
+    with the tf_state ops' resources in `state` (a fresh set by default)."""
+    from graph_opt.interpreter.tf_state import TfStateFunctions
+
     interpreter = make_interpreter(module)
     for functions in control_flow_functions():
         interpreter.register_implementations(functions)
+    interpreter.register_implementations(state or TfStateFunctions())
     return interpreter
 
 
@@ -35,8 +41,10 @@ def run_function(
     module: ModuleOp,
     inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
     function: str | None = None,
+    state: InterpreterFunctions | None = None,
 ) -> list[np.ndarray]:
-    """Evaluate a function on inputs (positional, or by argument name) and return its results."""
+    """Evaluate a function on inputs (positional, or by argument name) and return
+    its results; `state` holds variables and queues (see `tf_state.Session`)."""
     target = entry_function(module, function)
     if isinstance(inputs, Mapping):
         from graph_opt.frontend.names import argument_names
@@ -57,5 +65,5 @@ def run_function(
         else value
         for value, t in zip(inputs, arg_types)
     ]
-    results = make_function_interpreter(module).call_op(target, tuple(args))
+    results = make_function_interpreter(module, state).call_op(target, tuple(args))
     return [np.asarray(r) for r in results]

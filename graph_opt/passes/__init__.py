@@ -101,6 +101,12 @@ def get_schedule_memory():
     return ScheduleMemoryPass
 
 
+def get_auto_parallel():
+    from graph_opt.passes.auto_parallel import AutoParallelPass
+
+    return AutoParallelPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "lower-to-tosa": get_lower_to_tosa,
@@ -119,4 +125,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "swap": get_swap,
         "recompute": get_recompute,
         "schedule-memory": get_schedule_memory,
+        "auto-parallel": get_auto_parallel,
     }

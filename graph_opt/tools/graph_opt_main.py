@@ -28,10 +28,17 @@ from graph_opt.tools.frontends import apply_tensor_limit
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.tools.pipeline import PipelineError, build_pipeline
 
-OUTPUT_SUFFIX_TARGETS = {".mlir": "mlir", ".onnx": "onnx", ".dot": "dot", ".svg": "svg"}
+OUTPUT_SUFFIX_TARGETS = {
+    ".mlir": "mlir",
+    ".onnx": "onnx",
+    ".pb": "graphdef",
+    ".pbtxt": "graphdef",
+    ".dot": "dot",
+    ".svg": "svg",
+}
 """The target `-o FILE` implies by FILE's suffix when `-t` is not given."""
 
-GRAPH_OPT_TARGETS = ("mlir", "onnx", "dot", "svg")
+GRAPH_OPT_TARGETS = ("mlir", "onnx", "graphdef", "dot", "svg")
 """The output formats offered (xDSL's other targets print no graph)."""
 
 LISTED_XDSL_PASSES = {
@@ -100,6 +107,7 @@ class GraphOptMain(xDSLOptMain):
         from graph_opt.tools.dot_export import write_dot, write_svg
 
         self.available_targets["onnx"] = _onnx_target_placeholder
+        self.available_targets["graphdef"] = _write_graph_def_text
         self.available_targets["dot"] = write_dot
         self.available_targets["svg"] = write_svg
         self.available_targets = {
@@ -416,6 +424,13 @@ class GraphOptMain(xDSLOptMain):
                 return super().output_resulting_program(prog)
             finally:
                 ELISION.larger_than = None
+        if self.args.target == "graphdef" and self._temporary_output is not None:
+            from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
+
+            text = self.args.output_file.lower().endswith(".pbtxt")
+            with open(self._temporary_output, "wb") as out:
+                out.write(graph_def_bytes(prog, text=text))
+            return ""
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
         from graph_opt.frontend.onnx_export import save_model
@@ -459,6 +474,13 @@ def format_pass_times(times: Sequence[tuple[str, float]]) -> str:
         indent = "  " if ": " in name else ""
         lines.append(f"{seconds:9.4f}  {percent:6.1f}%  {indent}{name}")
     return "\n".join(lines)
+
+
+def _write_graph_def_text(module: ModuleOp, stream: IO[str]) -> None:
+    """-t graphdef: the GraphDef as text (binary to an -o FILE.pb)."""
+    from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
+
+    stream.write(graph_def_bytes(module, text=True).decode())
 
 
 def _onnx_target_placeholder(module: ModuleOp, stream: IO[str]) -> None:

@@ -35,6 +35,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--function", help="the function to run (default: the only public one)"
     )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=1,
+        help="run the function this many times in one session (training steps: "
+        "variables and queues keep their state); outputs are the last run's",
+    )
+    parser.add_argument(
+        "--variables",
+        metavar="FILE",
+        help="an .npz to write the variables' values to after the runs",
+    )
     args, args.frontend_args = parser.parse_known_args(argv)
     return args
 
@@ -78,24 +90,35 @@ def read_inputs(specs: Sequence[str], argument_names: Sequence[str]) -> dict:
     return inputs
 
 
+def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
+    from graph_opt.files import write_atomically
+
+    data = io.BytesIO()
+    np.savez(data, **arrays)
+    write_atomically(path, data.getvalue())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     print_warnings_as_one_line("graph-opt-run")
     raise_recursion_limit()
     try:
         from graph_opt.entry import entry_function
-        from graph_opt.files import write_atomically
         from graph_opt.frontend.names import argument_names, result_names
-        from graph_opt.interpreter import run_function
+        from graph_opt.interpreter.tf_state import Session
 
+        if args.steps < 1:
+            raise ValueError(f"--steps takes a count >= 1, not {args.steps}")
         module = load_module(args.model, args.frontend_args)
         function = entry_function(module, args.function)
         inputs = read_inputs(args.inputs, argument_names(function))
-        outputs = run_function(module, inputs, args.function)
+        session = Session()
+        for _ in range(args.steps):
+            outputs = session.run(module, inputs, args.function)
         names = result_names(function)
-        data = io.BytesIO()
-        np.savez(data, **dict(zip(names, outputs, strict=True)))
-        write_atomically(args.output, data.getvalue())
+        write_npz(args.output, dict(zip(names, outputs, strict=True)))
+        if args.variables:
+            write_npz(args.variables, session.variables)
     except SystemExit as e:  # graph-opt's argument errors, already printed
         return e.code if isinstance(e.code, int) else 1
     except Exception as e:  # one line for the user, never a traceback

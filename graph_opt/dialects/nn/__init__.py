@@ -1,4 +1,5 @@
-"""The nn dialect: a framework-neutral dialect for inference graphs."""
+"""The nn dialect: a framework-neutral dialect for inference graphs (and the
+batch statistics and gradient kernels of training graphs)."""
 
 from xdsl.ir import Dialect
 
@@ -19,6 +20,7 @@ from graph_opt.dialects.nn.reduce import REDUCE_OPS
 from graph_opt.dialects.nn.resize import RESIZE_OPS
 from graph_opt.dialects.nn.shape_ops import SHAPE_OPS
 from graph_opt.dialects.nn.tensor_ops import TENSOR_OPS
+from graph_opt.dialects.nn.training import TRAINING_OPS
 from graph_opt.dialects.nn.types import NN_TYPES
 
 NN = Dialect(
@@ -44,6 +46,7 @@ NN = Dialect(
         *INDEX_OPS,
         *RESIZE_OPS,
         *DEVICE_COPY_OPS,
+        *TRAINING_OPS,
     ],
     NN_TYPES,
 )

@@ -52,7 +52,9 @@ class EffectfulFunctions:
         self.known: dict[str, bool] = {}
 
     def __call__(self, node: NodeDef) -> bool:
-        if node.op in EFFECT_OPS:
+        from graph_opt.frontend.tensorflow.mappings.state import STATEFUL_OPS
+
+        if node.op in EFFECT_OPS or node.op in STATEFUL_OPS:
             return True
         if node.op not in CALL_OPS:
             return False

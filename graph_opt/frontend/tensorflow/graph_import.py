@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 import numpy as np
@@ -44,6 +44,12 @@ from graph_opt.frontend.tensorflow.effects import (
     string_valued,
 )
 from graph_opt.frontend.tensorflow.functions import ARG_OP, Body, library_bodies
+from graph_opt.frontend.tensorflow.mappings.state import (
+    REF_INPUT_OPS,
+    STATEFUL_OPS,
+    initial_values,
+    read_ref_variables,
+)
 from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.tensorflow.placeholders import feed_defaults
 from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
@@ -88,6 +94,8 @@ class ImportContext:
 
     library: dict[str, Body]
     allow_opaque: bool
+    initial_values: Mapping[str, object] = field(default_factory=dict)
+    """The TensorProto each variable's initializer assigns, by variable node."""
 
 
 class ImportBuilder:
@@ -97,6 +105,10 @@ class ImportBuilder:
         self.builder = Builder(InsertPoint.at_end(block))
         self.node = NodeDef()
         self.context = context or ImportContext({}, allow_opaque=False)
+        self.control_effects: list[str] = []
+        """The node's control inputs that run after side effects."""
+        self.state_nodes: set[str] = set()
+        """The nodes imported so far that change state, or group such changes."""
 
     def import_function(
         self, name: str, args: Sequence[SSAValue], block: Block
@@ -403,7 +415,9 @@ def import_graph_def(
     if validate:
         validate_graph_def(graph_def)
     load_mappings()
-    context = ImportContext(library_bodies(graph_def), allow_opaque)
+    context = ImportContext(
+        library_bodies(graph_def), allow_opaque, initial_values(graph_def.node)
+    )
     input_shapes = dict(input_shapes or {})
     nodes = feed_defaults(
         functionalize(list(graph_def.node), context.library), input_shapes
@@ -428,9 +442,11 @@ def import_graph_def(
     for node, arg in zip(placeholders, block.args):
         values[node.name] = [arg]
         set_name_hint(arg, node.name)
-    results = _import_nodes(
-        ImportBuilder(block, context), graph, order, values, output_refs
-    )
+    _import_nodes(ImportBuilder(block, context), graph, order, values, [])
+    # a fetched node without outputs (a training step's NoOp, an enqueue) is a
+    # target: it runs, and returns nothing
+    output_refs = [r for r in output_refs if values[r.node] or r.index > 0]
+    results = [_lookup(graph, values, None, ref) for ref in output_refs]
     block.add_op(func.ReturnOp(*results))
     function = func.FuncOp(
         "main",
@@ -479,11 +495,16 @@ def _import_nodes(
         node = graph.nodes[name]
         b.node = node
         inputs = [_lookup(graph, values, node, ref) for ref in graph.data[name]]
+        effects = [c for c in graph.control[name] if c in graph.after_effects]
+        b.control_effects = effects
         last = b.builder.insertion_point.block.last_op
+        if node.op not in REF_INPUT_OPS:
+            inputs = read_ref_variables(b, inputs)
+        if node.op in STATEFUL_OPS:
+            b.state_nodes.add(name)
         values[name] = _import_node(
             b, node, inputs, graph.outputs_used[name], b.context.allow_opaque
         )
-        effects = [c for c in graph.control[name] if c in graph.after_effects]
         if effects or node.device:
             _mark_ops_after(b, last, node.device, effects)
     return [_lookup(graph, values, None, ref) for ref in output_refs]
@@ -518,6 +539,8 @@ def _import_node(
             op.location = name_location(
                 [TensorRef(node.name, results.index(r)).label for r in op.results]
             )
+        elif not op.results and not results:  # an effect: the node itself
+            op.location = name_location([node.name])
         else:
             op.location = name_location([f"{node.name}/{op.name.removeprefix('nn.')}"])
         op = op.next_op

@@ -22,6 +22,10 @@ Importer = Callable[
 
 IMPORTERS: dict[str, Importer] = {}
 
+SIMPLE_OP_TYPES: dict[type[Operation], str] = {}
+"""The TensorFlow op type of each nn op class mapped one to one (without
+properties), the first registered: what the GraphDef export writes."""
+
 
 def importer(*op_types: str):
     def register(fn: Importer) -> Importer:
@@ -43,6 +47,8 @@ def register_simple(
         return b.create(op_class, inputs, props(b) if props else {})
 
     IMPORTERS[op_type] = import_node
+    if props is None:
+        SIMPLE_OP_TYPES.setdefault(op_class, op_type)
 
 
 def load_mappings() -> None:

@@ -140,21 +140,23 @@ def test_window_attributes_without_default_are_required(missing):
         import_graph_def(g.graph, validate=False)
 
 
-def training_batch_norm() -> GraphBuilder:
+def batch_norm_3d() -> GraphBuilder:
     g = GraphBuilder()
-    g.placeholder("x", [1, 2, 2, 3])
+    g.placeholder("x", [1, 2, 2, 2, 3])
     for part in ("scale", "offset", "mean", "var"):
         g.const(part, np.ones(3, np.float32))
     g.node(
-        "bn", "FusedBatchNormV3", ["x", "scale", "offset", "mean", "var"], T=Type(FLOAT)
-    )
+        "bn", "FusedBatchNormV3", ["x", "scale", "offset", "mean", "var"],
+        T=Type(FLOAT), data_format="NDHWC",
+    )  # fmt: skip
     return g
 
 
 def test_declined_node_is_an_error_or_opaque():
-    g = training_batch_norm()
+    g = batch_norm_3d()
     with pytest.raises(
-        FrontendError, match=r"node 'bn' \(FusedBatchNormV3\): is_training=true"
+        FrontendError,
+        match=r"node 'bn' \(FusedBatchNormV3\): data_format NDHWC is not supported",
     ):
         import_graph_def(g.graph)
     module = import_graph_def(g.graph, allow_opaque=True)

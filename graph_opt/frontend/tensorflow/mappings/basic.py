@@ -1,5 +1,5 @@
 """Constants and the ops that only forward values: Identity, IdentityN, StopGradient,
-PlaceholderWithDefault, NoOp."""
+PlaceholderWithDefault."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from graph_opt.frontend.tensorflow.tensors import dense_from_tensor
 
 register_simple("Identity", IdentityOp)
 register_simple("StopGradient", StopGradientOp)
-# a variable's read, once its handle is bound to a Const (SavedModel import)
-register_simple("ReadVariableOp", IdentityOp)
 # unfed, its default value (fed, a placeholder: see `placeholders`)
 register_simple("PlaceholderWithDefault", IdentityOp)
 
@@ -31,8 +29,3 @@ def import_const(b, node, inputs):
 @importer("IdentityN")
 def import_identity_n(b, node, inputs):
     return [b.create(IdentityOp, [x]).results[0] for x in inputs]
-
-
-@importer("NoOp")
-def import_no_op(b, node, inputs):
-    return []
