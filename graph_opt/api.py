@@ -19,9 +19,7 @@ from typing import TYPE_CHECKING
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
 from xdsl.universe import Universe
 
 from graph_opt.files import write_atomically
@@ -78,7 +76,9 @@ def context() -> Context:
 
 def parse(text: str, name: str = "<string>") -> ModuleOp:
     """Parse MLIR text into a verified module."""
-    module = Parser(context(), text, name).parse_module()
+    from graph_opt.mlir_text.parser import FastParser
+
+    module = FastParser(context(), text, name).parse_module()
     module.verify()
     return module
 
@@ -180,10 +180,13 @@ def _verify_after_pass(previous, module: ModuleOp, next_pass) -> None:
 
 
 def to_mlir(module: ModuleOp, generic: bool = False) -> str:
+    """The module as xDSL's printer writes it (custom or generic form)."""
     from io import StringIO
 
+    from graph_opt.mlir_text.printer import FastPrinter
+
     out = StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
+    FastPrinter(stream=out, print_generic_format=generic).print_op(module)
     return out.getvalue() + "\n"
 
 

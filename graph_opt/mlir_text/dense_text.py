@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    AnyFloat,
     DenseIntOrFPElementsAttr,
+    Float16Type,
     Float32Type,
     Float64Type,
     IndexType,
@@ -27,13 +27,15 @@ from xdsl.dialects.builtin import (
     i1,
 )
 
+STRUCT_FLOATS = (Float16Type, Float32Type, Float64Type)
+
 HEX_ABOVE = 100
 """Literals of more elements than this print as hex."""
 
 
 def dense_text(attr: DenseIntOrFPElementsAttr, type_text: str) -> str | None:
     """The literal with its type (`dense<...> : tensor<...>`); None for element types
-    left to xDSL (complex)."""
+    left to xDSL (complex, and floats other than f16, f32, f64)."""
     element_type = attr.get_element_type()
     element_text = _element_printer(element_type)
     if element_text is None:
@@ -86,9 +88,9 @@ def _element_printer(element_type) -> Callable[[float], str] | None:
         if element_type == i1:
             return lambda value: "true" if value else "false"
         return lambda value: f"{value:d}"
-    if isinstance(element_type, AnyFloat):
+    if type(element_type) in STRUCT_FLOATS:
         return _float_printer(element_type)
-    return None
+    return None  # complex, or a float `struct` cannot pack (bf16, f8, f80, ...)
 
 
 def _float_printer(float_type) -> Callable[[float], str]:

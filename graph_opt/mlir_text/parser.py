@@ -32,7 +32,6 @@ import re
 import numpy as np
 from xdsl.dialects.builtin import (
     UNKNOWN_LOC,
-    AnyFloat,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -278,8 +277,8 @@ class FastParser(Parser):
             element_type = value_type.element_type
             dtype = FLOAT_DTYPES.get(type(element_type))
             data = None
-            if body.startswith('"0x') and isinstance(
-                element_type, IntegerType | AnyFloat
+            if body.startswith('"0x') and (
+                isinstance(element_type, IntegerType) or dtype is not None
             ):
                 data = _hex_data(body, value_type)
             elif dtype is not None and FLOAT_LIST.fullmatch(body):
@@ -334,7 +333,8 @@ def _float_data(body: str, shape: tuple[int, ...], dtype: str) -> bytes | None:
         values = np.full(shape, values)
     elif values.shape != tuple(shape):
         return None
-    data = values.astype(dtype)
+    with np.errstate(over="ignore"):
+        data = values.astype(dtype)
     if not np.isfinite(data).all():
         return None  # out of range: struct.pack refuses where numpy rounds to inf
     return data.tobytes()

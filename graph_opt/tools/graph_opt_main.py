@@ -98,6 +98,7 @@ class GraphOptMain(xDSLOptMain):
         super().register_all_targets()
         from graph_opt.tools.dot_export import write_dot, write_svg
 
+        self.available_targets["mlir"] = _fast_mlir_target
         self.available_targets["onnx"] = _onnx_target_placeholder
         self.available_targets["dot"] = write_dot
         self.available_targets["svg"] = write_svg
@@ -252,9 +253,8 @@ class GraphOptMain(xDSLOptMain):
         """--emit-before FILE: the input graph, in FILE's format, written atomically."""
         from io import StringIO
 
-        from xdsl.printer import Printer
-
         from graph_opt.files import write_atomically
+        from graph_opt.mlir_text.printer import FastPrinter
         from graph_opt.tools.dot_export import write_dot, write_svg
 
         suffix = os.path.splitext(self.args.emit_before)[1]
@@ -263,7 +263,7 @@ class GraphOptMain(xDSLOptMain):
         if suffix in writers:
             writers[suffix](prog, text)
         elif suffix == ".mlir":
-            Printer(stream=text).print_op(prog)
+            FastPrinter(stream=text).print_op(prog)
         else:
             raise ValueError(
                 f"--emit-before writes .dot, .svg or .mlir, not '{suffix}'"
@@ -408,6 +408,12 @@ def format_pass_times(times: Sequence[tuple[str, float]]) -> str:
         indent = "  " if ": " in name else ""
         lines.append(f"{seconds:9.4f}  {percent:6.1f}%  {indent}{name}")
     return "\n".join(lines)
+
+
+def _fast_mlir_target():
+    from graph_opt.mlir_text.target import FastMLIRTarget
+
+    return FastMLIRTarget
 
 
 def _onnx_target_placeholder(module: ModuleOp, stream: IO[str]) -> None:
