@@ -37,11 +37,12 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FunctionType,
     IntegerType,
+    ModuleOp,
     NoneAttr,
     TensorType,
 )
 from xdsl.dialects.func import ReturnOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
@@ -52,6 +53,7 @@ from graph_opt.dialects.nn.base import _fits_flat
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.new_op import new_op
 from graph_opt.dialects.nn.shapes import tensor_type
+from graph_opt.gc_pause import collector_paused
 from graph_opt.mlir_text.forms import has_nn_custom_form
 
 _NAME = r"%[A-Za-z0-9_$.-]+"
@@ -75,6 +77,8 @@ CONSTANT_OP = re.compile(
 RETURN_OP = re.compile(
     rf"func\.return(?: (?P<operands>{_NAMES}) : (?P<types>[^\n]*?))?{_END}"
 )
+BLANKS = re.compile(r"(?:\s+|//[^\n]*)*")
+"""What the lexer skips between tokens: whitespace and comments."""
 DENSE_LITERAL = re.compile(r"dense<(?P<body>[^\n]*)> : (?P<type>tensor<[^\n<>]*>)")
 FLOAT_LIST = re.compile(r"(?:[\[\], ]|-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)+")
 """The characters of a nested list of MLIR float literals."""
@@ -93,22 +97,53 @@ class FastParser(Parser):
         self._parsed: dict[tuple[str, str], object] = {}
         self._op_classes: dict[str, type[Operation] | None] = {}
 
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        with collector_paused():  # the graph being built is all alive
+            return super().parse_module(allow_implicit_module)
+
     def parse_optional_operation(self) -> Operation | None:
-        if not self.attribute_aliases:
-            start = self._current_token.span.start
-            try:
-                parsed = self._parse_line(start)
-            except (ParseError, ValueError, TypeError, KeyError):
-                parsed = None  # xDSL reads it again, and reports its own error
+        parsed = self._parse_line(self._current_token.span.start)
+        if parsed is None:
+            return super().parse_optional_operation()
+        op, end = parsed
+        self._resume_from(end)
+        return op
+
+    def _parse_block_body(self, block: Block) -> None:
+        """`Parser._parse_block_body`, going from one fast line to the next without
+        the lexer, which resumes where the fast path declines."""
+        start = self._current_token.span.start
+        lexed = True  # whether the lexer's current token starts at `start`
+        while True:
+            parsed = self._parse_line(start)
             if parsed is not None:
                 op, end = parsed
-                self._resume_from(end)
-                return op
-        return super().parse_optional_operation()
+                block.add_op(op)
+                start = BLANKS.match(self._text, end).end()
+                lexed = False
+                continue
+            if not lexed:
+                self._resume_from(start)
+            op = Parser.parse_optional_operation(self)
+            if op is None:
+                return
+            block.add_op(op)
+            start = self._current_token.span.start
+            lexed = True
 
     def _parse_line(self, start: int) -> tuple[Operation, int] | None:
+        """The op written at `start` and where its line ends, or None for xDSL to read
+        it (and report its own error)."""
+        if self.attribute_aliases:
+            return None
+        try:
+            return self._parse_fast_line(start)
+        except (ParseError, ValueError, TypeError, KeyError):
+            return None
+
+    def _parse_fast_line(self, start: int) -> tuple[Operation, int] | None:
         text = self._text
-        head = text[start]
+        head = text[start : start + 1]
         if head == "%":
             match = CONSTANT_OP.match(text, start)
             if match is not None:
@@ -196,14 +231,15 @@ class FastParser(Parser):
     def _finish(
         self, op: Operation, attrs: dict[str, Attribute], results: str | None, end: int
     ) -> tuple[Operation, int] | None:
-        """Name the results (or decline, leaving no trace) and attach the attributes."""
+        """Name the results and attach the attributes, or decline, leaving no trace
+        (the op no longer uses its operands)."""
         names = [] if results is None else results.split(", ")
-        if len(names) != len(op.results):
+        if len(names) != len(op.results) or any(
+            name[1:] in self.ssa_values or name[1:] in self.forward_ssa_references
+            for name in names
+        ):
+            op.drop_all_references()
             return None
-        for name in names:
-            name = name[1:]
-            if name in self.ssa_values or name in self.forward_ssa_references:
-                return None
         for name, result in zip(names, op.results):
             name = name[1:]
             self.ssa_values[name] = (result,)
