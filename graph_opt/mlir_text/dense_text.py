@@ -56,18 +56,15 @@ def dense_text(attr: DenseIntOrFPElementsAttr, type_text: str) -> str | None:
     return f"dense<{body}> : {type_text}"
 
 
-def _nested(texts: Sequence[str], shape: Sequence[int]) -> str:
-    if len(shape) > 1:
-        step = len(texts) // shape[0]
-        inner = shape[1:]
-        return (
-            "["
-            + ", ".join(
-                _nested(texts[i : i + step], inner) for i in range(0, len(texts), step)
-            )
-            + "]"
-        )
-    return "[" + ", ".join(texts) + "]"
+def _nested(texts: list[str], shape: Sequence[int]) -> str:
+    """Nested lists, built from the innermost dimension out."""
+    items = texts
+    for size in reversed(shape):
+        items = [
+            "[" + ", ".join(items[i : i + size]) + "]"
+            for i in range(0, len(items), size)
+        ]
+    return items[0]
 
 
 def _is_splat_buffer(data: bytes, element_type, length: int) -> bool:
