@@ -59,23 +59,28 @@ from graph_opt.mlir_text.forms import has_nn_custom_form
 _NAME = r"%[A-Za-z0-9_$.-]+"
 _NAMES = rf"{_NAME}(?:, {_NAME})*"
 _DICT = r"\{[^\n]*?\}"
-_END = r"[ \t]*(?=\n|\Z)"
 _RESULTS = rf"(?:(?P<results>{_NAMES}) = )?"
+# Line ends are matched greedily (`[^\n]*`, trailing blanks stripped after): a lazy
+# match tries the rest of the pattern at every character of a long literal.
 
 CUSTOM_OP = re.compile(
     rf"{_RESULTS}(?P<name>[A-Za-z_][\w$]*\.[\w$.]+)(?: (?P<operands>{_NAMES}))?"
-    rf"(?: (?P<attrs>{_DICT}))? : (?P<signature>\([^\n]*?){_END}"
+    rf"(?: (?P<attrs>{_DICT}))? : (?P<signature>\([^\n]*)"
 )
 GENERIC_OP = re.compile(
     rf'{_RESULTS}"(?P<name>[A-Za-z_][\w$]*\.[\w$.]+)"\((?P<operands>{_NAMES})?\)'
-    rf"(?: <(?P<props>{_DICT})>)?(?: (?P<attrs>{_DICT}))? : (?P<signature>\([^\n]*?){_END}"
+    rf"(?: <(?P<props>{_DICT})>)?(?: (?P<attrs>{_DICT}))? : (?P<signature>\([^\n]*)"
 )
 CONSTANT_OP = re.compile(
-    rf"(?P<results>{_NAME}) = nn\.constant (?:(?P<attrs>{_DICT}) )?"
-    rf"(?P<value>dense<[^\n]*?){_END}"
+    rf"(?P<results>{_NAME}) = nn\.constant (?:(?P<attrs>{_DICT}) )?(?P<value>dense<[^\n]*)"
 )
+GENERIC_CONSTANT_OP = re.compile(
+    rf'(?P<results>{_NAME}) = "nn\.constant"\(\) <\{{value = (?P<rest>dense<[^\n]*)'
+)
+"""The generic form of nn.constant, its value split from its signature by `rfind`."""
+GENERIC_CONSTANT_TAIL = "}> : () -> "
 RETURN_OP = re.compile(
-    rf"func\.return(?: (?P<operands>{_NAMES}) : (?P<types>[^\n]*?))?{_END}"
+    rf"func\.return(?: (?P<operands>{_NAMES}) : (?P<types>[^\n]*))?[ \t]*(?=\n|\Z)"
 )
 BLANKS = re.compile(r"(?:\s+|//[^\n]*)*")
 """What the lexer skips between tokens: whitespace and comments."""
@@ -148,6 +153,9 @@ class FastParser(Parser):
             match = CONSTANT_OP.match(text, start)
             if match is not None:
                 return self._constant(match)
+            match = GENERIC_CONSTANT_OP.match(text, start)
+            if match is not None:
+                return self._generic_constant(match)
             match = CUSTOM_OP.match(text, start)
             if match is not None:
                 return self._custom(match)
@@ -185,18 +193,11 @@ class FastParser(Parser):
         op_def = op_class.get_irdl_definition()
         if op_def.regions or op_def.successors:
             return None
-        props_text = match["props"]
-        if op_class is ConstantOp and props_text and props_text.startswith("{value = "):
-            value = self._dense(props_text[len("{value = ") : -1])
-            props = None if value is None else {"value": value}
-        else:
-            props = self._dict(props_text)
+        props = self._dict(match["props"])
         attrs = self._dict(match["attrs"])
         inputs, outputs = self._signature(match["signature"])
         operands = self._operands(match["operands"], inputs)
-        if props is None or operands is None:
-            return None
-        if not _fits_flat(op_class, len(operands), len(outputs)):
+        if operands is None or not _fits_flat(op_class, len(operands), len(outputs)):
             return None
         if attrs:  # properties given as attributes, as xDSL's generic parser allows
             for name in op_def.properties:
@@ -215,6 +216,22 @@ class FastParser(Parser):
         return self._finish(
             op, self._dict(match["attrs"]), match["results"], match.end()
         )
+
+    def _generic_constant(self, match: re.Match) -> tuple[Operation, int] | None:
+        if self._op_class("nn.constant") is not ConstantOp:
+            return None
+        rest = match["rest"]
+        split = rest.rfind(GENERIC_CONSTANT_TAIL)
+        if split < 0:
+            return None
+        value = self._dense(rest[:split])
+        result_type = self._remembered(
+            "type", rest[split + len(GENERIC_CONSTANT_TAIL) :].rstrip(), _parse_type
+        )
+        if value is None:
+            return None
+        op = new_op(ConstantOp, (), (result_type,), {"value": value}, UNKNOWN_LOC)
+        return self._finish(op, {}, match["results"], match.end())
 
     def _return(self, match: re.Match) -> tuple[Operation, int] | None:
         if self._op_class("func.return") is not ReturnOp:
@@ -302,7 +319,7 @@ class FastParser(Parser):
 
     def _dense(self, text: str):
         """A `dense<...> : tensor<...>` literal, with float lists read by numpy."""
-        match = DENSE_LITERAL.fullmatch(text)
+        match = DENSE_LITERAL.fullmatch(text.rstrip())
         if match is None:
             return None
         value_type = self._remembered("type", match["type"], _parse_type)
@@ -351,7 +368,7 @@ def _interned(value_type: Attribute) -> Attribute:
 
 def _hex_data(body: str, value_type: TensorType) -> bytes | None:
     """The bytes of a `"0x..."` literal, a splat when it holds one element."""
-    if not body.endswith('"') or len(body) % 2 == 0:
+    if not body.endswith('"'):
         return None
     data = bytes.fromhex(body[3:-1])
     size = value_type.element_type.compile_time_size

@@ -110,6 +110,9 @@ ACCEPTED = {
     '"a}b"} : (tensor<2xf32>) -> tensor<2xf32>',
     "generic_properties_as_attributes": '%y = "nn.leaky_relu"(%x) {alpha = 0.5 : f32} '
     ": (tensor<2xf32>) -> tensor<2xf32>",
+    "generic_constant_with_attributes": '%y = "nn.constant"() <{value = dense<[1.0, '
+    "2.0]> : tensor<2xf32>}> {note = 1 : i64} : () -> tensor<2xf32>",
+    "trailing_blanks": "%y = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>   ",
     "location": '%y = nn.relu %x : (tensor<2xf32>) -> tensor<2xf32> loc("here")',
     "comment": "%y = nn.relu %x : (tensor<2xf32>) -> tensor<2xf32> // note",
 }
