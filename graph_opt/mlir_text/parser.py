@@ -72,19 +72,19 @@ GENERIC_OP = re.compile(
     rf"(?: <(?P<props>{_DICT})>)?(?: (?P<attrs>{_DICT}))? : (?P<signature>\([^\n]*)"
 )
 CONSTANT_OP = re.compile(
-    rf"(?P<results>{_NAME}) = nn\.constant (?:(?P<attrs>{_DICT}) )?(?P<value>dense<[^\n]*)"
+    rf"(?P<results>{_NAME}) = nn\.constant (?:(?P<attrs>{_DICT}) )?(?=dense<)"
 )
 GENERIC_CONSTANT_OP = re.compile(
-    rf'(?P<results>{_NAME}) = "nn\.constant"\(\) <\{{value = (?P<rest>dense<[^\n]*)'
+    rf'(?P<results>{_NAME}) = "nn\.constant"\(\) <\{{value = (?=dense<)'
 )
-"""The generic form of nn.constant, its value split from its signature by `rfind`."""
+"""nn.constant's forms up to the literal, whose end is found by `find` and `rfind`
+(a literal can be a 100 MB line: a regular expression would scan it again)."""
 GENERIC_CONSTANT_TAIL = "}> : () -> "
 RETURN_OP = re.compile(
     rf"func\.return(?: (?P<operands>{_NAMES}) : (?P<types>[^\n]*))?[ \t]*(?=\n|\Z)"
 )
 BLANKS = re.compile(r"(?:\s+|//[^\n]*)*")
 """What the lexer skips between tokens: whitespace and comments."""
-DENSE_LITERAL = re.compile(r"dense<(?P<body>[^\n]*)> : (?P<type>tensor<[^\n<>]*>)")
 FLOAT_LIST = re.compile(r"(?:[\[\], ]|-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)+")
 """The characters of a nested list of MLIR float literals."""
 
@@ -209,29 +209,36 @@ class FastParser(Parser):
     def _constant(self, match: re.Match) -> tuple[Operation, int] | None:
         if self._op_class("nn.constant") is not ConstantOp:
             return None
-        value = self._dense(match["value"])
+        end = self._line_end(match.end())
+        value = self._dense(match.end(), end)
         if value is None:
             return None
         op = ConstantOp.holding(value)
-        return self._finish(
-            op, self._dict(match["attrs"]), match["results"], match.end()
-        )
+        return self._finish(op, self._dict(match["attrs"]), match["results"], end)
 
     def _generic_constant(self, match: re.Match) -> tuple[Operation, int] | None:
         if self._op_class("nn.constant") is not ConstantOp:
             return None
-        rest = match["rest"]
-        split = rest.rfind(GENERIC_CONSTANT_TAIL)
+        end = self._line_end(match.end())
+        split = self._text.rfind(GENERIC_CONSTANT_TAIL, match.end(), end)
         if split < 0:
             return None
-        value = self._dense(rest[:split])
-        result_type = self._remembered(
-            "type", rest[split + len(GENERIC_CONSTANT_TAIL) :].rstrip(), _parse_type
-        )
+        value = self._dense(match.end(), split)
+        type_text = self._text[split + len(GENERIC_CONSTANT_TAIL) : end]
+        result_type = self._remembered("type", type_text, _parse_type)
         if value is None:
             return None
         op = new_op(ConstantOp, (), (result_type,), {"value": value}, UNKNOWN_LOC)
-        return self._finish(op, {}, match["results"], match.end())
+        return self._finish(op, {}, match["results"], end)
+
+    def _line_end(self, start: int) -> int:
+        """Where the line of `start` ends, trailing blanks excluded."""
+        text = self._text
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        while end > start and text[end - 1] in " \t\r":
+            end -= 1
+        return end
 
     def _return(self, match: re.Match) -> tuple[Operation, int] | None:
         if self._op_class("func.return") is not ReturnOp:
@@ -317,28 +324,33 @@ class FastParser(Parser):
             self._parsed[key] = value
         return value
 
-    def _dense(self, text: str):
-        """A `dense<...> : tensor<...>` literal, with float lists read by numpy."""
-        match = DENSE_LITERAL.fullmatch(text.rstrip())
-        if match is None:
+    def _dense(self, start: int, end: int):
+        """The `dense<...> : tensor<...>` literal at text[start:end]: hex read by
+        `bytes.fromhex`, float lists by numpy, anything else by xDSL."""
+        text = self._text
+        split = text.rfind("> : ", start, end)
+        if split < 0:
             return None
-        value_type = self._remembered("type", match["type"], _parse_type)
-        body = match["body"]
+        value_type = self._remembered("type", text[split + 4 : end], _parse_type)
+        body = start + len("dense<")
         if isinstance(value_type, TensorType) and all(
             d >= 0 for d in value_type.get_shape()
         ):
             element_type = value_type.element_type
             dtype = FLOAT_DTYPES.get(type(element_type))
             data = None
-            if body.startswith('"0x') and (
+            if text.startswith('"0x', body) and (
                 isinstance(element_type, IntegerType) or dtype is not None
             ):
-                data = _hex_data(body, value_type)
-            elif dtype is not None and FLOAT_LIST.fullmatch(body):
-                data = _float_data(body, value_type.get_shape(), dtype)
+                if text[split - 1] == '"':
+                    data = _hex_data(text, body + 3, split - 1, value_type)
+            elif dtype is not None:
+                floats = text[body:split]
+                if FLOAT_LIST.fullmatch(floats):
+                    data = _float_data(floats, value_type.get_shape(), dtype)
             if data is not None:
                 return dense_elements(value_type, data)
-        return self._remembered("attr", text, Parser.parse_attribute)
+        return self._remembered("attr", text[start:end], Parser.parse_attribute)
 
 
 def _parse_dict(parser: Parser) -> dict[str, Attribute]:
@@ -366,11 +378,10 @@ def _interned(value_type: Attribute) -> Attribute:
     return value_type
 
 
-def _hex_data(body: str, value_type: TensorType) -> bytes | None:
-    """The bytes of a `"0x..."` literal, a splat when it holds one element."""
-    if not body.endswith('"'):
-        return None
-    data = bytes.fromhex(body[3:-1])
+def _hex_data(text: str, start: int, end: int, value_type: TensorType) -> bytes | None:
+    """The bytes of the hex digits at text[start:end], a splat when they hold one
+    element."""
+    data = bytes.fromhex(text[start:end])
     size = value_type.element_type.compile_time_size
     count = math.prod(value_type.get_shape())
     if len(data) == size:
