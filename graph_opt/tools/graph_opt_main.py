@@ -328,6 +328,7 @@ class GraphOptMain(xDSLOptMain):
                 "-t onnx writes a binary model: give an output file with -o"
             )
         if self.args.output_file is None:
+            self._output_stream = sys.stdout
             return sys.stdout
         directory = os.path.dirname(os.path.abspath(self.args.output_file))
         handle = tempfile.NamedTemporaryFile(
@@ -335,6 +336,7 @@ class GraphOptMain(xDSLOptMain):
         )
         self._temporary_output = handle.name
         chmod_for_umask(handle.name)
+        self._output_stream = handle
         return handle
 
     def _check_elision(self) -> None:
@@ -356,14 +358,15 @@ class GraphOptMain(xDSLOptMain):
             )
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
-        if self.args.target == "mlir" and self.args.elide_weights is not None:
+        if self.args.target == "mlir":
             from graph_opt.dialects.nn.constant import ELISION
 
             ELISION.larger_than = self.args.elide_weights
             try:
-                return super().output_resulting_program(prog)
+                self._write_mlir(prog)
             finally:
                 ELISION.larger_than = None
+            return ""
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
         from graph_opt.frontend.onnx_export import export_module
@@ -372,6 +375,19 @@ class GraphOptMain(xDSLOptMain):
         with open(self._temporary_output, "wb") as out:
             out.write(model.SerializeToString())
         return ""
+
+    def _write_mlir(self, prog: ModuleOp) -> None:
+        """`-t mlir` written straight to the output: xDSL's driver builds the whole
+        text as one string first (a copy of 200 MB on ResNet-50)."""
+        from graph_opt.mlir_text.target import FastMLIRTarget
+
+        target = FastMLIRTarget(
+            print_generic_format=self.args.print_op_generic,
+            print_properties_as_attributes=self.args.print_no_properties,
+            print_debuginfo=self.args.print_debuginfo,
+            syntax_highlight=self.args.syntax_highlight,
+        )
+        target.emit(self.ctx, prog, self._output_stream)
 
     def run(self):
         from graph_opt.progress import SETTINGS
