@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable, Sequence
+from functools import cache
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -36,22 +37,25 @@ HEX_ABOVE = 100
 def dense_text(attr: DenseIntOrFPElementsAttr, type_text: str) -> str | None:
     """The literal with its type (`dense<...> : tensor<...>`); None for element types
     left to xDSL (complex, and floats other than f16, f32, f64)."""
-    element_type = attr.get_element_type()
-    element_text = _element_printer(element_type)
-    if element_text is None:
+    element_type = attr.type.element_type
+    printer = _element_printer(element_type)
+    if printer is None:
         return None
+    element_text, size = printer
     data = attr.data.data
-    length = len(data) // element_type.compile_time_size
+    length = len(data) // size
     if length == 0:
         body = ""
     elif length > HEX_ABOVE and not _is_splat_buffer(data, element_type, length):
         body = f'"0x{data.hex().upper()}"'
     else:
-        values = attr.get_values()
+        values = element_type.unpack(data, length)  # (`attr.get_values()`)
         if values.count(values[0]) == length:
             body = element_text(values[0])
         else:
-            shape = attr.get_shape() if attr.shape_is_complete else (length,)
+            shape = attr.type.get_shape()
+            if min(shape, default=1) < 1 or math.prod(shape) != length:
+                shape = (length,)  # (`attr.shape_is_complete`)
             body = _nested(list(map(element_text, values)), shape)
     return f"dense<{body}> : {type_text}"
 
@@ -80,13 +84,17 @@ def _is_splat_buffer(data: bytes, element_type, length: int) -> bool:
     return bool((array == array[0]).all())
 
 
-def _element_printer(element_type) -> Callable[[float], str] | None:
+@cache
+def _element_printer(element_type) -> tuple[Callable[[float], str], int] | None:
+    """The text of one element, and the element's size in bytes."""
     if isinstance(element_type, IntegerType | IndexType):
         if element_type == i1:
-            return lambda value: "true" if value else "false"
-        return lambda value: f"{value:d}"
+            return (
+                lambda value: "true" if value else "false"
+            ), element_type.compile_time_size
+        return (lambda value: f"{value:d}"), element_type.compile_time_size
     if type(element_type) in STRUCT_FLOATS:
-        return _float_printer(element_type)
+        return _float_printer(element_type), element_type.compile_time_size
     return None  # complex, or a float `struct` cannot pack (bf16, f8, f80, ...)
 
 
@@ -100,15 +108,14 @@ def _float_printer(float_type) -> Callable[[float], str]:
         digits, bits = "{:.17g}", struct.Struct("<Q")
     else:
         digits, bits = None, None
+    isfinite = math.isfinite
 
     def text(value: float) -> str:
-        if math.isnan(value) or math.isinf(value):
+        if not isfinite(value):
             return f"0x{pack(value)[::-1].hex()}"
         short = f"{value:.5e}"
-        index = short.find("e")
-        short = short[:index] + "0" + short[index:]
-        if unpack(pack(float(short)))[0] == value:
-            return short
+        if unpack(pack(float(short)))[0] == value:  # (the 0 added changes no value)
+            return short.replace("e", "0e")
         if digits is None:
             return f"{value!r}"
         long = digits.format(value)

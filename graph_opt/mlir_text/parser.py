@@ -4,23 +4,26 @@
 forms graph-opt prints (and people write) with a few regular expressions:
 
     %r = nn.op %a, %b {attrs} : (types) -> types       (nn ops' custom form)
-    %w = nn.constant dense<...> : tensor<...>
+    %w = nn.constant dense<...> : tensor<...>           (and its generic form)
     func.return %a : type
     %r = "dialect.op"(%a) <{props}> {attrs} : (types) -> types   (any op without
                                                                   regions or successors)
 
 Types, function types and attribute dictionaries are parsed by xDSL's parser
-once per distinct text and then shared (attributes are immutable); float
-`dense<...>` literals are read by numpy. The op is built as xDSL builds it
-(`new_op` is `Operation.create`), and the lexer resumes after the line. Anything
+once per distinct text and then shared (attributes are immutable); `dense<...>`
+literals of floats are read by numpy, hex ones by `bytes.fromhex`. The op is
+built as xDSL builds it (`new_op` is `Operation.create`). Consecutive fast lines
+are read without the lexer; it resumes where the fast path declines. Anything
 else, and any line the fast path cannot take whole (a forward reference, a type
-mismatch, a location, an error), goes to `Parser.parse_optional_operation`,
-which reads it and reports errors exactly as xDSL does. Modules, functions and
-other ops with regions are xDSL's; their bodies come back here op by op.
+mismatch, a location, an alias, a resource, an error), goes to
+`Parser.parse_optional_operation`, which reads it and reports errors exactly as
+xDSL does. Modules, functions and other ops with regions are xDSL's; their
+bodies come back here.
 
-Relies on xDSL 0.74's parser internals (`ssa_values`, `forward_ssa_references`,
-`attribute_aliases`, `_current_token`, `_resume_from`);
-tests/mlir_text/test_parser.py builds every FileCheck input both ways and compares.
+Relies on xDSL 0.74's parser internals (`_parse_block_body`, `ssa_values`,
+`forward_ssa_references`, `attribute_aliases`, `_current_token`,
+`_resume_from`); tests/mlir_text/test_fast_parser.py builds every FileCheck
+input both ways and compares the modules and the errors.
 """
 
 from __future__ import annotations

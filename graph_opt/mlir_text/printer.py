@@ -10,7 +10,7 @@ attributes are printed once each by xDSL's printer and then reused.
 
 It writes the SSA names and the separators that xDSL 0.74's `Printer` writes,
 relying on its naming fields (`_ssa_values`, `ssa_names`,
-`_get_new_valid_name_id`); tests/mlir_text/test_printer.py checks the output
+`_get_new_valid_name_id`); tests/mlir_text/test_fast_printer.py checks the output
 byte for byte against `Printer` on every FileCheck input and on imported models.
 """
 
@@ -99,23 +99,26 @@ class FastPrinter(Printer):
             return ""
         if len(results) == 1:
             return f"%{self.name_of(results[0])} = "
-        return ", ".join(f"%{self.name_of(r)}" for r in results) + " = "
+        return ", ".join([f"%{self.name_of(r)}" for r in results]) + " = "
 
     def operands_text(self, op: Operation) -> str:
-        return ", ".join(f"%{self.name_of(v)}" for v in op.operands)
+        name_of = self.name_of
+        return ", ".join([f"%{name_of(v)}" for v in op.operands])
 
     def dict_text(self, attrs: dict[str, Attribute]) -> str:
         text_of = self.text_of
         return ", ".join(
-            _key(name)
-            if isinstance(attr, UnitAttr)
-            else f"{_key(name)} = {text_of(attr)}"
-            for name, attr in attrs.items()
+            [
+                _key(name)
+                if isinstance(attr, UnitAttr)
+                else f"{_key(name)} = {text_of(attr)}"
+                for name, attr in attrs.items()
+            ]
         )
 
     def function_type_text(self, op: Operation) -> str:
         text_of = self.text_of
-        inputs = ", ".join(text_of(v.type) for v in op.operands)
+        inputs = ", ".join([text_of(v.type) for v in op.operands])
         outputs = [r.type for r in op.results]
         if len(outputs) == 1:
             only = outputs[0]
