@@ -197,6 +197,20 @@ def _constant(printer: FastPrinter, op: Operation) -> str | None:
     return f"{printer.results_text(op)}nn.constant{attrs} {value}"
 
 
+def _generic_constant(printer: FastPrinter, op: Operation) -> str:
+    """`_generic` for the commonest op of a graph."""
+    if op.attributes or len(op.properties) != 1 or len(op.results) != 1:
+        return _generic(printer, op)
+    value = op.properties.get("value")
+    if value is None:
+        return _generic(printer, op)
+    result = op.results[0]
+    return (
+        f'%{printer.name_of(result)} = "nn.constant"() <{{value = '
+        f"{printer.text_of(value)}}}> : () -> {printer.text_of(result.type)}"
+    )
+
+
 def _return(printer: FastPrinter, op: Operation) -> str | None:
     if op.attributes:
         return None
@@ -214,6 +228,8 @@ def _op_writer(op_class: type[Operation], generic: bool):
     op_def = op_class.get_irdl_definition()
     if op_def.regions or op_def.successors:
         return None
+    if generic and op_class is ConstantOp:
+        return _generic_constant
     if generic or Operation.print is op_class.print:
         return _generic
     if op_class is ConstantOp:
