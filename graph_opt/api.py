@@ -20,9 +20,7 @@ from typing import TYPE_CHECKING
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
 from xdsl.universe import Universe
 
 from graph_opt.files import write_atomically, writing_atomically
@@ -88,10 +86,11 @@ def context() -> Context:
 def parse(text: str, name: str = "<string>") -> ModuleOp:
     """Parse MLIR text into a verified module (`dense_resource` weights read
     from the text's resource section)."""
+    from graph_opt.mlir_text.parser import FastParser
     from graph_opt.resources import resolve_resources
 
     ctx = context()
-    module = Parser(ctx, text, name).parse_module()
+    module = FastParser(ctx, text, name).parse_module()
     resolve_resources(module, ctx)
     module.verify()
     return module
@@ -202,9 +201,11 @@ def to_mlir(
     (upstream MLIR's form for large constants)."""
     from io import StringIO
 
+    from graph_opt.mlir_text.printer import FastPrinter
+
     out = StringIO()
     if weights_as_resources is None:
-        Printer(stream=out, print_generic_format=generic).print_op(module)
+        FastPrinter(stream=out, print_generic_format=generic).print_op(module)
         return out.getvalue() + "\n"
     from graph_opt.resources import print_with_resources
 

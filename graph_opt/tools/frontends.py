@@ -1,5 +1,5 @@
-"""Input formats of `graph-opt` besides MLIR: ONNX, TensorFlow GraphDefs (.pb,
-.pbtxt) and SavedModel directories."""
+"""Input formats of `graph-opt`: MLIR (through the fast parser), ONNX, TensorFlow
+GraphDefs (.pb, .pbtxt) and SavedModel directories."""
 
 from __future__ import annotations
 
@@ -58,6 +58,14 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
 
 
 def register_frontends(tool) -> None:
+    def parse_mlir(stream: IO[bytes]) -> ModuleOp:
+        from graph_opt.mlir_text.parser import FastParser
+
+        parser = FastParser(tool.ctx, stream.read(), tool.get_input_name())
+        return parser.parse_module(not tool.args.no_implicit_module)
+
+    tool.available_frontends["mlir"] = parse_mlir
+
     def parse_onnx(stream: IO[bytes]) -> ModuleOp:
         from graph_opt.frontend.onnx_import import (
             import_model,

@@ -43,6 +43,11 @@ WRONG_SHAPES = """func.func @f(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2
   func.return %0 : tensor<2xf32>
 }
 """
+WRONG_OPERAND_TYPE = """func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = nn.relu %a : (tensor<3xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+"""
 WRONG_RESULT_TYPE = """func.func @f(%a: tensor<2xf32>) -> tensor<4xf32> {
   %0 = nn.relu %a : (tensor<2xf32>) -> tensor<4xf32>
   func.return %0 : tensor<4xf32>
@@ -55,10 +60,11 @@ WRONG_RESULT_TYPE = """func.func @f(%a: tensor<2xf32>) -> tensor<4xf32> {
     [
         (MALFORMED, ["bad.mlir:2:1"]),
         (WRONG_ARITY, ["bad.mlir:2", "operands"]),
+        (WRONG_OPERAND_TYPE, ["bad.mlir:2:16", "tensor<3xf32>"]),
         (WRONG_SHAPES, ["bad.mlir", "broadcast"]),
         (WRONG_RESULT_TYPE, ["bad.mlir", "tensor<4xf32>"]),
     ],
-    ids=["malformed", "arity", "shapes", "result-type"],
+    ids=["malformed", "arity", "operand-type", "shapes", "result-type"],
 )
 def test_invalid_mlir(tmp_path, text, fragments):
     (tmp_path / "bad.mlir").write_text(text)
