@@ -19,11 +19,13 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.attention import AttentionOp
-from graph_opt.dialects.nn.base import f32_attr, i64_array
+from graph_opt.dialects.nn.base import f32_attr, i64_array, int_value
 from graph_opt.dialects.nn.elementwise import AddOp, DivOp, MulOp
 from graph_opt.dialects.nn.linalg import MatMulOp, broadcasts_to
 from graph_opt.dialects.nn.norm import SoftmaxOp
-from graph_opt.dialects.nn.shapes import ranked
+from graph_opt.dialects.nn.shape_ops import ReshapeOp
+from graph_opt.dialects.nn.shape_values import DimOf, dim_of, shape_elements
+from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
 from graph_opt.passes.activation_patterns import interior, scalar, used_only_within
 from graph_opt.passes.erasure import erase_op, replace_op
@@ -80,6 +82,90 @@ def untransposed_key(
     return producer.input, tuple(inner[p] for p in SWAP_LAST_TWO), producer
 
 
+def swaps_last_two(op: TransposeOp) -> bool:
+    x = ranked(op.input)
+    if x is None or x.get_num_dims() < 2:
+        return False
+    rank = x.get_num_dims()
+    perm = TransposeOp.permutation(op.properties, rank)
+    return perm == (*range(rank - 2), rank - 1, rank - 2)
+
+
+def keeps_last_two(op: ReshapeOp) -> bool:
+    x, out = ranked(op.input), ranked(op.output)
+    if x is None or out is None or min(x.get_num_dims(), out.get_num_dims()) < 2:
+        return False
+    tail = x.get_shape()[-2:]
+    return DYN not in tail and tail == out.get_shape()[-2:]
+
+
+def same_dim(a: SSAValue, b: SSAValue, index: int) -> bool:
+    """Whether dim `index` of `a` and of `b` are provably equal: equal static
+    dims, the same dynamic dim (the shape analysis), or `a` a reshape of `b`
+    whose target copies it (0) or names it."""
+    da, db = ranked(a).get_shape()[index], ranked(b).get_shape()[index]
+    if da == db != DYN:
+        return True
+    own = dim_of(b, index)
+    if dim_of(a, index).same(own):
+        return True
+    op = a.owner
+    if not isinstance(op, ReshapeOp) or op.input is not b:
+        return False
+    elements = shape_elements(op.shape)
+    if elements is None or len(elements) <= index:
+        return False
+    element = elements[index]
+    copies = element == 0 and not int_value(op.properties, "allowzero", 0)
+    return copies or (isinstance(element, DimOf) and element.same(own))
+
+
+def reshape_target_dim(value: SSAValue, index: int) -> list[object]:
+    """The element `index` of the target shape of the reshape defining `value`, if known."""
+    op = value.owner
+    if not isinstance(op, ReshapeOp):
+        return []
+    elements = shape_elements(op.shape)
+    return [] if elements is None or len(elements) <= index else [elements[index]]
+
+
+def batched_swap_source(
+    key_t: SSAValue, chain: list[Operation]
+) -> tuple[SSAValue, float] | None:
+    """The key [b, h, s, d] and a scale when `key_t` [b, h, d, s] is it with the
+    last two dims swapped by a transpose between reshapes that regroup only the
+    leading dims, with scalar scalings anywhere (dynamo's batched transpose:
+    [b, h, s, d] -> [b*h, s, d] -> [b*h, d, s] -> [b, h, d, s]). The ops are
+    appended to `chain`."""
+    walked: list[Operation] = []
+    value, factor, swapped = key_t, 1.0, False
+    while value.has_one_use() or value is key_t:
+        value, scale = scaled(value, walked)
+        factor *= scale
+        op = value.owner
+        if isinstance(op, ReshapeOp) and keeps_last_two(op) and value.has_one_use():
+            walked.append(op)
+            value = op.input
+        elif isinstance(op, TransposeOp) and not swapped and swaps_last_two(op):
+            if not value.has_one_use():
+                return None
+            walked.append(op)
+            value, swapped = op.input, True
+        else:
+            break
+    if not swapped or not any(isinstance(op, ReshapeOp) for op in walked):
+        return None
+    key, k_t = ranked(value), ranked(key_t)
+    if key is None or key.get_num_dims() != 4:
+        return None
+    if key.get_shape()[2:] != k_t.get_shape()[:1:-1]:
+        return None
+    if not all(same_dim(key_t, value, i) for i in (0, 1)):
+        return None
+    chain.extend(walked)
+    return value, factor
+
+
 def transposed(
     value: SSAValue, perm: tuple[int, ...], rewriter: PatternRewriter, before: Operation
 ) -> SSAValue:
@@ -126,7 +212,12 @@ class FuseAttention(RewritePattern):
         key_t, k_scale = scaled(product.rhs, chain)
         if not all(is_float_4d(v) for v in (query, key_t)):
             return
-        key_base, key_perm, replaced = untransposed_key(key_t)
+        batched = batched_swap_source(key_t, chain)
+        if batched is not None:
+            (key_base, k_extra), key_perm, replaced = batched, (0, 1, 2, 3), None
+            k_scale *= k_extra
+        else:
+            key_base, key_perm, replaced = untransposed_key(key_t)
         if replaced is not None:
             chain.append(replaced)
         if not used_only_within(chain, {*chain, op}):

@@ -23,12 +23,16 @@ from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.fused import FusedMatMulOp
 from graph_opt.dialects.nn.linalg import MatMulOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
-from graph_opt.dialects.nn.shape_values import dim_of
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import SplitOp, TransposeOp
 from graph_opt.frontend.onnx_op_table import exporter
 from graph_opt.interpreter.attention import causal_mask
 from graph_opt.passes.activation_patterns import sole_user
+from graph_opt.passes.attention_patterns import (
+    SWAP_LAST_TWO,
+    reshape_target_dim,
+    same_dim,
+)
 
 ATTENTION_OPSET = 23
 HEADS_FIRST = (0, 2, 1, 3)
@@ -71,7 +75,7 @@ def export_decomposed(e, op: AttentionOp, scale: float) -> None:
         e.node(op_type, list(inputs), [out], attrs)
         return out
 
-    key_t = step("Transpose", e.name(op.key), perm=[0, 1, 3, 2])
+    key_t = transposed_key(e, op, step)
     scores = step("MatMul", e.name(op.query), key_t)
     if scale != 1.0:
         scores = step("Mul", scores, e.initializer(np.array(scale, dtype), "scale"))
@@ -87,6 +91,20 @@ def export_decomposed(e, op: AttentionOp, scale: float) -> None:
         scores = step("Add", scores, mask)
     probs = step("Softmax", scores, axis=-1)
     e.node("MatMul", [probs, op.value], [op.output])
+
+
+def transposed_key(e, op: AttentionOp, step) -> str:
+    """kᵀ; from the input of the key's transpose when the attention is its only
+    reader (one Transpose instead of two)."""
+    producer = op.key.owner
+    if not isinstance(producer, TransposeOp) or not op.key.has_one_use():
+        return step("Transpose", e.name(op.key), perm=[0, 1, 3, 2])
+    inner = TransposeOp.permutation(producer.properties, 4)
+    perm = [inner[p] for p in SWAP_LAST_TWO]
+    e.supersede([op.key])
+    if perm == [0, 1, 2, 3]:
+        return e.name(producer.input)
+    return step("Transpose", e.name(producer.input), perm=perm)
 
 
 @dataclass
@@ -143,10 +161,7 @@ def head_merge(value: SSAValue) -> list[Operation] | None:
         return None
     merged = transpose.output
     reshape = sole_user(merged)
-    if (
-        not isinstance(reshape, ReshapeOp)
-        or heads_of(reshape.output, reshape.input) is None
-    ):
+    if not isinstance(reshape, ReshapeOp) or heads_of(reshape) is None:
         return None
     return [transpose, reshape]
 
@@ -160,21 +175,33 @@ def is_heads_swap(op: TransposeOp) -> bool:
     )
 
 
-def heads_of(merged: SSAValue, split: SSAValue) -> tuple[int, int] | None:
-    """(heads, head_dim) when `merged` [b, s, h*d] and `split` [b, s, h, d]
-    are the same tensor: equal static dims, batch and sequence dims that the
-    shape analysis proves equal."""
-    m, s = ranked(merged), ranked(split)
-    if m is None or s is None or m.get_num_dims() != 3 or s.get_num_dims() != 4:
+def heads_of(reshape: ReshapeOp) -> tuple[int, int] | None:
+    """(heads, head_dim) when `reshape` splits [b, s, h*d] into [b, s, h, d] or
+    merges them back: the batch and sequence dims provably kept (the shape
+    analysis), h and d static, and the hidden dim h*d or inferred (-1)."""
+    if ranked(reshape.input) is None or ranked(reshape.output) is None:
         return None
-    (mb, ms, hidden), (sb, ss, heads, head_dim) = m.get_shape(), s.get_shape()
-    if DYN in (heads, head_dim, hidden) or heads * head_dim != hidden:
+    ranks = (
+        ranked(reshape.input).get_num_dims(),
+        ranked(reshape.output).get_num_dims(),
+    )
+    if ranks not in ((3, 4), (4, 3)):
         return None
-    for i, (a, b) in enumerate(((mb, sb), (ms, ss))):
-        if a == b != DYN:
-            continue
-        if not dim_of(merged, i).same(dim_of(split, i)):
-            return None
+    merged, split = (
+        (reshape.input, reshape.output)
+        if ranks[0] == 3
+        else (reshape.output, reshape.input)
+    )
+    heads, head_dim = ranked(split).get_shape()[2:]
+    hidden = ranked(merged).get_shape()[2]
+    if DYN in (heads, head_dim):
+        return None
+    if hidden != heads * head_dim and not (
+        hidden == DYN and ranks[1] == 3 and reshape_target_dim(merged, 2) == [-1]
+    ):
+        return None
+    if not all(same_dim(reshape.output, reshape.input, i) for i in (0, 1)):
+        return None
     return heads, head_dim
 
 
@@ -186,7 +213,7 @@ def head_split_projection(value: SSAValue) -> Projection | None:
     reshape = transpose.input.owner
     if not isinstance(reshape, ReshapeOp):
         return None
-    split_dims = heads_of(reshape.input, reshape.output)
+    split_dims = heads_of(reshape)
     if split_dims is None:
         return None
     columns = projection_columns(reshape.input)

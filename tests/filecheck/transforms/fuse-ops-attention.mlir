@@ -102,3 +102,46 @@ func.func @negative_rank_3(%q: tensor<2x3x4xf32>, %kt: tensor<2x4x3xf32>, %v: te
   %2 = nn.matmul %1, %v : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   func.return %2 : tensor<2x3x4xf32>
 }
+
+// -----
+
+/// dynamo's batched transpose of the key: [b, h, s, d] -> [b*h, s, d], swap, scale,
+/// back to [b, h, d, s]; the key is the 4-D value before it.
+// CHECK-LABEL: func.func @dynamo_batched_key_transpose
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x6x16xf32>, %[[K:.*]]: tensor<1x4x6x16xf32>, %[[V:.*]]: tensor<1x4x6x16xf32>)
+// CHECK: nn.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f32}
+// CHECK-NOT: nn.reshape
+func.func @dynamo_batched_key_transpose(%q: tensor<1x4x6x16xf32>, %k: tensor<1x4x6x16xf32>, %v: tensor<1x4x6x16xf32>) -> tensor<1x4x6x16xf32> {
+  %s = nn.constant dense<0.5> : tensor<f32>
+  %flat = nn.constant dense<[4, 6, 16]> : tensor<3xi64>
+  %back = nn.constant dense<[1, 4, 16, 6]> : tensor<4xi64>
+  %0 = nn.reshape %k, %flat : (tensor<1x4x6x16xf32>, tensor<3xi64>) -> tensor<4x6x16xf32>
+  %1 = nn.transpose %0 {perm = array<i64: 0, 2, 1>} : (tensor<4x6x16xf32>) -> tensor<4x16x6xf32>
+  %2 = nn.mul %1, %s : (tensor<4x16x6xf32>, tensor<f32>) -> tensor<4x16x6xf32>
+  %3 = nn.reshape %2, %back : (tensor<4x16x6xf32>, tensor<4xi64>) -> tensor<1x4x16x6xf32>
+  %qs = nn.mul %q, %s : (tensor<1x4x6x16xf32>, tensor<f32>) -> tensor<1x4x6x16xf32>
+  %4 = nn.matmul %qs, %3 : (tensor<1x4x6x16xf32>, tensor<1x4x16x6xf32>) -> tensor<1x4x6x6xf32>
+  %5 = nn.softmax %4 {axis = -1 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %6 = nn.matmul %5, %v : (tensor<1x4x6x6xf32>, tensor<1x4x6x16xf32>) -> tensor<1x4x6x16xf32>
+  func.return %6 : tensor<1x4x6x16xf32>
+}
+
+// -----
+
+/// The regrouping reshapes change the heads ([1, 4] -> [2, 2]): the key is not
+/// %k but kᵀ transposed back.
+// CHECK-LABEL: func.func @batched_key_regrouped
+// CHECK: %[[KT:.*]] = nn.reshape %{{.*}}, %{{.*}} : (tensor<4x16x6xf32>, tensor<4xi64>) -> tensor<2x2x16x6xf32>
+// CHECK: %[[K:.*]] = nn.transpose %[[KT]] {perm = array<i64: 0, 1, 3, 2>}
+// CHECK-NEXT: nn.attention %{{.*}}, %[[K]], %{{.*}} {scale = 1.000000e+00 : f32}
+func.func @batched_key_regrouped(%q: tensor<2x2x6x16xf32>, %k: tensor<1x4x6x16xf32>, %v: tensor<2x2x6x16xf32>) -> tensor<2x2x6x16xf32> {
+  %flat = nn.constant dense<[4, 6, 16]> : tensor<3xi64>
+  %back = nn.constant dense<[2, 2, 16, 6]> : tensor<4xi64>
+  %0 = nn.reshape %k, %flat : (tensor<1x4x6x16xf32>, tensor<3xi64>) -> tensor<4x6x16xf32>
+  %1 = nn.transpose %0 {perm = array<i64: 0, 2, 1>} : (tensor<4x6x16xf32>) -> tensor<4x16x6xf32>
+  %3 = nn.reshape %1, %back : (tensor<4x16x6xf32>, tensor<4xi64>) -> tensor<2x2x16x6xf32>
+  %4 = nn.matmul %q, %3 : (tensor<2x2x6x16xf32>, tensor<2x2x16x6xf32>) -> tensor<2x2x6x6xf32>
+  %5 = nn.softmax %4 {axis = -1 : i64} : (tensor<2x2x6x6xf32>) -> tensor<2x2x6x6xf32>
+  %6 = nn.matmul %5, %v : (tensor<2x2x6x6xf32>, tensor<2x2x6x16xf32>) -> tensor<2x2x6x16xf32>
+  func.return %6 : tensor<2x2x6x16xf32>
+}
