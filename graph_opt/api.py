@@ -188,13 +188,16 @@ def to_mlir(module: ModuleOp, generic: bool = False) -> str:
     return out.getvalue() + "\n"
 
 
-def save(module: ModuleOp, path: str | os.PathLike) -> None:
-    """Write ONNX (for a .onnx path) or MLIR text, atomically."""
+def save(
+    module: ModuleOp, path: str | os.PathLike, *, contrib_ops: bool = False
+) -> None:
+    """Write ONNX (for a .onnx path; with `contrib_ops` onnxruntime's fused
+    com.microsoft ops where they apply) or MLIR text, atomically."""
     path = Path(path)
     if path.suffix == ".onnx":
         from graph_opt.frontend.onnx_export import export_module
 
-        data = export_module(module).SerializeToString()
+        data = export_module(module, contrib_ops=contrib_ops).SerializeToString()
     else:
         data = to_mlir(module).encode()
     write_atomically(path, data)
