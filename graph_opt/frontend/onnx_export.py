@@ -221,8 +221,9 @@ def export_module(
 
     With `contrib_ops`, fused ops that one of onnxruntime's com.microsoft ops
     computes exactly are written as it (FusedConv, FusedGemm, BiasGelu,
-    FastGelu, Gelu, QuickGelu) and the model imports that domain; the model
-    then runs on onnxruntime only. Other ops are written as standard nodes."""
+    FastGelu, Gelu, QuickGelu, packed Attention) and the model imports that
+    domain; the model then runs on onnxruntime only. Other ops are written as
+    standard nodes."""
     with collector_paused():
         if has_channels_last_ops(module):
             module = channels_first_copy(module)
