@@ -119,8 +119,9 @@ class Projection:
 
 
 def export_packed(e, op: AttentionOp) -> bool:
-    """`op` as com.microsoft Attention with packed weights; whether it could be."""
-    if op.mask is not None:
+    """`op` as com.microsoft Attention with packed weights; whether it could be
+    (float32 only: the kernel onnxruntime's CPU provider has)."""
+    if op.mask is not None or e.numpy_dtype(op.query) != np.float32:
         return False
     merge = head_merge(op.output)
     projections = [head_split_projection(v) for v in (op.query, op.key, op.value)]
