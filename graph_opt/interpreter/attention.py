@@ -5,13 +5,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
-from graph_opt.dialects.nn.attention import AttentionOp, default_scale
-
-
-def causal_mask(q_len: int, kv_len: int) -> np.ndarray:
-    """0 where query i may see key j (j <= i), -inf elsewhere."""
-    allowed = np.tril(np.ones((q_len, kv_len), bool))
-    return np.where(allowed, 0.0, -np.inf)
+from graph_opt.dialects.nn.attention import AttentionOp, causal_mask, default_scale
 
 
 @register_impls

@@ -9,6 +9,7 @@ softmax over the last axis and a matmul with v.
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
@@ -18,8 +19,10 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from graph_opt.dialects.nn.attention import AttentionOp
-from graph_opt.dialects.nn.base import f32_attr, i64_array, int_value
+from graph_opt.dialects.nn.attention import AttentionOp, causal_mask
+from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, int_value
+from graph_opt.dialects.nn.constant import ConstantOp
+from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.elementwise import AddOp, DivOp, MulOp
 from graph_opt.dialects.nn.linalg import MatMulOp, broadcasts_to
 from graph_opt.dialects.nn.norm import SoftmaxOp
@@ -245,3 +248,46 @@ class FuseAttention(RewritePattern):
 
 
 ATTENTION_PATTERNS: tuple[type[RewritePattern], ...] = (FuseAttention,)
+
+
+class DecomposeAttention(RewritePattern):
+    """nn.attention  =>  softmax(q @ kᵀ * scale [+ mask] [+ causal mask]) @ v in nn ops,
+    for targets without an attention op (TOSA). Declines (leaves the op) when
+    the scale or a causal mask's lengths depend on dynamic dims."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AttentionOp, rewriter: PatternRewriter):
+        scale = op.scale_value()
+        q_type, k_type = ranked(op.query), ranked(op.key)
+        if scale is None or q_type is None or k_type is None:
+            return
+        lengths = (q_type.get_shape()[2], k_type.get_shape()[2])
+        if op.causal and DYN in lengths:
+            return
+        element = q_type.element_type
+        dtype = numpy_dtype(element)
+        new: list[Operation] = []
+
+        def emit(created: Operation) -> SSAValue:
+            new.append(created)
+            return created.results[0]
+
+        def constant(array: np.ndarray) -> SSAValue:
+            return emit(ConstantOp.from_array(array.astype(dtype), element))
+
+        key_t = emit(
+            TransposeOp.create_inferred([op.key], {"perm": i64_array(SWAP_LAST_TWO)})
+        )
+        scores = emit(MatMulOp.create_inferred([op.query, key_t]))
+        scores = emit(MulOp.create_inferred([scores, constant(np.array(scale))]))
+        if op.mask is not None:
+            scores = emit(AddOp.create_inferred([scores, op.mask]))
+        if op.causal:
+            scores = emit(
+                AddOp.create_inferred([scores, constant(causal_mask(*lengths))])
+            )
+        probs = emit(SoftmaxOp.create_inferred([scores], {"axis": i64_attr(-1)}))
+        output = emit(
+            MatMulOp.create_inferred([probs, op.value], None, [op.output.type])
+        )
+        rewriter.replace(op, new, [output])

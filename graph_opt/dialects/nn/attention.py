@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -35,6 +36,12 @@ from graph_opt.dialects.nn.shapes import DYN, broadcast_shapes, ranked, tensor_t
 def default_scale(head_dim: int) -> float | None:
     """1/sqrt(head_dim), the scale when none is given (None for a dynamic dim)."""
     return None if head_dim == DYN else 1.0 / math.sqrt(head_dim)
+
+
+def causal_mask(q_len: int, kv_len: int) -> np.ndarray:
+    """0 where query i may see key j (j <= i), -inf elsewhere."""
+    allowed = np.tril(np.ones((q_len, kv_len), bool))
+    return np.where(allowed, 0.0, -np.inf)
 
 
 @irdl_op_definition

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.ir import Operation, SSAValue
 
-from graph_opt.dialects.nn.attention import AttentionOp
+from graph_opt.dialects.nn.attention import AttentionOp, causal_mask
 from graph_opt.dialects.nn.base import int_value, str_value
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.fused import FusedMatMulOp
@@ -26,7 +26,6 @@ from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import SplitOp, TransposeOp
 from graph_opt.frontend.onnx_op_table import exporter
-from graph_opt.interpreter.attention import causal_mask
 from graph_opt.passes.activation_patterns import sole_user
 from graph_opt.passes.attention_patterns import (
     SWAP_LAST_TWO,
