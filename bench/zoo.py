@@ -11,14 +11,18 @@ tiny model); graph-opt's seconds and peak RSS (the worker's own
 `ru_maxrss`) are medians over --runs. Two max relative errors (max |out - ref|
 / max |ref| over the outputs) against onnxruntime on the original model with
 the stored inputs, optimizations off: graph-opt's round trip (import and
-export, no passes) and graph-opt's `optimize`. On QDQ models (`qdq` = yes)
-both must be bit-exact (0).
+export, no passes), graph-opt's `optimize` and the same exported with
+onnxruntime's contrib ops (`go+contrib`, `--onnx-contrib-ops`). On QDQ models
+(`qdq` = yes) all must be bit-exact (0).
 
 A tool that fails on a model shows FAIL(reason) in its cell; the notes after
 the table list, per model, what is wrong with graph-opt's output: the tool's
 error, a mismatch above --tolerance (or any on a QDQ model), or more nodes than
-the better of onnxsim and onnxslim, with the op types graph-opt leaves and
-that peer removed.
+onnxsim or onnxslim, with the op types graph-opt leaves and that peer removed.
+A peer whose output holds onnxruntime's contrib ops (onnxsim 0.8 writes
+com.microsoft Attention) is compared with `go+contrib`, whose output also
+runs on onnxruntime only; a peer writing standard ONNX with graph-opt's
+standard output.
 
 Usage: python bench/zoo.py [--zoo /work/zoo] [--runs 1 (3 for published numbers)]
        [--tools graph-opt,onnxsim,onnxslim,ort] [--models a,b] [--timeout 600]
@@ -48,6 +52,10 @@ from bench import optimize  # noqa: E402 - after making the repository importabl
 TOOLS = ("graph-opt", "onnxsim", "onnxslim", "ort")
 ROUNDTRIP = "roundtrip"
 """graph-opt's import and export with no passes; run whenever graph-opt is."""
+CONTRIB = "go+contrib"
+"""graph-opt's `optimize` exported with contrib ops; run whenever graph-opt is."""
+GRAPH_OPT_RUNS = (ROUNDTRIP, "graph-opt", CONTRIB)
+"""The runs of graph-opt whose outputs are checked against the original."""
 
 
 def run_roundtrip(src: str, dst: str) -> None:
@@ -56,11 +64,22 @@ def run_roundtrip(src: str, dst: str) -> None:
     api.save(api.load(src), dst)
 
 
+def run_contrib(src: str, dst: str) -> None:
+    from xdsl.context import Context
+
+    from graph_opt import api
+    from graph_opt.passes.optimize import OptimizePass
+
+    module = api.load(src)
+    OptimizePass().apply(Context(), module)
+    api.save(module, dst, contrib_ops=True)
+
+
 def worker(tool: str, src: str, dst: str) -> None:
     """One tool on one model; prints {"seconds"} and then {"peak_rss_mb"} as JSON lines."""
-    if tool == ROUNDTRIP:
+    if tool in (ROUNDTRIP, CONTRIB):
         start = time.perf_counter()
-        run_roundtrip(src, dst)
+        (run_roundtrip if tool == ROUNDTRIP else run_contrib)(src, dst)
         print(json.dumps({"seconds": time.perf_counter() - start}))
     else:
         optimize.worker(tool, src, dst, "extended")
@@ -161,13 +180,14 @@ def bench_model(entry: dict, args, work: Path) -> Row:
     tools = list(args.tools)
     if "graph-opt" in tools:
         tools.insert(tools.index("graph-opt"), ROUNDTRIP)
+        tools.insert(tools.index("graph-opt") + 1, CONTRIB)
     histograms: dict[str, Counter] = {}
     for tool in tools:
         dst = work / f"{name}.{tool}.onnx"
         result = run_tool(tool, src, dst, args.runs, args.timeout)
         if result.error:
             cell = result.short()
-            if tool in (ROUNDTRIP, "graph-opt"):
+            if tool in GRAPH_OPT_RUNS:
                 row.errors[tool] = cell
                 row.problems.append(f"{tool} failed:\n{indent(result.detail)}")
             if tool != ROUNDTRIP:
@@ -179,7 +199,7 @@ def bench_model(entry: dict, args, work: Path) -> Row:
         if tool == "graph-opt":
             row.seconds = f"{statistics.median(result.seconds):.2f}"
             row.peak_mb = f"{statistics.median(result.peak_mb):.0f}"
-        if tool in (ROUNDTRIP, "graph-opt"):
+        if tool in GRAPH_OPT_RUNS:
             check_signature(tool, model, dst, row)
             row.errors[tool] = check_outputs(
                 tool, dst, inputs, names, reference, row, args
@@ -252,27 +272,31 @@ def check_outputs(tool, dst, inputs, names, reference, row: Row, args) -> str:
 
 
 def compare_to_peers(row: Row, histograms: dict[str, Counter]) -> None:
-    """A problem when graph-opt leaves more nodes than the better peer, with the op types that peer removed."""
-    ours = histograms.get("graph-opt")
-    peers = {t: h for t, h in histograms.items() if t in ("onnxsim", "onnxslim")}
-    if ours is None or not peers:
-        return
-    best, theirs = min(peers.items(), key=lambda item: sum(item[1].values()))
-    # Constant nodes against initializers is a choice of spelling, not of graph.
-    ours_n = sum(ours.values()) - ours["Constant"]
-    theirs_n = sum(theirs.values()) - theirs["Constant"]
-    if ours_n <= theirs_n:
-        return
-    more = {op: ours[op] - theirs[op] for op in ours if ours[op] > theirs[op]}
-    fewer = {
-        op: theirs[op] - ours[op]
-        for op in theirs
-        if theirs[op] > ours[op] and op != "Constant"
-    }
-    row.problems.append(
-        f"graph-opt {ours_n} nodes > {best} {theirs_n} (Constant nodes not counted);"
-        f" graph-opt has more: {fmt_ops(more)}; fewer: {fmt_ops(fewer) or '-'}"
-    )
+    """A problem for each peer that leaves fewer nodes than graph-opt, with the
+    op types that peer removed: graph-opt's contrib output against a peer
+    writing contrib ops, its standard output against the others."""
+    for peer in ("onnxsim", "onnxslim"):
+        theirs = histograms.get(peer)
+        contrib = theirs is not None and any("." in op for op in theirs)
+        ours = histograms.get(CONTRIB if contrib else "graph-opt")
+        if theirs is None or ours is None:
+            continue
+        # Constant nodes against initializers is a choice of spelling, not of graph.
+        ours_n = sum(ours.values()) - ours["Constant"]
+        theirs_n = sum(theirs.values()) - theirs["Constant"]
+        if ours_n <= theirs_n:
+            continue
+        more = {op: ours[op] - theirs[op] for op in ours if ours[op] > theirs[op]}
+        fewer = {
+            op: theirs[op] - ours[op]
+            for op in theirs
+            if theirs[op] > ours[op] and op != "Constant"
+        }
+        row.problems.append(
+            f"{CONTRIB if contrib else 'graph-opt'} {ours_n} nodes > {peer} {theirs_n}"
+            f" (Constant nodes not counted); graph-opt has more: {fmt_ops(more)};"
+            f" fewer: {fmt_ops(fewer) or '-'}"
+        )
 
 
 def fmt_ops(ops: dict[str, int]) -> str:
@@ -285,9 +309,11 @@ def indent(text: str) -> str:
 
 def table(rows: list[Row], tools: list[str]) -> list[str]:
     peers = [t for t in TOOLS if t in tools]
+    if "graph-opt" in tools:
+        peers.insert(peers.index("graph-opt") + 1, CONTRIB)
     header = ["model", "exporter", "opset", "qdq", "nodes", *peers]
     if "graph-opt" in tools:
-        header += ["go s", "go MB", "roundtrip err", "optimize err"]
+        header += ["go s", "go MB", "roundtrip err", "optimize err", "contrib err"]
     cells = [header]
     for row in rows:
         entry = row.entry
@@ -305,6 +331,7 @@ def table(rows: list[Row], tools: list[str]) -> list[str]:
                 row.peak_mb,
                 row.errors.get(ROUNDTRIP, "-"),
                 row.errors.get("graph-opt", "-"),
+                row.errors.get(CONTRIB, "-"),
             ]
         cells.append(line)
     widths = [max(len(c[i]) for c in cells) for i in range(len(header))]

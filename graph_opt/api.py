@@ -219,15 +219,18 @@ def save(
     module: ModuleOp,
     path: str | os.PathLike,
     weights_as_resources: int | None = None,
+    *,
+    contrib_ops: bool = False,
 ) -> None:
-    """Write ONNX (for a .onnx path), a TensorFlow GraphDef (.pb binary, .pbtxt
-    text) or MLIR text (see `to_mlir`), atomically."""
+    """Write ONNX (for a .onnx path; with `contrib_ops` onnxruntime's fused
+    com.microsoft ops where they apply), a TensorFlow GraphDef (.pb binary,
+    .pbtxt text) or MLIR text (see `to_mlir`), atomically."""
     path = Path(path)
     if path.suffix == ".onnx":
         from graph_opt.frontend.onnx_export import save_model
 
         with writing_atomically(path) as stream:
-            save_model(module, stream)
+            save_model(module, stream, contrib_ops=contrib_ops)
         return
     if path.suffix in (".pb", ".pbtxt"):
         from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes

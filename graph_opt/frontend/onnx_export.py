@@ -69,6 +69,19 @@ class ExportBuilder:
         self.initializers = self.model.graph.initializer
         """Filled in place: large weights are copied once, into the model."""
         self.counter = 0
+        self.absorbed: set[Operation] = set()
+        """Ops whose results an exporter of another op has written already."""
+        self.superseded: set[str] = set()
+        """Values whose readers an exporter bypassed: the nodes writing them are
+        left out when nothing reads them any more."""
+
+    def absorb(self, ops: Sequence[Operation]) -> None:
+        """`ops` (later in the block) are computed by the node just written."""
+        self.absorbed.update(ops)
+
+    def supersede(self, values: Sequence[SSAValue]) -> None:
+        """The node just written reads past `values` (to their producers' inputs)."""
+        self.superseded.update(self.names[v] for v in values)
 
     def fresh(self, hint: str | None = None) -> str:
         if hint and hint not in self.taken:
@@ -188,6 +201,8 @@ def export_opaque(e: ExportBuilder, op: OpaqueOp) -> None:
 
 def export_op(builder: ExportBuilder, op: Operation) -> None:
     """Emit one op (region ops export their regions through this too)."""
+    if op in builder.absorbed:
+        return
     if type(op) is ConstantOp and op.output.first_use is None:
         return  # nothing reads it: no initializer (onnxruntime would drop it, noisily)
     builder.name_results(op)
@@ -222,8 +237,9 @@ def export_module(
 
     With `contrib_ops`, fused ops that one of onnxruntime's com.microsoft ops
     computes exactly are written as it (FusedConv, FusedGemm, BiasGelu,
-    FastGelu, Gelu, QuickGelu) and the model imports that domain; the model
-    then runs on onnxruntime only. Other ops are written as standard nodes.
+    FastGelu, Gelu, QuickGelu, packed Attention) and the model imports that
+    domain; the model then runs on onnxruntime only. Other ops are written as
+    standard nodes.
 
     With a `deferred_weights` dict, the raw bytes of large initializers are
     recorded there by name instead of copied into the model, for
@@ -333,6 +349,7 @@ def _export_module(
             for t in builder.initializers
         ]
     model = builder.model
+    _drop_superseded_nodes(builder, outputs)
     _drop_unread_initializers(builder, outputs)
     model.graph.name = "main"
     model.graph.node.extend(builder.nodes)
@@ -347,16 +364,42 @@ def _export_module(
     return model
 
 
-def _drop_unread_initializers(
-    builder: ExportBuilder, outputs: list[onnx.ValueInfoProto]
-) -> None:
-    """Leave out initializers no node reads, such as a weight that an exporter
-    replaced by a copy (a fake quantization's clamped weights)."""
+def _read_names(builder: ExportBuilder, outputs: list[onnx.ValueInfoProto]) -> set[str]:
     read = {o.name for o in outputs}
     for node in builder.nodes:
         read.update(node.input)
         if node.attribute:
             read.update(outer_names(node.attribute))
+    return read
+
+
+def _drop_superseded_nodes(
+    builder: ExportBuilder, outputs: list[onnx.ValueInfoProto]
+) -> None:
+    """Leave out the nodes writing superseded values that nothing reads, and
+    then the nodes that only they read."""
+    pending = builder.superseded
+    while pending:
+        read = _read_names(builder, outputs)
+        dropped = [
+            node
+            for node in builder.nodes
+            if any(o in pending for o in node.output)
+            and not any(o in read for o in node.output)
+        ]
+        if not dropped:
+            return
+        pending = {i for node in dropped for i in node.input if i}
+        ids = {id(node) for node in dropped}
+        builder.nodes = [n for n in builder.nodes if id(n) not in ids]
+
+
+def _drop_unread_initializers(
+    builder: ExportBuilder, outputs: list[onnx.ValueInfoProto]
+) -> None:
+    """Leave out initializers no node reads, such as a weight that an exporter
+    replaced by a copy (a fake quantization's clamped weights)."""
+    read = _read_names(builder, outputs)
     initializers = builder.initializers
     if all(t.name in read for t in initializers):
         return

@@ -7,6 +7,7 @@ from xdsl.interpreter import InterpreterFunctions
 
 def nn_functions() -> list[InterpreterFunctions]:
     """The tables of every nn op family (enough to evaluate single ops)."""
+    from graph_opt.interpreter.attention import AttentionFunctions
     from graph_opt.interpreter.compare import CompareFunctions
     from graph_opt.interpreter.conv import ConvFunctions
     from graph_opt.interpreter.device_copy import DeviceCopyFunctions
@@ -31,6 +32,7 @@ def nn_functions() -> list[InterpreterFunctions]:
         ConvFunctions(),
         FusedFunctions(),
         NormFunctions(),
+        AttentionFunctions(),
         LinalgFunctions(),
         PoolFunctions(),
         ReduceFunctions(),

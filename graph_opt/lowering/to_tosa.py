@@ -33,6 +33,7 @@ from graph_opt.lowering.tosa_tensor import (
     LowerSoftmax,
     LowerTensorOps,
 )
+from graph_opt.passes.attention_patterns import DecomposeAttention
 
 PATTERNS = (
     LowerConv,
@@ -80,7 +81,8 @@ class LowerToTosaPass(ModulePass):
     max_pool2d / avg_pool2d / resize (NCHW data is transposed around them),
     matrix products batched 3-D tosa.matmul, gather tosa.gather, tile and expand
     tosa.tile; elementwise ops, activations, reshapes, transposes, concat,
-    slices, splits, casts, pads, reductions, softmax, batch_norm and layer_norm,
+    slices, splits, casts, pads, reductions, softmax (and nn.attention, written
+    out as matmuls and softmax first), batch_norm and layer_norm,
     comparisons, float tests, logical ops, select and arg max/min become their
     TOSA counterparts or short TOSA sequences, fake_quant TensorFlow's float
     arithmetic. The int8 ops map to TOSA's integer profile: nn.qconv and
@@ -99,6 +101,7 @@ class LowerToTosaPass(ModulePass):
         check_static_shapes(op)
         shift_unsigned_qdq(op)
         declined: dict[Operation, str] = {}
+        PatternRewriteWalker(DecomposeAttention()).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([p(declined) for p in PATTERNS]),
             apply_recursively=False,

@@ -27,7 +27,10 @@ class FuseOpsPass(ModulePass):
     relu, clip (relu6), leaky_relu, sigmoid, tanh, hard_sigmoid, hard_swish and
     silu after it make nn.fused_conv; nn.matmul with a bias add and/or one of
     those or gelu becomes nn.fused_matmul. Exported LayerNorm (ReduceMean, Sub,
-    Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) becomes nn.layer_norm. A chain is
+    Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) becomes nn.layer_norm, and
+    softmax(q @ kᵀ * scale [+ mask]) @ v as torch's exporters write it (the
+    scale on the scores or split over q and kᵀ, kᵀ by any transpose or by
+    dynamo's batched one) nn.attention. A chain is
     left alone when one of its inner values has a user outside it. Sibling
     matmuls of one input with constant weights (Q, K, V projections) become
     one matmul of the concatenated weights and an nn.split, when that exports

@@ -49,6 +49,7 @@ from graph_opt.passes.activation_patterns import (
     sole_user,
     used_only_within,
 )
+from graph_opt.passes.attention_patterns import ATTENTION_PATTERNS
 from graph_opt.passes.erasure import erase_op, replace_op
 from graph_opt.statistics import count
 
@@ -370,5 +371,6 @@ FUSION_PATTERNS: tuple[type[RewritePattern], ...] = (
     FoldBiasAdd,
     FuseActivation,
     FuseLayerNorm,
+    *ATTENTION_PATTERNS,
 )
 """The fusion patterns, for `fuse-ops` and any pass that wants them."""

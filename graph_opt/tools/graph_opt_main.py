@@ -186,7 +186,7 @@ class GraphOptMain(xDSLOptMain):
             action="store_true",
             help="With -t onnx, write fused ops as onnxruntime's com.microsoft contrib "
             "ops where one computes them exactly (FusedConv, FusedGemm, BiasGelu, "
-            "FastGelu, Gelu, QuickGelu); the model then runs on onnxruntime only",
+            "FastGelu, Gelu, QuickGelu, Attention); the model then runs on onnxruntime only",
         )
         arg_parser.add_argument(
             "--emit-before",

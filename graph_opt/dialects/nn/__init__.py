@@ -3,6 +3,7 @@ batch statistics and gradient kernels of training graphs)."""
 
 from xdsl.ir import Dialect
 
+from graph_opt.dialects.nn.attention import AttentionOp
 from graph_opt.dialects.nn.compare import COMPARE_OPS
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
@@ -32,6 +33,7 @@ NN = Dialect(
         BatchNormOp,
         LayerNormOp,
         SoftmaxOp,
+        AttentionOp,
         *LINALG_OPS,
         *POOL_OPS,
         *REDUCE_OPS,

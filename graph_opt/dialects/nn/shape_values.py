@@ -86,8 +86,23 @@ def _rank(value: SSAValue) -> int | None:
     return None if value_type is None else value_type.get_num_dims()
 
 
+def _attention_kept_from(op: Operation, index: int) -> tuple[SSAValue, int] | None:
+    """nn.attention's query rows, and its batch and head dims where the key's
+    and the value's are provably the query's (none broadcasts)."""
+    query = op.operands[0]
+    if index == 2:
+        return query, 2
+    if index > 1:
+        return None
+    own = dim_of(query, index)
+    if all(dim_of(x, index).same(own) for x in op.operands[1:3]):
+        return query, index
+    return None
+
+
 def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
     """The operand and dim that `value`'s dim `index` is a copy of, if known."""
+    from graph_opt.dialects.nn.attention import AttentionOp
     from graph_opt.dialects.nn.conv import ConvolutionBase
     from graph_opt.dialects.nn.elementwise import (
         ElementwiseBinaryOp,
@@ -98,11 +113,14 @@ def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
     from graph_opt.dialects.nn.norm import LayerNormOp, SoftmaxOp
     from graph_opt.dialects.nn.pool import GlobalAvgPoolOp, PoolOp
     from graph_opt.dialects.nn.shape_ops import ReshapeOp, UnsqueezeOp
-    from graph_opt.dialects.nn.tensor_ops import CastOp, TransposeOp
+    from graph_opt.dialects.nn.tensor_ops import CastOp, SplitOp, TransposeOp
 
     op, rank = value.owner, _rank(value)
     if rank is None or not 0 <= index < rank:
         return None
+    if isinstance(op, SplitOp):
+        axis = int_value(op.properties, "axis", 0) % rank
+        return None if index == axis else (op.input, index)
     if not isinstance(op, Operation) or len(op.results) != 1:
         return None
     if isinstance(op, ElementwiseUnaryOp | CastOp | LayerNormOp | SoftmaxOp):
@@ -126,6 +144,8 @@ def _kept_from(value: SSAValue, index: int) -> tuple[SSAValue, int] | None:
             if all((_rank(b) or 2) <= 1 for b in bias):
                 return x, index  # a row dim of a matmul by a matrix
         return None
+    if isinstance(op, AttentionOp):
+        return _attention_kept_from(op, index)
     if isinstance(op, ReshapeOp):
         target = constant_value(op.shape)
         if target is not None and not int_value(op.properties, "allowzero", 0):

@@ -2,6 +2,7 @@
 when first needed: see `onnx_op_table.LATER_MAPPINGS`)."""
 
 from graph_opt.frontend.onnx_mappings import (  # noqa: F401
+    attention,
     compare,
     constant,
     conv,

@@ -1,5 +1,7 @@
 """ONNX export of the fused ops as the standard nodes they fuse (Conv + Relu, MatMul + Add + Clip, ...).
 
+A 2-D matmul with a bias is one Gemm (then its activation).
+
 Standard ONNX runs on every runtime; onnxruntime fuses the chains again itself.
 With the export's `contrib_ops`, a fused op that one of onnxruntime's
 com.microsoft ops computes exactly is written as it: FusedConv (Conv with Relu,
@@ -104,12 +106,7 @@ def export_fused_conv(e, op: FusedConvOp):
 
 def is_gemm(op: FusedMatMulOp) -> bool:
     """Whether FusedGemm computes `op`: 2-D operands, a bias, an activation it has."""
-    ranks = [getattr(ranked(v), "get_num_dims", lambda: None)() for v in op.operands]
-    return (
-        op.bias is not None
-        and ranks[:2] == [2, 2]
-        and op.activation_name in GEMM_ACTIVATIONS
-    )
+    return is_2d_with_bias(op) and op.activation_name in GEMM_ACTIVATIONS
 
 
 def export_contrib_matmul(e, op: FusedMatMulOp) -> bool:
@@ -129,9 +126,21 @@ def export_contrib_matmul(e, op: FusedMatMulOp) -> bool:
     return False
 
 
+GEMM_OPSET = 7
+"""Gemm's C broadcasts (unidirectionally) from opset 7."""
+
+
+def is_2d_with_bias(op: FusedMatMulOp) -> bool:
+    ranks = [getattr(ranked(v), "get_num_dims", lambda: None)() for v in op.operands]
+    return op.bias is not None and ranks[:2] == [2, 2]
+
+
 @exporter(FusedMatMulOp)
 def export_fused_matmul(e, op: FusedMatMulOp):
     if e.contrib_ops and export_contrib_matmul(e, op):
+        return
+    if is_2d_with_bias(op) and e.opset >= GEMM_OPSET:
+        export_with_activation(e, op, "Gemm", list(op.operands), [])
         return
     if op.bias is None:
         export_with_activation(e, op, "MatMul", [op.lhs, op.rhs], [])

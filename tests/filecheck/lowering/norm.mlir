@@ -52,3 +52,22 @@ func.func @negative_integer_batch_norm(%x: tensor<1x2xi32>, %p: tensor<2xi32>) -
   func.return %y : tensor<1x2xi32>
 }
 // CHECK: cannot lower nn.batch_norm at {{.*}}: integer batch_norm does not lower to TOSA
+
+// -----
+
+/// nn.attention is written out as nn ops first, then lowered: kᵀ, a batched
+/// matmul, the scale, the mask, softmax (reduce_max, exp, reduce_sum), matmul.
+// CHECK-LABEL: func.func @attention_mask
+func.func @attention_mask(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>, %m: tensor<1x1x1x5xf32>) -> tensor<1x2x3x4xf32> {
+  // CHECK: tosa.transpose %k {perms = array<i32: 0, 1, 3, 2>}
+  // CHECK: tosa.matmul
+  // CHECK: tosa.mul
+  // CHECK: tosa.add
+  // CHECK: tosa.reduce_max
+  // CHECK: tosa.exp
+  // CHECK: tosa.reduce_sum
+  // CHECK: tosa.matmul
+  // CHECK-NOT: nn.
+  %0 = nn.attention %q, %k, %v, %m {scale = 0.5 : f32} : (tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32>, tensor<1x1x1x5xf32>) -> tensor<1x2x3x4xf32>
+  func.return %0 : tensor<1x2x3x4xf32>
+}

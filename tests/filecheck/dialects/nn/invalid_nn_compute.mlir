@@ -196,3 +196,43 @@ func.func @reduce_keepdims(%x: tensor<2x3xf32>) -> tensor<1x1xf32> {
   func.return %0 : tensor<1x1xf32>
 }
 // CHECK: keepdims must be 0 or 1, got 2
+
+// -----
+
+func.func @attention_rank(%q: tensor<4x5x8xf32>, %k: tensor<4x7x8xf32>, %v: tensor<4x7x8xf32>) -> tensor<4x5x8xf32> {
+  %0 = nn.attention %q, %k, %v : (tensor<4x5x8xf32>, tensor<4x7x8xf32>, tensor<4x7x8xf32>) -> tensor<4x5x8xf32>
+  func.return %0 : tensor<4x5x8xf32>
+}
+// CHECK: attention needs 4-D query, key and value, got ranks [3, 3, 3]
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<1x4x5x8xf32>, %k: tensor<1x4x7x6xf32>, %v: tensor<1x4x7x8xf32>) -> tensor<1x4x5x8xf32> {
+  %0 = nn.attention %q, %k, %v : (tensor<1x4x5x8xf32>, tensor<1x4x7x6xf32>, tensor<1x4x7x8xf32>) -> tensor<1x4x5x8xf32>
+  func.return %0 : tensor<1x4x5x8xf32>
+}
+// CHECK: contracted dims differ: 8 (lhs) and 6 (rhs)
+
+// -----
+
+func.func @attention_kv_lengths(%q: tensor<1x4x5x8xf32>, %k: tensor<1x4x7x8xf32>, %v: tensor<1x4x6x8xf32>) -> tensor<1x4x5x8xf32> {
+  %0 = nn.attention %q, %k, %v : (tensor<1x4x5x8xf32>, tensor<1x4x7x8xf32>, tensor<1x4x6x8xf32>) -> tensor<1x4x5x8xf32>
+  func.return %0 : tensor<1x4x5x8xf32>
+}
+// CHECK: key and value sequence lengths differ: 7 and 6
+
+// -----
+
+func.func @attention_mask(%q: tensor<1x4x5x8xf32>, %k: tensor<1x4x7x8xf32>, %v: tensor<1x4x7x8xf32>, %m: tensor<1x1x5x6xf32>) -> tensor<1x4x5x8xf32> {
+  %0 = nn.attention %q, %k, %v, %m : (tensor<1x4x5x8xf32>, tensor<1x4x7x8xf32>, tensor<1x4x7x8xf32>, tensor<1x1x5x6xf32>) -> tensor<1x4x5x8xf32>
+  func.return %0 : tensor<1x4x5x8xf32>
+}
+// CHECK: mask of shape [1, 1, 5, 6] does not broadcast to the scores [1, 4, 5, 7]
+
+// -----
+
+func.func @attention_causal_flag(%q: tensor<1x4x5x8xf32>, %k: tensor<1x4x7x8xf32>, %v: tensor<1x4x7x8xf32>) -> tensor<1x4x5x8xf32> {
+  %0 = nn.attention %q, %k, %v {is_causal = 2 : i64} : (tensor<1x4x5x8xf32>, tensor<1x4x7x8xf32>, tensor<1x4x7x8xf32>) -> tensor<1x4x5x8xf32>
+  func.return %0 : tensor<1x4x5x8xf32>
+}
+// CHECK: is_causal must be 0 or 1, got 2

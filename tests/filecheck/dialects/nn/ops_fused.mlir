@@ -25,3 +25,12 @@ func.func @fused_matmul(%x: tensor<2x7x5xf32>, %w: tensor<5x3xf32>, %b: tensor<3
   %1 = nn.fused_matmul %x, %w {activation = "sigmoid"} : (tensor<2x7x5xf32>, tensor<5x3xf32>) -> tensor<2x7x3xf32>
   func.return %0, %1 : tensor<2x7x3xf32>, tensor<2x7x3xf32>
 }
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x4x5x8xf32>, %k: tensor<2x4x7x8xf32>, %v: tensor<2x4x7x6xf32>, %m: tensor<2x1x1x7xf32>) -> (tensor<2x4x5x6xf32>, tensor<2x4x5x6xf32>) {
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32} : (tensor<2x4x5x8xf32>, tensor<2x4x7x8xf32>, tensor<2x4x7x6xf32>, tensor<2x1x1x7xf32>) -> tensor<2x4x5x6xf32>
+  %0 = nn.attention %q, %k, %v, %m {scale = 0.125 : f32} : (tensor<2x4x5x8xf32>, tensor<2x4x7x8xf32>, tensor<2x4x7x6xf32>, tensor<2x1x1x7xf32>) -> tensor<2x4x5x6xf32>
+  // CHECK: nn.attention %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}} {is_causal = 1 : i64} : (tensor<2x4x5x8xf32>, tensor<2x4x7x8xf32>, tensor<2x4x7x6xf32>) -> tensor<2x4x5x6xf32>
+  %1 = nn.attention %q, %k, %v {is_causal = 1 : i64} : (tensor<2x4x5x8xf32>, tensor<2x4x7x8xf32>, tensor<2x4x7x6xf32>) -> tensor<2x4x5x6xf32>
+  func.return %0, %1 : tensor<2x4x5x6xf32>, tensor<2x4x5x6xf32>
+}
