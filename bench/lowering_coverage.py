@@ -69,6 +69,16 @@ def load_tensorflow(name: str):
     return import_graph_def(graph, outputs=outputs), feeds
 
 
+def generic_text(module) -> str:
+    import io
+
+    from xdsl.printer import Printer
+
+    stream = io.StringIO()
+    Printer(stream=stream, print_generic_format=True).print_op(module)
+    return stream.getvalue()
+
+
 def worker(kind: str, name: str) -> dict:
     """Import, optimize, lower, compile and run one model: its stage and result."""
     import warnings
@@ -81,9 +91,6 @@ def worker(kind: str, name: str) -> dict:
     from graph_opt.interpreter import run_function
     from graph_opt.lowering.to_tosa import LowerToTosaPass
     from graph_opt.remarks import GraphOptWarning
-
-    sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "lowering"))
-    from iree_harness import CPU_FLAGS, generic_text
 
     module, feeds = load_onnx(Path(name)) if kind == "onnx" else load_tensorflow(name)
     api.run(module, "refine-shapes,optimize")
@@ -103,7 +110,7 @@ def worker(kind: str, name: str) -> dict:
             generic_text(lowered),
             target_backends=["llvm-cpu"],
             input_type="tosa",
-            extra_args=CPU_FLAGS,
+            extra_args=["--iree-llvmcpu-target-cpu=generic"],
         )
     except iree_compiler.CompilerToolError as error:
         text = str(error)
