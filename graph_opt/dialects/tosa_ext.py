@@ -1,8 +1,9 @@
 """The `tosa` dialect as upstream MLIR defines it (TOSA 1.0): xDSL's ops plus the ones it lacks.
 
 xDSL 0.74's `tosa` lacks conv2d, depthwise_conv2d, transpose_conv2d, transpose,
-reshape, pad, slice, tile, gather, resize, cast, the shape type and most elementwise ops, and its matmul only allows a
-leading dim of 1 and a result of the operand element type. The ops below follow
+reshape, pad, slice, tile, gather, resize, cast, while_loop, the shape type and most elementwise ops; its matmul only allows a
+leading dim of 1 and a result of the operand element type, its cond_if has no
+input list and its yield ends only a cond_if. The ops below follow
 upstream's TosaOps.td: zero points and shifts are operands, shapes are
 `!tosa.shape<rank>` values made by `tosa.const_shape`. Checked against real MLIR
 (iree-opt) by tests/lowering/test_tosa_iree.py.
@@ -24,12 +25,14 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     TensorType,
+    i1,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,
     ParametrizedAttribute,
+    Region,
     TypeAttribute,
 )
 from xdsl.irdl import (
@@ -37,16 +40,20 @@ from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     operand_def,
     opt_prop_def,
     param_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.traits import HasParent, IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 GENERIC = "operands attr-dict `:` functional-type(operands, results)"
@@ -390,6 +397,85 @@ class ArgMaxOp(TosaOperation):
     nan_mode = opt_prop_def(xdsl_tosa.NanModeAttr)
 
 
+def types_of(values) -> list[Attribute]:
+    return [v.type for v in values]
+
+
+def yielded_types(region: Region) -> list[Attribute]:
+    terminator = region.block.last_op
+    if not isinstance(terminator, YieldOp):
+        raise VerifyException("a TOSA control-flow region ends with tosa.yield")
+    return types_of(terminator.inputs)
+
+
+def check_block_arguments(op: IRDLOperation, region: Region, inputs) -> None:
+    if types_of(region.block.args) != types_of(inputs):
+        raise VerifyException(
+            f"{op.name}: region arguments must have the input list's types"
+        )
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends a cond_if branch or a while_loop region with the region's results."""
+
+    name = "tosa.yield"
+    inputs = var_operand_def(TensorType)
+    traits = lazy_traits_def(
+        lambda: (IsTerminator(), HasParent(CondIfOp, WhileLoopOp), Pure())
+    )
+    assembly_format = "$inputs attr-dict `:` type($inputs)"
+
+
+@irdl_op_definition
+class CondIfOp(IRDLOperation):
+    """Runs then_graph or else_graph on the input list, as a rank-0 i1 `condition`
+    says; each branch's block takes the inputs and yields the outputs."""
+
+    name = "tosa.cond_if"
+    condition = operand_def(TensorType(i1, []))
+    input_list = var_operand_def(TensorType)
+    output_list = var_result_def(TensorType)
+    then_graph = region_def("single_block")
+    else_graph = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        for region in (self.then_graph, self.else_graph):
+            check_block_arguments(self, region, self.input_list)
+            if yielded_types(region) != types_of(self.output_list):
+                raise VerifyException(
+                    "tosa.cond_if: each branch yields the output list's types"
+                )
+
+
+@irdl_op_definition
+class WhileLoopOp(IRDLOperation):
+    """Runs body_graph on the loop-carried values while cond_graph yields a true
+    rank-0 i1; outputs are the values when it yields false."""
+
+    name = "tosa.while_loop"
+    input_list = var_operand_def(TensorType)
+    output_list = var_result_def(TensorType)
+    cond_graph = region_def("single_block")
+    body_graph = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        if types_of(self.output_list) != types_of(self.input_list):
+            raise VerifyException(
+                "tosa.while_loop: outputs must have the input list's types"
+            )
+        for region in (self.cond_graph, self.body_graph):
+            check_block_arguments(self, region, self.input_list)
+        if yielded_types(self.cond_graph) != [TensorType(i1, [])]:
+            raise VerifyException("tosa.while_loop: cond_graph yields one tensor<i1>")
+        if yielded_types(self.body_graph) != types_of(self.input_list):
+            raise VerifyException(
+                "tosa.while_loop: body_graph yields the input list's types"
+            )
+
+
 XDSL_OPS_KEPT = [
     xdsl_tosa.ClampOp,
     xdsl_tosa.ConstOp,
@@ -409,10 +495,9 @@ XDSL_OPS_KEPT = [
     xdsl_tosa.MaxPool2DOp,
     xdsl_tosa.AvgPool2DOp,
     xdsl_tosa.ConcatOp,
-    xdsl_tosa.IfOp,
-    xdsl_tosa.YieldOp,
 ]
-"""xDSL's tosa ops whose definitions match upstream (its matmul does not)."""
+"""xDSL's tosa ops whose definitions match upstream (its matmul does not, nor its
+cond_if, which has no input list, and yield, which only ends a cond_if)."""
 
 TOSA = Dialect(
     "tosa",
@@ -453,6 +538,9 @@ TOSA = Dialect(
         TransposeConv2DOp,
         GatherOp,
         ResizeOp,
+        CondIfOp,
+        WhileLoopOp,
+        YieldOp,
     ],
     [xdsl_tosa.NanModeAttr, xdsl_tosa.RoundingModeAttr, ResizeModeAttr, ShapeType],
 )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import tosa
+from xdsl.dialects import scf, tosa
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -14,6 +14,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects import tosa_ext
 from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
+from graph_opt.lowering.tosa_control_flow import CONTROL_FLOW_PATTERNS
 from graph_opt.lowering.tosa_conv import (
     LowerConv,
     LowerConvTranspose,
@@ -34,6 +35,7 @@ from graph_opt.lowering.tosa_tensor import (
     LowerTensorOps,
 )
 from graph_opt.passes.attention_patterns import DecomposeAttention
+from graph_opt.remarks import warn
 
 PATTERNS = (
     LowerConv,
@@ -89,13 +91,25 @@ class LowerToTosaPass(ModulePass):
     nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
     accumulators, nn.rescale to tosa.rescale, nn.quantize and nn.dequantize to
     tosa.mul / add / clamp / cast (ui8 between a quantize and its dequantizes
-    as i8 with zero points moved by -128, exactly).
+    as i8 with zero points moved by -128, exactly). Control flow (scf.if and
+    scf.while, as the TensorFlow importer makes cond and while) becomes
+    tosa.cond_if and tosa.while_loop with regions isolated from above; one
+    that cannot (or, with keep-nested-scf, one holding its own kind) stays scf,
+    which IREE compiles next to TOSA, with a warning saying why.
     An op with no TOSA form fails the pass, naming the op, its location and why.
     The module's ONNX metadata attributes (nn.onnx_*) are dropped.
     Print with --print-op-generic for upstream MLIR.
     """
 
     name = "lower-to-tosa"
+
+    keep_nested_scf: bool = field(
+        default=True,
+        metadata={
+            "help": "keep an scf.if holding a cond_if (an scf.while holding a "
+            "while_loop) as scf, which IREE 3.13 compiles"
+        },
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_static_shapes(op)
@@ -116,8 +130,28 @@ class LowerToTosaPass(ModulePass):
             raise PassFailedException(
                 f"lower-to-tosa: cannot lower {describe(first)} at {first.location}: {reason}"
             )
+        lower_control_flow(op, self.keep_nested_scf)
         erase_unused_constants(op)
         drop_onnx_module_attributes(op)
+
+
+def lower_control_flow(module: ModuleOp, keep_nested_scf: bool) -> None:
+    """scf.if / scf.while -> tosa.cond_if / tosa.while_loop, innermost first; one
+    that cannot be stays scf (which IREE compiles next to TOSA), with a warning."""
+    declined: dict[Operation, str] = {}
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(
+            [p(declined, keep_nested_scf) for p in CONTROL_FLOW_PATTERNS]
+        ),
+        apply_recursively=False,
+        walk_regions_first=True,
+    ).rewrite_module(module)
+    for o in module.walk():
+        if isinstance(o, scf.IfOp | scf.WhileOp):
+            warn(
+                f"lower-to-tosa: kept {o.name} at {o.location} as scf: "
+                + declined.get(o, "no TOSA form")
+            )
 
 
 def check_static_shapes(module: ModuleOp) -> None:

@@ -40,7 +40,8 @@ class FoldConstantsPass(ModulePass):
     the same shape, identity transposes, same-type casts, x + 0, x * 1, zero
     pads, unbounded clips and reductions over size-1 axes are removed;
     transposes of transposes merge, and a transpose that only moves size-1
-    dims becomes a reshape; equal
+    dims becomes a reshape; an ONNX operator kept opaque at import becomes nn
+    ops once its inputs are constant (a Resize of computed sizes); equal
     constants are merged; result types are then refined (`refine-shapes`).
     """
 

@@ -14,10 +14,11 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 
 PURE_ONNX_OP_TYPES = frozenset({
     "Abs", "Add", "And", "Cast", "Ceil", "Concat", "Constant", "ConstantOfShape", "Div",
-    "Equal", "Exp", "Expand", "Flatten", "Floor", "Gather", "Greater", "Identity",
+    "Equal", "Exp", "Expand", "Flatten", "Floor", "Gather", "GatherElements",
+    "Greater", "Identity",
     "Less", "Log", "MatMul", "Max", "Min", "Mul", "Neg", "Not", "Or", "Pow",
     "Range", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum",
-    "Reshape", "Shape", "Size", "Slice", "Sqrt", "Squeeze", "Sub", "Tile",
+    "Reshape", "Resize", "Shape", "Size", "Slice", "Sqrt", "Squeeze", "Sub", "Tile",
     "Transpose", "Unsqueeze", "Where",
 })  # fmt: skip
 """ONNX operators without side effects or randomness (e.g. no RandomNormal, no Loop)."""

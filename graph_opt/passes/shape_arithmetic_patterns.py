@@ -259,6 +259,22 @@ def _dim_equals(element: int | DimOf | None, value: int) -> bool | None:
     return None
 
 
+class ImportOpaqueAgain(RewritePattern):
+    """An ONNX nn.opaque with a constant input -> the nn ops the importer makes of
+    it now (a Resize whose sizes fold-constants computed becomes nn.resize)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: OpaqueOp, rewriter: PatternRewriter):
+        if not any(isinstance(v.owner, ConstantOp) for v in op.operands):
+            return  # nothing became known since the import
+        from graph_opt.frontend.onnx_reimport import reimport
+
+        imported = reimport(op)
+        if imported is None:
+            return  # still not expressible in nn
+        rewriter.replace(op, *imported)
+
+
 SHAPE_ARITHMETIC_PATTERNS: tuple[type[RewritePattern], ...] = (
     ReshapeToKnownTarget,
     ExpandToKnownTarget,
@@ -267,5 +283,6 @@ SHAPE_ARITHMETIC_PATTERNS: tuple[type[RewritePattern], ...] = (
     MergeSqueezesOrUnsqueezes,
     MergeReshapes,
     FoldDimComparison,
+    ImportOpaqueAgain,
 )
 """Every shape-arithmetic rewrite; instantiate them for a walker."""

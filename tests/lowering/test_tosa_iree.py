@@ -6,14 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import iree.compiler as iree_compiler
-import iree.runtime as iree_runtime
 import numpy as np
 import pytest
 from iree.compiler import ir
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.printer import Printer
 
 from graph_opt import api
 from graph_opt.frontend.onnx_import import import_model
@@ -24,67 +21,8 @@ from graph_opt.passes.optimize import OptimizePass
 from graph_opt.testing import model_zoo
 
 sys.path.insert(0, str(Path(__file__).parent))
+from iree_harness import CompiledGraphs, generic_text  # noqa: E402
 from tosa_graphs import FLOAT_GRAPHS, INT8_GRAPHS  # noqa: E402
-
-CPU_FLAGS = ["--iree-llvmcpu-target-cpu=generic"]
-
-
-def generic_text(module: ModuleOp) -> str:
-    import io
-
-    stream = io.StringIO()
-    Printer(stream=stream, print_generic_format=True).print_op(module)
-    return stream.getvalue()
-
-
-class CompiledGraphs:
-    """nn functions lowered into one module, compiled once for the CPU (with
-    `resources`, the weights of the text are dense_resources)."""
-
-    def __init__(self, module: ModuleOp, resources: bool = False):
-        self.module = module
-        lowered = module.clone()
-        LowerToTosaPass().apply(api.context(), lowered)
-        self.tosa_text = (
-            api.to_mlir(lowered, generic=True, weights_as_resources=0)
-            if resources
-            else generic_text(lowered)
-        )
-        vmfb = iree_compiler.compile_str(
-            self.tosa_text,
-            target_backends=["llvm-cpu"],
-            input_type="tosa",
-            extra_args=CPU_FLAGS,
-        )
-        config = iree_runtime.Config("local-task")
-        self.runtime = iree_runtime.SystemContext(config=config)
-        self.runtime.add_vm_module(
-            iree_runtime.VmModule.copy_buffer(self.runtime.instance, vmfb)
-        )
-
-    def run(self, name: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        results = self.runtime.modules.module[name](*inputs)
-        if not isinstance(results, tuple | list):
-            results = [results]
-        return [np.asarray(r.to_host()) for r in results]
-
-    def inputs(self, name: str, rng: np.random.Generator) -> list[np.ndarray]:
-        function = next(
-            f
-            for f in self.module.ops
-            if f.sym_name.data == name  # type: ignore[attr-defined]
-        )
-        arrays = []
-        for t in function.function_type.inputs.data:  # type: ignore[attr-defined]
-            shape = t.get_shape()
-            element = str(t.element_type)
-            if element == "i8":
-                arrays.append(rng.integers(-128, 128, shape).astype(np.int8))
-            elif element in ("i32", "i64"):  # indices: valid for dims of 2 or more
-                arrays.append(rng.integers(-2, 2, shape).astype(f"int{element[1:]}"))
-            else:
-                arrays.append(rng.standard_normal(shape).astype(np.float32))
-        return arrays
 
 
 def zoo_functions() -> list[func.FuncOp]:
@@ -184,11 +122,9 @@ def test_int8_graph_runs_on_iree_bit_exact(compiled, name):
 TF_CORPUS = Path(__file__).parents[1] / "frontend" / "tensorflow" / "corpus"
 
 
-@pytest.mark.parametrize("model", ["nested_loops", "qat_conv_bn"])
+@pytest.mark.parametrize("model", ["qat_conv_bn"])
 def test_tensorflow_model_runs_on_iree_like_the_interpreter(model):
-    """Control flow (nested scf.while / scf.if in nested_loops) stays scf, which
-    IREE compiles next to TOSA; qat_conv_bn keeps FakeQuant ops. (text_lstm
-    lowers too, but iree-compile 3.13 crashes converting its scf.while.)"""
+    """qat_conv_bn keeps FakeQuant ops (control flow: test_tosa_control_flow_iree.py)."""
     data = np.load(TF_CORPUS / f"{model}.npz")
     feeds = {k.removeprefix("in:"): data[k] for k in data.files if k.startswith("in:")}
     outputs = [str(name) for name in data["outputs"]]

@@ -25,3 +25,36 @@ func.func @tosa_ext_ops(%x: tensor<1x4x4x2xf32>, %w: tensor<3x1x1x2xf32>, %dw: t
   func.return
 }
 
+
+/// Control flow in upstream's generic form (mlir/test/Dialect/Tosa's
+/// isolated-from-above cases): the regions take the input list as arguments.
+// CHECK-LABEL: func.func @tosa_ext_control_flow
+func.func @tosa_ext_control_flow(%x: tensor<f32>, %y: tensor<f32>, %p: tensor<i1>, %n: tensor<i32>) -> (tensor<f32>, tensor<i32>) {
+  // CHECK: "tosa.cond_if"(%p, %x, %y) ({
+  // CHECK-NEXT: ^{{.*}}(%[[A:.*]]: tensor<f32>, %{{.*}}: tensor<f32>):
+  // CHECK-NEXT: tosa.yield %[[A]] : tensor<f32>
+  // CHECK: }) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+  %r = "tosa.cond_if"(%p, %x, %y) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    "tosa.yield"(%a) : (tensor<f32>) -> ()
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    "tosa.yield"(%b) : (tensor<f32>) -> ()
+  }) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  // CHECK: "tosa.while_loop"(%{{.*}}, %n) ({
+  // CHECK: tosa.yield %{{.*}} : tensor<i1>
+  // CHECK: tosa.yield %{{.*}}, %{{.*}} : tensor<i32>, tensor<i32>
+  // CHECK: }) : (tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>)
+  %w:2 = "tosa.while_loop"(%zero, %n) ({
+  ^bb0(%i: tensor<i32>, %m: tensor<i32>):
+    %c = "tosa.greater"(%m, %i) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    "tosa.yield"(%c) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%i: tensor<i32>, %m: tensor<i32>):
+    %one = "tosa.const"() <{values = dense<1> : tensor<i32>}> : () -> tensor<i32>
+    %next = "tosa.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    "tosa.yield"(%next, %m) : (tensor<i32>, tensor<i32>) -> ()
+  }) : (tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>)
+  func.return %r, %w#0 : tensor<f32>, tensor<i32>
+}

@@ -812,3 +812,45 @@ func.func @negative_merge_sums(%x: tensor<3xf32>) -> tensor<3xf32> {
   %r = nn.add %a, %minus : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   func.return %r : tensor<3xf32>
 }
+
+// -----
+
+/// An ONNX Resize imported opaque because its sizes were computed: once they
+/// fold to a constant, the importer makes it an nn.resize.
+builtin.module attributes {nn.onnx_opset_import = {"" = 13 : i64}} {
+  // CHECK-LABEL: func.func @resize_with_computed_sizes
+  func.func @resize_with_computed_sizes(%x: tensor<1x2x3x3xf32>) -> tensor<*xf32> {
+    %two = nn.constant dense<[1, 1, 2, 2]> : tensor<4xi64>
+    %s = nn.shape %x : (tensor<1x2x3x3xf32>) -> tensor<4xi64>
+    %sizes = nn.mul %s, %two : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+    // CHECK: %[[Y:.*]] = nn.resize %x {sizes = array<i64: 1, 2, 6, 6>, mode = "linear", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor"} : (tensor<1x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+    // CHECK-NOT: nn.opaque
+    %y = nn.opaque %x, %sizes {op_type = "Resize", attrs = {mode = "linear"}, absent_inputs = array<i64: 1, 2>} : (tensor<1x2x3x3xf32>, tensor<4xi64>) -> tensor<*xf32>
+    func.return %y : tensor<*xf32>
+  }
+}
+
+// -----
+
+/// Sizes that stay unknown keep the Resize opaque.
+builtin.module attributes {nn.onnx_opset_import = {"" = 13 : i64}} {
+  // CHECK-LABEL: func.func @negative_resize_with_input_sizes
+  func.func @negative_resize_with_input_sizes(%x: tensor<1x2x3x3xf32>, %sizes: tensor<4xi64>) -> tensor<*xf32> {
+    // CHECK: nn.opaque %x, %sizes {op_type = "Resize"
+    %y = nn.opaque %x, %sizes {op_type = "Resize", attrs = {mode = "linear"}, absent_inputs = array<i64: 1, 2>} : (tensor<1x2x3x3xf32>, tensor<4xi64>) -> tensor<*xf32>
+    func.return %y : tensor<*xf32>
+  }
+}
+
+// -----
+
+/// Cubic interpolation has no nn.resize form: constant sizes leave it opaque.
+builtin.module attributes {nn.onnx_opset_import = {"" = 13 : i64}} {
+  // CHECK-LABEL: func.func @negative_cubic_resize
+  func.func @negative_cubic_resize(%x: tensor<1x2x3x3xf32>) -> tensor<*xf32> {
+    %sizes = nn.constant dense<[1, 2, 6, 6]> : tensor<4xi64>
+    // CHECK: nn.opaque %x, %{{.*}} {op_type = "Resize", attrs = {mode = "cubic"}
+    %y = nn.opaque %x, %sizes {op_type = "Resize", attrs = {mode = "cubic"}, absent_inputs = array<i64: 1, 2>} : (tensor<1x2x3x3xf32>, tensor<4xi64>) -> tensor<*xf32>
+    func.return %y : tensor<*xf32>
+  }
+}
