@@ -98,3 +98,29 @@ def test_nothing_to_do_warns():
     with pytest.warns(GraphOptWarning, match="already fits the budget"):
         api.run(module, f"swap{{budget={peaks(module)['']}}}")
     assert api.to_mlir(module) == before
+
+
+def test_graph_def_export_is_grappler_s_identity_pair():
+    """Each copy is an Identity on its device; a swap_in waits on its trigger's
+    node through a control input; the export re-imports with the same numbers."""
+    from graph_opt.frontend.tensorflow import import_graph_def
+    from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
+    from graph_opt.frontend.tensorflow.schema import GraphDef
+
+    module = unet_like()
+    inputs = random_inputs(module)
+    expected = run_function(module, inputs)
+    api.run(module, f"swap{{budget={lowest_budget(module)}}}")
+    graph = GraphDef()
+    graph.ParseFromString(graph_def_bytes(module, text=False))
+    identities = [n for n in graph.node if n.op == "Identity"]
+    on_host = [n for n in identities if n.device == "/device:CPU:0"]
+    waiting = [n for n in identities if any(i.startswith("^") for i in n.input)]
+    swaps = sum(isinstance(op, SwapOutOp) for op in module.walk())
+    assert len(on_host) == swaps and len(waiting) >= 1
+    names = {n.name for n in graph.node}
+    for node in waiting:
+        assert all(i.lstrip("^").partition(":")[0] in names for i in node.input)
+    reimported = import_graph_def(graph, outputs=[graph.node[-1].name])
+    for got, want in zip(run_function(reimported, inputs), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

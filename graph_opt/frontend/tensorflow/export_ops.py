@@ -21,6 +21,7 @@ from graph_opt.dialects.nn.conv import (
     transposed_pads_and_sizes,
 )
 from graph_opt.dialects.nn.dense import to_numpy
+from graph_opt.dialects.nn.device_copy import SwapInOp, SwapOutOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, CHANNELS_LAST
 from graph_opt.dialects.nn.linalg import MatMulOp
@@ -67,6 +68,16 @@ for _op_class, _op_type in [
     (ew.MinOp, "Minimum"),
 ]:  # fmt: skip
     exporter(_op_class)(simple(_op_type))
+
+
+@exporter(SwapOutOp, SwapInOp)
+def export_device_copy(e, op):
+    """Grappler's swap pair: an Identity on the copy's device (`tf.device`);
+    a swap_in waits on its `after` value's node through a control input."""
+    inputs: list = [op.input]
+    if isinstance(op, SwapInOp) and op.after is not None:
+        inputs.append("^" + e.tensor(op.after).partition(":")[0])
+    return e.outputs(e.add("Identity", inputs, T=dtype_of(op.input)), 1)
 
 
 @exporter(ew.DivOp)
@@ -223,7 +234,11 @@ def _filter_hwio(e, op, w) -> str:
     if _data_format(op) == CHANNELS_LAST:
         return e.tensor(w)
     rank = len(w.type.get_shape())
-    perm = e.const(_int32([*range(2, rank), 1, 0]), f"{e.node_name(op)}/filter_perm")
+    order = [*range(2, rank), 1, 0]
+    weights = constant_value(w)
+    if weights is not None:  # a constant filter stays one (TF's importer wants it so)
+        return e.const(np.transpose(weights, order), f"{e.node_name(op)}/filter")
+    perm = e.const(_int32(order), f"{e.node_name(op)}/filter_perm")
     return e.add("Transpose", [w, perm], f"{e.node_name(op)}/filter", T=dtype_of(w),
                  Tperm=DataType(3)).name  # fmt: skip
 
