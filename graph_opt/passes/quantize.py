@@ -60,6 +60,10 @@ class QuantizePass(ModulePass):
     activation ranges contain 0, asymmetric unless `symmetric-activations`. Tensors a fake_quant already produces or
     consumes (a TF quantization-aware-training graph) keep theirs. `include` /
     `exclude` are regular expressions searched in layer names.
+
+    With `training`, a TF training graph is rewritten as create_training_graph
+    does instead (quantize_training.py): range variables updated each step,
+    `quant-delay`, and the gradients through the fake quantizations.
     """
 
     name = "quantize"
