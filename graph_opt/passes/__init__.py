@@ -83,6 +83,12 @@ def get_auto_parallel():
     return AutoParallelPass
 
 
+def get_freeze_variables():
+    from graph_opt.passes.freeze_variables import FreezeVariablesPass
+
+    return FreezeVariablesPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "lower-to-tosa": get_lower_to_tosa,
@@ -98,4 +104,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "calibrate": get_calibrate,
         "refine-shapes": get_refine_shapes,
         "auto-parallel": get_auto_parallel,
+        "freeze-variables": get_freeze_variables,
     }

@@ -38,7 +38,7 @@ from graph_opt.dialects.nn.base import i64_attr
 from graph_opt.dialects.nn.compare import GreaterEqualOp, SelectOp
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.dense import from_numpy
-from graph_opt.dialects.nn.elementwise import MaxOp, MinOp, MulOp, SubOp
+from graph_opt.dialects.nn.elementwise import IdentityOp, MaxOp, MinOp, MulOp, SubOp
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsGradOp, FakeQuantVarsOp
 from graph_opt.dialects.nn.reduce import ReduceMaxOp, ReduceMinOp
 from graph_opt.dialects.nn.shapes import tensor_type
@@ -72,9 +72,17 @@ class TrainingQuantization:
     ema_decay: float
 
 
+def variable_read(value: SSAValue) -> ReadOp | None:
+    """The read of a variable that gives `value` (through a ref variable's
+    `<name>/read` identity), or None."""
+    while isinstance(value.owner, IdentityOp):
+        value = value.owner.input
+    return value.owner if isinstance(value.owner, ReadOp) else None
+
+
 def is_parameter(value: SSAValue) -> bool:
     """A constant or a variable's value: what a training graph's layers learn."""
-    return isinstance(value.owner, ReadOp) or constant_value(value) is not None
+    return variable_read(value) is not None or constant_value(value) is not None
 
 
 class _Inserter:
@@ -186,9 +194,10 @@ class _Rewrite:
 
     def _mask_updates(self, weight: SSAValue, bounds, props, scope: str) -> bool:
         """Mask the gradient of the weight's variable in its optimizer updates."""
-        if not isinstance(weight.owner, ReadOp):
+        read = variable_read(weight)
+        if read is None:
             return False
-        name = weight.owner.variable.owner.var_name.data  # type: ignore[union-attr]
+        name = read.variable.owner.var_name.data  # type: ignore[union-attr]
         masked = False
         for op in list(self.block.ops):
             index = GRADIENT_OPERAND.get(type(op))
@@ -281,7 +290,8 @@ def quantize_training_graph(block: Block, options: TrainingQuantization) -> None
         if not rewrite.quantize_activation(value):
             unmasked.append(f"{value.name_hint} activations")
     record("quantizations without gradient", len(unmasked))
-    if unmasked:
+    trains = any(type(op) in GRADIENT_OPERAND for op in block.ops)
+    if unmasked and trains:
         warn(
             f"quantize: {len(unmasked)} fake quantization(s) have no gradient in the "
             f"graph to mask (first: {unmasked[0]}): not a training graph there"
