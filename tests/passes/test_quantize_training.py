@@ -113,3 +113,27 @@ def test_without_delay_no_step_counter():
 def test_refused_options(options):
     with pytest.raises(PassFailedException):
         rewritten(**options)
+
+
+def test_export_has_create_training_graphs_nodes(tmp_path):
+    """The GraphDef make_qat_graphs.py trained in TensorFlow: FakeQuant nodes
+    on the assigned ranges, their gradients, the step counter."""
+    from graph_opt import api
+    from graph_opt.frontend.tensorflow.schema import GraphDef
+
+    api.save(rewritten(quant_delay=QUANT_DELAY), tmp_path / "qat.pb")
+    graph = GraphDef()
+    graph.ParseFromString((tmp_path / "qat.pb").read_bytes())
+    nodes = {node.name: node for node in graph.node}
+    kinds = [node.op for node in graph.node]
+    assert kinds.count("FakeQuantWithMinMaxVars") == 6
+    assert kinds.count("FakeQuantWithMinMaxVarsGradient") == 6
+    quant = nodes["conv1/weights_quant"]
+    assert quant.attr["narrow_range"].b
+    # the bounds read the range variables after their assignment
+    assert list(quant.input[1:]) == [
+        "conv1/weights_quant/AssignMinLast/read",
+        "conv1/weights_quant/AssignMaxLast/read",
+    ]
+    assert nodes["conv1/weights_quant/AssignMinLast"].op == "AssignVariableOp"
+    assert nodes["fake_quantization_step"].op == "VarHandleOp"
