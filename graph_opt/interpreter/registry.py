@@ -19,7 +19,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.opaque import OpaqueFunctions
     from graph_opt.interpreter.pool import PoolFunctions
     from graph_opt.interpreter.qint import QIntFunctions
-    from graph_opt.interpreter.quant import QuantFunctions
+    from graph_opt.interpreter.quant import QuantFunctions, QuantTrainingFunctions
     from graph_opt.interpreter.reduce import ReduceFunctions
     from graph_opt.interpreter.resize import ResizeFunctions
     from graph_opt.interpreter.shape_ops import ShapeFunctions
@@ -41,6 +41,7 @@ def nn_functions() -> list[InterpreterFunctions]:
         OpaqueFunctions(),
         QIntFunctions(),
         QuantFunctions(),
+        QuantTrainingFunctions(),
         IndexFunctions(),
         ResizeFunctions(),
         DeviceCopyFunctions(),

@@ -107,6 +107,12 @@ def get_auto_parallel():
     return AutoParallelPass
 
 
+def get_freeze_variables():
+    from graph_opt.passes.freeze_variables import FreezeVariablesPass
+
+    return FreezeVariablesPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "lower-to-tosa": get_lower_to_tosa,
@@ -126,4 +132,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "recompute": get_recompute,
         "schedule-memory": get_schedule_memory,
         "auto-parallel": get_auto_parallel,
+        "freeze-variables": get_freeze_variables,
     }

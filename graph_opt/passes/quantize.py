@@ -34,6 +34,10 @@ from graph_opt.passes.quantize_patterns import (
     match_layer,
     weight_range,
 )
+from graph_opt.passes.quantize_training import (
+    TrainingQuantization,
+    quantize_training_graph,
+)
 from graph_opt.quantization.calibration import clear_ranges, stored_range
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
@@ -64,6 +68,10 @@ class QuantizePass(ModulePass):
     inside the matches of those registered patterns (graph-opt's,
     `--load-patterns`, entry points), and each match's result is the tensor
     quantized after them.
+
+    With `training`, a TF training graph is rewritten as create_training_graph
+    does instead (quantize_training.py): range variables updated each step,
+    `quant-delay`, and the gradients through the fake quantizations.
     """
 
     name = "quantize"
@@ -99,6 +107,25 @@ class QuantizePass(ModulePass):
             "layers to quantize, instead of the built-in rules"
         },
     )
+    training: bool = field(
+        default=False,
+        metadata={
+            "help": "rewrite a training graph as TF's create_training_graph: range "
+            "variables updated each step, gradients through the fake quantizations"
+        },
+    )
+    quant_delay: int = field(
+        default=0,
+        metadata={
+            "help": "with training: fake-quantize from this step on (0: at once)"
+        },
+    )
+    ema_decay: float = field(
+        default=0.999,
+        metadata={
+            "help": "with training: decay of the activation ranges' moving averages"
+        },
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for bits in (self.weight_bits, self.activation_bits):
@@ -106,6 +133,9 @@ class QuantizePass(ModulePass):
                 raise PassFailedException(
                     f"bits must be in [{MIN_BITS}, {MAX_BITS}], got {bits}"
                 )
+        if self.training:
+            self._quantize_training_graph(op)
+            return
         include, exclude = _regex(self.include), _regex(self.exclude)
         if self.patterns:
             matches = [
@@ -136,6 +166,30 @@ class QuantizePass(ModulePass):
             _insert_after(value, fake_quant_props([low], [high], self.activation_bits))
         record("biases rounded to the int32 grid", round_biases(op))
         clear_ranges(op)
+
+    def _quantize_training_graph(self, module: ModuleOp) -> None:
+        if (
+            self.per_channel
+            or self.symmetric_activations
+            or self.include
+            or self.exclude
+        ):
+            raise PassFailedException(
+                "quantize{training=true} takes weight-bits, activation-bits, "
+                "quant-delay and ema-decay only (ranges per tensor, asymmetric, "
+                "as create_training_graph makes them)"
+            )
+        if self.quant_delay < 0 or not 0 <= self.ema_decay < 1:
+            raise PassFailedException(
+                f"quant-delay must be >= 0 and ema-decay in [0, 1), got "
+                f"{self.quant_delay} and {self.ema_decay}"
+            )
+        options = TrainingQuantization(
+            self.weight_bits, self.activation_bits, self.quant_delay, self.ema_decay
+        )
+        for function in module.ops:
+            if function.regions and function.regions[0].blocks:
+                quantize_training_graph(function.regions[0].block, options)
 
     def _quantize_weight(self, match: LayerMatch) -> None:
         if match.weight_index is None:

@@ -11,6 +11,7 @@ will be fused into it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,11 +69,17 @@ def _other_operand(add: AddOp, value: SSAValue) -> SSAValue:
     return add.rhs if add.lhs is value else add.lhs
 
 
-def _is_add_of(user: Operation | None, value: SSAValue, constant: bool) -> bool:
-    """Whether `user` adds a constant (a bias) or another tensor (a bypass) to value."""
+def is_constant(value: SSAValue) -> bool:
+    return constant_value(value) is not None
+
+
+def _is_add_of(
+    user: Operation | None, value: SSAValue, constant: bool, is_parameter
+) -> bool:
+    """Whether `user` adds a parameter (a bias) or another tensor (a bypass) to value."""
     if not isinstance(user, AddOp) or user.lhs is user.rhs:
         return False
-    return (constant_value(_other_operand(user, value)) is not None) == constant
+    return is_parameter(_other_operand(user, value)) == constant
 
 
 def _is_activated(op: Operation) -> bool:
@@ -80,34 +87,39 @@ def _is_activated(op: Operation) -> bool:
     return isinstance(op, FusedConvOp | FusedMatMulOp) and op.activation_name != "none"
 
 
-def layer_of(op: Operation) -> LayerMatch | None:
-    """`op` as a layer (a conv, matmul or gemm with a constant weight), with no
-    activation yet; None if it is not one."""
+def layer_of(
+    op: Operation, is_parameter: Callable[[SSAValue], bool] = is_constant
+) -> LayerMatch | None:
+    """`op` as a layer (a conv, matmul or gemm whose weight `is_parameter`
+    accepts: constants by default), with no activation yet; None if it is not one."""
     spec = weight_operand(op)
     if spec is None:
         return None
     index, axis = spec
     weight = op.operands[index]
     weight_is_quantized = isinstance(weight.owner, FakeQuantOp)
-    if not weight_is_quantized and constant_value(weight) is None:
+    if not weight_is_quantized and not is_parameter(weight):
         return None  # weights come from the graph: not a layer with parameters
     if axis < 0:
         axis += len(weight.type.get_shape())  # type: ignore[attr-defined]
     return LayerMatch(op, None if weight_is_quantized else index, axis)
 
 
-def match_layer(op: Operation) -> LayerMatch | None:
-    """The largest quantization pattern rooted at a layer, or None."""
-    match = layer_of(op)
+def match_layer(
+    op: Operation, is_parameter: Callable[[SSAValue], bool] = is_constant
+) -> LayerMatch | None:
+    """The largest quantization pattern rooted at a layer, or None; weights and
+    biases are the operands `is_parameter` accepts (constants by default)."""
+    match = layer_of(op, is_parameter)
     if match is None:
         return None
     out = op.results[0]
     user = _sole_user(out)
     if not _is_activated(op):
-        if _is_add_of(user, out, constant=True):
+        if _is_add_of(user, out, constant=True, is_parameter=is_parameter):
             out = user.output  # bias add
             user = _sole_user(out)
-        if _is_add_of(user, out, constant=False):
+        if _is_add_of(user, out, constant=False, is_parameter=is_parameter):
             # a bypass before the activation: both inputs, then its (activated) output
             match.activations += [out, _other_operand(user, out)]
             out = user.output
@@ -116,7 +128,7 @@ def match_layer(op: Operation) -> LayerMatch | None:
             out = user.output
             user = _sole_user(out)
     match.activations.append(out)
-    if _is_add_of(user, out, constant=False):
+    if _is_add_of(user, out, constant=False, is_parameter=is_parameter):
         match.activations.append(user.output)  # post-activation bypass
     return match
 

@@ -17,6 +17,7 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.pool import POOL_OPS
 from graph_opt.dialects.nn.qint import QINT_OPS
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.dialects.nn.quant_training import QUANT_TRAINING_OPS
 from graph_opt.dialects.nn.reduce import REDUCE_OPS
 from graph_opt.dialects.nn.resize import RESIZE_OPS
 from graph_opt.dialects.nn.shape_ops import SHAPE_OPS
@@ -44,6 +45,7 @@ NN = Dialect(
         *TENSOR_OPS,
         *FUSED_OPS,
         FakeQuantOp,
+        *QUANT_TRAINING_OPS,
         *QINT_OPS,
         *INDEX_OPS,
         *RESIZE_OPS,

@@ -15,6 +15,7 @@ from graph_opt.dialects.nn.compare import NonZeroOp
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dense import to_numpy
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.dialects.nn.quant_training import FakeQuantVarsGradOp, FakeQuantVarsOp
 from graph_opt.dialects.nn.resize import ResizeOp
 from graph_opt.frontend.tensorflow.graph_export import (
     DataType,
@@ -215,6 +216,19 @@ def export_fake_quant(e, op):
     ]
     node = e.add("FakeQuantWithMinMaxVarsPerChannel", [x, *bounds], **attrs)
     return e.outputs(node, 1)
+
+
+@exporter(FakeQuantVarsOp)
+def export_fake_quant_vars(e, op):
+    attrs = {"num_bits": op.bits, "narrow_range": op.is_narrow}
+    return e.outputs(e.add("FakeQuantWithMinMaxVars", op.operands, **attrs), 1)
+
+
+@exporter(FakeQuantVarsGradOp)
+def export_fake_quant_vars_grad(e, op):
+    attrs = {"num_bits": op.bits, "narrow_range": op.is_narrow}
+    node = e.add("FakeQuantWithMinMaxVarsGradient", op.operands, **attrs)
+    return e.outputs(node, 1)  # the gradient for the input; min and max unused
 
 
 def float_list(op, name: str) -> list[float]:

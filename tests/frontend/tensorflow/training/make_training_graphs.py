@@ -59,7 +59,13 @@ def auto_parallel_graph():
     return graph
 
 
-def conv_bn_relu_graph():
+def _unchanged(tensor, name):
+    return tensor
+
+
+def conv_bn_relu_graph(quantize_weight=_unchanged, quantize_activation=_unchanged):
+    """`quantize_weight(w, layer)` and `quantize_activation(a, producer)` give
+    what layers read instead (make_qat_graphs.py's fake quantizations)."""
     rng = np.random.default_rng(1)
     graph = tf.Graph()
     with graph.as_default():
@@ -73,7 +79,10 @@ def conv_bn_relu_graph():
             )
 
         w1 = variable("conv1/w", [3, 3, 3, 5])
-        h = tf.nn.conv2d(x, w1, [1, 1, 1, 1], "SAME", name="conv1")
+        h = tf.nn.conv2d(
+            x, quantize_weight(w1, "conv1"), [1, 1, 1, 1], "SAME", name="conv1"
+        )
+        h = quantize_activation(h, "conv1")
         gamma = variable("bn/gamma", [5]) + 0  # read once: the value the grad needs
         beta = variable("bn/beta", [5])
         moving_mean = tf1.get_variable(
@@ -97,11 +106,16 @@ def conv_bn_relu_graph():
         w2 = variable("conv2/w", [3, 3, 5, 4])
         b2 = variable("conv2/b", [4])
         h2 = tf.nn.bias_add(
-            tf.nn.conv2d(r, w2, [1, 2, 2, 1], "VALID", name="conv2"), b2
+            tf.nn.conv2d(
+                r, quantize_weight(w2, "conv2"), [1, 2, 2, 1], "VALID", name="conv2"
+            ),
+            b2,
         )
+        h2 = quantize_activation(h2, "BiasAdd")
         pooled = tf.reduce_mean(h2, axis=[1, 2], name="pool")
         w3 = variable("dense/w", [4, 4])
-        logits = tf.matmul(pooled, w3, name="dense")
+        logits = tf.matmul(pooled, quantize_weight(w3, "dense"), name="dense")
+        logits = quantize_activation(logits, "dense")
         loss = tf.reduce_mean(tf.square(logits - y), name="loss")
         optimizer = tf1.train.MomentumOptimizer(0.05, 0.9)
         with tf.control_dependencies(updates):
