@@ -174,12 +174,14 @@ def compile_error(text: str, *flags: str) -> str:
 
 
 def assert_crashes_converting_to_stream(text: str) -> None:
-    """Compiles to IREE's flow phase, then iree-compile dies of a signal in the
-    conversion to stream: SIGSEGV in ScfWhileOpConversion, or SIGABRT when the
-    corrupted copy size reaches the allocator first ("LLVM ERROR: out of memory")."""
+    """Compiles to IREE's flow phase, then the conversion to stream fails on
+    memory ScfWhileOpConversion corrupts: SIGSEGV, SIGABRT when the corrupted
+    copy size reaches the allocator first ("LLVM ERROR: out of memory"), or a
+    verifier error on the corrupted scf.while (seen on a fresh CI machine)."""
     compile_tosa(text, "--compile-to=flow")
     message = compile_error(text, "--compile-to=stream")
-    assert re.search(r"Error code: -(11|6)\b", message), message[:500]
+    signal = re.search(r"Error code: -(11|6)\b", message)
+    assert signal or "'scf.while' op" in message, message[:500]
 
 
 def test_iree_cannot_legalize_a_while_loop_in_a_while_loop():
