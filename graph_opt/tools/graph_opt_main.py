@@ -532,6 +532,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PipelineError as e:
         print(f"graph-opt: error: {e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader went away (`graph-opt m.onnx | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # quietly, as a tool SIGPIPE ends
     except BaseException as e:  # every other failure is reported as one line
         if os.environ.get("GRAPH_OPT_TRACEBACK"):
             raise

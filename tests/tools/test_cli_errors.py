@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
@@ -175,3 +176,32 @@ def test_traceback_only_on_request(tmp_path):
         env=env,
     )
     assert result.returncode != 0 and "Traceback" in result.stderr
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
+    """`graph-opt m.onnx | head -1`: no error line, the exit status of a tool
+    that SIGPIPE ended (128 + 13). The text (1 MB of weights) outgrows the pipe."""
+    weight = helper.make_tensor(
+        "w",
+        TensorProto.FLOAT,
+        [512, 512],
+        np.ones(512 * 512, np.float32).tobytes(),
+        raw=True,
+    )
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])], "big",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 512])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 512])], [weight],
+    )  # fmt: skip
+    model = tmp_path / "big.onnx"
+    onnx.save(helper.make_model(graph), model)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "graph_opt", str(model)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    run.stdout.readline()
+    run.stdout.close()
+    stderr = run.stderr.read().decode()
+    assert run.wait() == 141 and stderr == ""
