@@ -1,7 +1,7 @@
 """Peak memory of graph-opt's ONNX round trip and `optimize` against `onnx.load` + `onnx.save`.
 
-Each command runs in its own process and its peak RSS (the kernel's
-`ru_maxrss`) is the median over --runs: the floor (`python -c` loading and
+Each command runs in its own process and its peak RSS (its own `VmHWM`, see
+peak_rss.py) is the median over --runs: the floor (`python -c` loading and
 saving the model with onnx), `graph-opt m.onnx -t onnx -o out.onnx` (import
 and export) and `graph-opt m.onnx -p optimize -t onnx -o out.onnx`. Ratios are
 to the floor of the same run.

@@ -31,6 +31,12 @@ else:
 """
 
 
+def own_peak_mb() -> float:
+    """This process's own peak resident memory (VmHWM), in MB."""
+    status = Path("/proc/self/status").read_text().split("VmHWM:")[1]
+    return int(status.split()[0]) / 1024
+
+
 class ChildFailed(RuntimeError):
     """The child exited non-zero; the message is the last line it printed."""
 

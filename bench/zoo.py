@@ -8,7 +8,7 @@ onnxruntime's offline optimizer (extended level, saved with
 `optimized_model_filepath`). Every tool runs in its own subprocess (the
 workers of bench/optimize.py: load, optimize, save, timed after a warm-up on a
 tiny model); graph-opt's seconds and peak RSS (the worker's own
-`ru_maxrss`) are medians over --runs. Two max relative errors (max |out - ref|
+`VmHWM`: `ru_maxrss` would count the parent's pages) are medians over --runs. Two max relative errors (max |out - ref|
 / max |ref| over the outputs) against onnxruntime on the original model with
 the stored inputs, optimizations off: graph-opt's round trip (import and
 export, no passes), graph-opt's `optimize` and the same exported with
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -48,6 +47,7 @@ import onnx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import optimize  # noqa: E402 - after making the repository importable
+from bench.peak_rss import own_peak_mb  # noqa: E402
 
 TOOLS = ("graph-opt", "onnxsim", "onnxslim", "ort")
 ROUNDTRIP = "roundtrip"
@@ -83,8 +83,7 @@ def worker(tool: str, src: str, dst: str) -> None:
         print(json.dumps({"seconds": time.perf_counter() - start}))
     else:
         optimize.worker(tool, src, dst, "extended")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"peak_rss_mb": peak}))
+    print(json.dumps({"peak_rss_mb": own_peak_mb()}))
 
 
 @dataclass
