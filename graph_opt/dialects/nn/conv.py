@@ -27,6 +27,7 @@ from graph_opt.dialects.nn.base import (
 )
 from graph_opt.dialects.nn.layout import (
     CHANNELS_FIRST,
+    HasDataLayout,
     check_layout,
     join_data_shape,
     split_data_shape,
@@ -133,7 +134,7 @@ def check_bias(operands, out_channels: int) -> None:
         )
 
 
-class ConvolutionBase(NNOperation, WindowAttributes, ABC):
+class ConvolutionBase(NNOperation, WindowAttributes, HasDataLayout, ABC):
     """Operands and window properties shared by nn.conv, nn.conv_transpose and nn.fused_conv."""
 
     RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
@@ -150,10 +151,6 @@ class ConvolutionBase(NNOperation, WindowAttributes, ABC):
     data_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
-
-    @property
-    def layout(self) -> str:
-        return str_value(self.properties, "data_layout", CHANNELS_FIRST)
 
 
 @irdl_op_definition

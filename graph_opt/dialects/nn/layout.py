@@ -6,11 +6,21 @@ from collections.abc import Sequence
 
 from xdsl.utils.exceptions import VerifyException
 
+from graph_opt.dialects.nn.base import str_value
+
 CHANNELS_FIRST = "NCHW"
 CHANNELS_LAST = "NHWC"
 DATA_LAYOUTS = (CHANNELS_FIRST, CHANNELS_LAST)
 FILTER_FOR_DATA = {CHANNELS_FIRST: "OIHW", CHANNELS_LAST: "HWIO"}
 """The filter layout that goes with each data layout (ONNX and TensorFlow)."""
+
+
+class HasDataLayout:
+    """The `layout` of an op with an optional `data_layout` property (default NCHW)."""
+
+    @property
+    def layout(self) -> str:
+        return str_value(self.properties, "data_layout", CHANNELS_FIRST)  # type: ignore[attr-defined]
 
 
 def check_layout(layout: str) -> None:

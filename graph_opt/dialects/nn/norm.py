@@ -24,13 +24,18 @@ from graph_opt.dialects.nn.base import (
     int_value,
     str_value,
 )
-from graph_opt.dialects.nn.layout import CHANNELS_FIRST, channel_axis, check_layout
+from graph_opt.dialects.nn.layout import (
+    CHANNELS_FIRST,
+    HasDataLayout,
+    channel_axis,
+    check_layout,
+)
 from graph_opt.dialects.nn.linalg import broadcasts_to
 from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
 
 
 @irdl_op_definition
-class BatchNormOp(NNOperation):
+class BatchNormOp(NNOperation, HasDataLayout):
     """Inference batch norm: scale * (x - mean) / sqrt(var + epsilon) + bias.
 
     The parameters are 1-D over the channel axis of `data_layout` (axis 1 for
@@ -50,10 +55,6 @@ class BatchNormOp(NNOperation):
     data_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
-
-    @property
-    def layout(self) -> str:
-        return str_value(self.properties, "data_layout", CHANNELS_FIRST)
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:

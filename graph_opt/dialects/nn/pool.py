@@ -28,6 +28,7 @@ from graph_opt.dialects.nn.base import (
 from graph_opt.dialects.nn.conv import WindowAttributes, window_output_sizes
 from graph_opt.dialects.nn.layout import (
     CHANNELS_FIRST,
+    HasDataLayout,
     check_layout,
     join_data_shape,
     split_data_shape,
@@ -48,7 +49,7 @@ def data_rank_and_layout(
     return layout, x
 
 
-class PoolOp(NNOperation, WindowAttributes, ABC):
+class PoolOp(NNOperation, WindowAttributes, HasDataLayout, ABC):
     """A sliding-window reduction over the spatial dims of `data_layout` (NCHW or NHWC).
 
     Pads are [begin..., end...] per spatial dim, or derived from `auto_pad`;
@@ -67,10 +68,6 @@ class PoolOp(NNOperation, WindowAttributes, ABC):
     data_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
-
-    @property
-    def layout(self) -> str:
-        return str_value(self.properties, "data_layout", CHANNELS_FIRST)
 
     @classmethod
     def pool_props(cls, props, spatial_rank: int):
@@ -136,7 +133,7 @@ class AvgPoolOp(PoolOp):
 
 
 @irdl_op_definition
-class GlobalAvgPoolOp(NNOperation):
+class GlobalAvgPoolOp(NNOperation, HasDataLayout):
     """Mean over all spatial dims, which stay as size 1."""
 
     RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
@@ -147,10 +144,6 @@ class GlobalAvgPoolOp(NNOperation):
     data_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
-
-    @property
-    def layout(self) -> str:
-        return str_value(self.properties, "data_layout", CHANNELS_FIRST)
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:

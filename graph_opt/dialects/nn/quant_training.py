@@ -28,12 +28,17 @@ from graph_opt.dialects.nn.shapes import ranked
 
 
 class _RangeOperands(NNOperation):
-    """A per-tensor range read from two scalar operands, `num_bits` levels."""
+    """A per-tensor range read from two scalar operands, `num_bits` levels; the
+    result is typed like the first operand."""
 
     num_bits = prop_def(IntegerAttr)
     narrow_range = opt_prop_def(IntegerAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute]:
+        return [operands[0].type]
 
     @property
     def bits(self) -> int:
@@ -75,10 +80,6 @@ class FakeQuantVarsOp(_RangeOperands):
     max = operand_def()
     output = result_def()
 
-    @classmethod
-    def infer_result_types(cls, operands, props) -> list[Attribute]:
-        return [operands[0].type]
-
 
 @irdl_op_definition
 class FakeQuantVarsGradOp(_RangeOperands):
@@ -92,10 +93,6 @@ class FakeQuantVarsGradOp(_RangeOperands):
     min = operand_def()
     max = operand_def()
     output = result_def()
-
-    @classmethod
-    def infer_result_types(cls, operands, props) -> list[Attribute]:
-        return [operands[0].type]
 
 
 QUANT_TRAINING_OPS = [FakeQuantVarsOp, FakeQuantVarsGradOp]

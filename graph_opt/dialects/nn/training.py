@@ -27,7 +27,12 @@ from graph_opt.dialects.nn.base import (
     str_value,
 )
 from graph_opt.dialects.nn.conv import WindowAttributes
-from graph_opt.dialects.nn.layout import CHANNELS_FIRST, channel_axis, check_layout
+from graph_opt.dialects.nn.layout import (
+    CHANNELS_FIRST,
+    HasDataLayout,
+    channel_axis,
+    check_layout,
+)
 from graph_opt.dialects.nn.shapes import DYN, ranked, tensor_type
 
 
@@ -44,7 +49,7 @@ def _channel_vector(operands, props) -> Attribute | None:
     return tensor_type(x.element_type, [shape[channel_axis(layout, len(shape))]])
 
 
-class TrainingBatchNormBase(NNOperation, ABC):
+class TrainingBatchNormBase(NNOperation, HasDataLayout, ABC):
     """What the training-mode batch norm and its gradient share: per-channel
     statistics over the other axes of `data_layout`, and an epsilon."""
 
@@ -54,10 +59,6 @@ class TrainingBatchNormBase(NNOperation, ABC):
     data_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
-
-    @property
-    def layout(self) -> str:
-        return str_value(self.properties, "data_layout", CHANNELS_FIRST)
 
 
 @irdl_op_definition
@@ -141,7 +142,7 @@ class ReluGradOp(NNOperation):
 
 
 @irdl_op_definition
-class ConvFilterGradOp(NNOperation, WindowAttributes):
+class ConvFilterGradOp(NNOperation, WindowAttributes, HasDataLayout):
     """The gradient of a 2-D nn.conv (group 1) by its filter, from its input and
     the gradient of its output; the filter is HWIO with NHWC data, OIHW with
     NCHW, of shape `filter_shape`. Window properties are the conv's."""
@@ -160,10 +161,6 @@ class ConvFilterGradOp(NNOperation, WindowAttributes):
     data_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
-
-    @property
-    def layout(self) -> str:
-        return str_value(self.properties, "data_layout", CHANNELS_FIRST)
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:

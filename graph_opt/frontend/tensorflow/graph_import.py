@@ -31,7 +31,7 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
-from graph_opt.frontend.tensorflow import attrs
+from graph_opt.frontend.tensorflow import attrs, op_defs
 from graph_opt.frontend.tensorflow.dilated_conv import fuse_dilated_convs
 from graph_opt.frontend.tensorflow.effects import (
     CONTROL_INPUTS_ATTR,
@@ -81,10 +81,7 @@ def parse_input(text: str) -> tuple[TensorRef, bool]:
     """A NodeDef input (`node`, `node:1` or the control input `^node`) and whether it is control."""
     if text.startswith("^"):
         return TensorRef(text[1:], 0), True
-    name, _, index = text.rpartition(":")
-    if name and index.isdigit():
-        return TensorRef(name, int(index)), False
-    return TensorRef(text, 0), False
+    return TensorRef(*op_defs.source(text)), False
 
 
 @dataclass
