@@ -73,7 +73,9 @@ class _Evaluation:
         if isinstance(op, (SliceOp, GatherOp)) and _shape_query(op.operands[0]):
             return self._part_of_shape(op, depth)
         args = [self.value(v, depth - 1) for v in op.operands]
-        return None if any(a is None for a in args) else _run(op, args, value.index)
+        return (
+            None if any(a is None for a in args) else evaluate_op(op, args, value.index)
+        )
 
     def _part_of_shape(self, op: SliceOp | GatherOp, depth: int) -> np.ndarray | None:
         """A slice or gather of a shape with unknown dims, which need not be read."""
@@ -83,7 +85,7 @@ class _Evaluation:
         rest = [self.value(v, depth - 1) for v in op.operands[1:]]
         if dims is None or any(a is None for a in rest):
             return None
-        result = _run(op, [dims, *rest], 0)
+        result = evaluate_op(op, [dims, *rest], 0)
         if result is None or DYN in result:
             return None
         return result.astype(numpy_dtype(op.results[0].type.element_type))
@@ -106,7 +108,9 @@ def _shape_query(value: SSAValue) -> ShapeOp | None:
     return op if isinstance(op, ShapeOp) else None
 
 
-def _run(op: NNOperation, args: list[np.ndarray], index: int) -> np.ndarray | None:
+def evaluate_op(
+    op: NNOperation, args: list[np.ndarray], index: int
+) -> np.ndarray | None:
     from graph_opt.passes.constant_patterns import EVALUATION_ERRORS
 
     try:

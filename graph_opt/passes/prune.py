@@ -17,6 +17,7 @@ from xdsl.pattern_rewriter import (
 from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
 from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
+from graph_opt.passes.loop_patterns import RemoveWriteOnlyLoopValues
 from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.passes.purity import RemoveUnusedPureOpaqueOps
 from graph_opt.passes.value_forwarding import forward_operand
@@ -51,7 +52,11 @@ def crosses_devices(op: Operation) -> bool:
 
 
 def prune_patterns() -> list[RewritePattern]:
-    return [RemoveInferenceIdentities(), RemoveUnusedPureOpaqueOps()]
+    return [
+        RemoveInferenceIdentities(),
+        RemoveUnusedPureOpaqueOps(),
+        RemoveWriteOnlyLoopValues(),
+    ]
 
 
 def prune(module: ModuleOp) -> bool:
@@ -62,7 +67,8 @@ def prune(module: ModuleOp) -> bool:
 
 @dataclass(frozen=True)
 class PrunePass(ModulePass):
-    """Remove identities, stop_gradient, inference dropout and unused side-effect-free ops.
+    """Remove identities, stop_gradient, inference dropout, unused side-effect-free ops
+    and loop-carried values no iteration reads.
 
     Function results and their names (`nn.name` result attributes) stay, and so
     do ops that may have side effects: nn.opaque is kept unless its ONNX

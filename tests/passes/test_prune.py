@@ -1,8 +1,11 @@
 """prune: the function computes the same results, names and side effects stay."""
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime
+import pytest
 from onnx import TensorProto, helper
 
 from graph_opt import api
@@ -91,3 +94,29 @@ def test_pruned_onnx_model_matches_onnxruntime():
     assert [o.name for o in exported.graph.output] == ["out"]
     session = onnxruntime.InferenceSession(exported.SerializeToString())
     np.testing.assert_array_equal(session.run(None, {"x": x})[0], expected)
+
+
+LOOPS = Path(__file__).parents[1] / "filecheck" / "transforms" / "prune.mlir"
+
+
+@pytest.mark.parametrize(
+    "case", ["dead_write_only_loop_value", "write_only_function_of_loop_value"]
+)
+@pytest.mark.parametrize("trips", [0, 1, 3])
+def test_loop_without_write_only_values_computes_the_same(case, trips):
+    """prune's loop rewrite, run for zero, one and several iterations."""
+    (text,) = [
+        t for t in LOOPS.read_text().split("// -----") if f"func.func @{case}(" in t
+    ]
+    module = api.parse(text)
+    rng = np.random.default_rng(trips)
+    (function,) = module.ops
+    x = rng.standard_normal(function.args[0].type.get_shape()).astype(np.float32)
+    inputs = [x, np.array(trips, np.int32)]
+    before = run_function(module, inputs)
+    loop_values = len(next(o for o in module.walk() if o.name == "scf.while").results)
+    api.run(module, "prune")
+    loop = next(o for o in module.walk() if o.name == "scf.while")
+    assert len(loop.results) == loop_values - 1
+    for got, want in zip(run_function(module, inputs), before, strict=True):
+        np.testing.assert_array_equal(got, want)
