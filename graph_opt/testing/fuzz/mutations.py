@@ -181,19 +181,18 @@ def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
     mutated.ParseFromString(data)
     nodes = mutated.node
     if kind == "retype_attr":
-        typed = [n for n in nodes if "T" in n.attr and n.input]
-        node = typed[int(rng.integers(len(typed)))] if typed else nodes[0]
-        node.attr["T"].type = DATA_TYPES[
-            "DT_STRING" if node.attr["T"].type != DATA_TYPES["DT_STRING"] else "DT_BOOL"
-        ]
-    readers = (
-        [n for n in nodes if n.input]
-        if kind.endswith("_input") or kind.startswith("control")
-        else []
-    )
-    candidates = readers or nodes[1:]
+        candidates = [n for n in nodes if "T" in n.attr and n.input] or nodes[:1]
+    elif kind.endswith("_input") or kind.startswith("control"):
+        candidates = [n for n in nodes if n.input] or nodes[1:]
+    else:
+        candidates = nodes[1:]
     node = candidates[int(rng.integers(len(candidates)))]
-    if kind == "remove_node":
+    if kind == "retype_attr":
+        string = DATA_TYPES["DT_STRING"]
+        node.attr["T"].type = (
+            string if node.attr["T"].type != string else DATA_TYPES["DT_BOOL"]
+        )
+    elif kind == "remove_node":
         del nodes[int(rng.integers(1, len(nodes)))]
     elif kind == "duplicate_name":
         node.name = nodes[0].name
