@@ -20,10 +20,12 @@ onnxruntime on these models, see the corpus tests). Columns:
   interpreter), onnxruntime's quantize_static (QDQ, int8, per-channel
   symmetric weights, asymmetric activations, MinMax on the same samples; run
   with onnxruntime's int8 kernels) of the model (TF models: graph-opt's ONNX
-  export of the float graph), and TFLite's converter (the frozen graph) with the same samples as
-  representative data (TF models, when `--tf-python` names a Python with
-  TensorFlow; its `int8 ops` column counts convs and fully-connected ops with
-  int8 inputs).
+  export of the float graph), and TFLite's converter (TF2's, on the frozen
+  graph wrapped as a concrete function: TF1's `from_frozen_graph` with these
+  post-training settings gives the QAT model's filter a zero point that
+  TFLite's int8 conv refuses) with the same samples as representative data (TF
+  models, when `--tf-python` names a Python with TensorFlow; its `int8 ops`
+  column counts convs and fully-connected ops with int8 inputs).
 
 Usage: python bench/quantize_corpus.py [--zoo /work/zoo] [--samples 16] [--eval 8]
        [--tf-python /work/tfenv/bin/python] [--models a,b]
@@ -205,9 +207,15 @@ def tflite_worker(frozen_graph: str, arrays: str, out: str) -> None:
 
     data = np.load(arrays)
     outputs = [str(n) for n in np.load(frozen_graph.replace(".pb", ".npz"))["outputs"]]
-    converter = tf.compat.v1.lite.TFLiteConverter.from_frozen_graph(
-        frozen_graph, ["input"], outputs, {"input": list(data["samples"].shape[1:])}
+    graph_def = tf.compat.v1.GraphDef.FromString(Path(frozen_graph).read_bytes())
+    wrapped = tf.compat.v1.wrap_function(
+        lambda: tf.compat.v1.import_graph_def(graph_def, name=""), []
     )
+    function = wrapped.prune(
+        wrapped.graph.get_tensor_by_name("input:0"),
+        [wrapped.graph.get_tensor_by_name(f"{name}:0") for name in outputs],
+    )
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([function], wrapped)
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = lambda: ([s] for s in data["samples"])
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
@@ -14,7 +14,7 @@ from xdsl.transforms.dead_code_elimination import dce
 from graph_opt.dialects.nn.conv import ConvolutionBase
 from graph_opt.dialects.nn.fused import FusedMatMulOp
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
-from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp
+from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp, RescaleOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.convert_to_int_patterns import (
@@ -42,7 +42,10 @@ class ConvertToIntPass(ModulePass):
     stay float between nn.dequantize and nn.quantize; their weight fake quants
     fold to constants. Outputs are dequantized. With `unsigned-io`, graph
     inputs are quantized to uint8 and outputs dequantized from uint8 (zero
-    point + 128), converted to and from int8 by unit rescales.
+    point + 128), converted to and from int8 by unit rescales. With
+    `double-round`, the rescales round twice (TOSA DOUBLE_ROUND), as TFLite's
+    builtin kernels requantize (gemmlowp); by default once (SINGLE_ROUND), as
+    TFLite's default XNNPACK delegate does.
     """
 
     name = "convert-to-int"
@@ -50,6 +53,13 @@ class ConvertToIntPass(ModulePass):
     unsigned_io: bool = field(
         default=False,
         metadata={"help": "quantize inputs to and dequantize outputs from uint8"},
+    )
+    double_round: bool = field(
+        default=False,
+        metadata={
+            "help": "rescales round twice (DOUBLE_ROUND), as TFLite's builtin "
+            "kernels requantize"
+        },
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -60,13 +70,24 @@ class ConvertToIntPass(ModulePass):
             )
             return
         reasons = {o: float_reason(o) for o in _float_linear_ops(op)}
+        existing = {o for o in op.walk() if isinstance(o, RescaleOp)}
         PatternRewriteWalker(
             GreedyRewritePatternApplier(convert_to_int_patterns(self.unsigned_io))
         ).rewrite_module(op)
         dce(op)
         PatternRewriteWalker(FoldWeightFakeQuant()).rewrite_module(op)
         dce(op)
+        if self.double_round:
+            _round_twice([o for o in op.walk() if o not in existing])
         _report_float_linear_ops(op, reasons)
+
+
+def _round_twice(ops: list[Operation]) -> None:
+    """Make the given rescales DOUBLE_ROUND (it changes those with shift > 31)."""
+    rescales = [o for o in ops if isinstance(o, RescaleOp)]
+    for rescale in rescales:
+        rescale.properties["rounding_mode"] = StringAttr("DOUBLE_ROUND")
+    record("rescales rounding twice", len(rescales))
 
 
 def _float_linear_ops(module: ModuleOp) -> list[Operation]:

@@ -103,12 +103,11 @@ def op_names(module: ModuleOp) -> list[str]:
     return [op.name for op in module.walk()]
 
 
-def check_converted(
-    graph: QuantGraph, module: ModuleOp, unsigned_io: bool = False
-) -> ModuleOp:
-    """Convert a clone and compare outputs on random inputs: at most one step apart."""
+def check_converted(graph: QuantGraph, module: ModuleOp, **options) -> ModuleOp:
+    """Convert a clone (pass options as keywords) and compare outputs on random
+    inputs: at most one step apart."""
     converted = module.clone()
-    ConvertToIntPass(unsigned_io=unsigned_io).apply(Context(), converted)
+    ConvertToIntPass(**options).apply(Context(), converted)
     converted.verify()
     for inputs in graph.inputs():
         (expected,) = run_function(module, inputs)
@@ -219,6 +218,13 @@ def test_unsigned_io_quantizes_inputs_and_outputs_as_uint8():
     rescales = [op for op in converted.walk() if isinstance(op, RescaleOp)]
     assert rescales[0].flag("input_unsigned") and rescales[-1].flag("output_unsigned")
     assert str(rescales[-1].output.type.element_type) == "ui8"
+
+
+def test_double_round_rescales_round_twice():
+    graph, module = mobilenet_block("NHWC", True)
+    converted = check_converted(graph, module, double_round=True)
+    rescales = [op for op in converted.walk() if isinstance(op, RescaleOp)]
+    assert {op.rounding for op in rescales} == {"DOUBLE_ROUND"}  # convs' and adds'
 
 
 def test_matmul_and_concat():

@@ -1,5 +1,6 @@
 // RUN: graph-opt %s --split-input-file -p convert-to-int | filecheck %s
 // RUN: graph-opt %s --split-input-file -p 'convert-to-int{unsigned-io=true}' | filecheck %s --check-prefix=UNSIGNED
+// RUN: graph-opt %s --split-input-file -p 'convert-to-int{double-round=true}' | filecheck %s --check-prefix=DOUBLE
 
 /// Graph inputs are quantized, outputs dequantized.
 // CHECK-LABEL: func.func @quantize_input_dequantize_output
@@ -29,10 +30,14 @@ func.func @quantize_input_dequantize_output(%x: tensor<2x3xf32>) -> tensor<2x3xf
 // CHECK-NEXT:    %[[W:.*]] = nn.constant dense<{{\[\[\[\[}}64]], {{\[\[}}-32]]], {{\[\[\[}}127]], {{\[\[}}95]]]]> : tensor<2x2x1x1xi8>
 // CHECK-NEXT:    %[[B:.*]] = nn.constant dense<[1619, -3238]> : tensor<2xi32>
 // CHECK-NEXT:    %[[ACC:.*]] = nn.qconv %[[X]], %[[W]], %[[B]] {input_zp = -1 : i64, weight_zp = 0 : i64} : (tensor<1x2x4x4xi8>, tensor<2x2x1x1xi8>, tensor<2xi32>) -> tensor<1x2x4x4xi32>
-// CHECK-NEXT:    %[[R:.*]] = nn.rescale %[[ACC]] {multiplier = array<i32: 1731514409>, shift = array<i8: 38>, input_zp = 0 : i64, output_zp = -77 : i64, {{.*}}per_channel = 0 : i64{{.*}}} : (tensor<1x2x4x4xi32>) -> tensor<1x2x4x4xi8>
+// CHECK-NEXT:    %[[R:.*]] = nn.rescale %[[ACC]] {multiplier = array<i32: 1731514409>, shift = array<i8: 38>, input_zp = 0 : i64, output_zp = -77 : i64, {{.*}}rounding_mode = "SINGLE_ROUND", per_channel = 0 : i64{{.*}}} : (tensor<1x2x4x4xi32>) -> tensor<1x2x4x4xi8>
 // CHECK-NEXT:    %[[C:.*]] = nn.clip %[[R]] {min = -7.700000e+01 : f32, max = 1.270000e+02 : f32}
 // CHECK-NEXT:    %[[D:.*]] = nn.dequantize %[[C]] {scale = array<f32: 0.00980392192>, zero_point = array<i64: -77>}
 // CHECK-NEXT:    func.return %[[D]]
+
+/// With double-round, the rescale rounds twice, as TFLite's builtin kernels.
+// DOUBLE-LABEL: func.func @conv_bias_relu
+// DOUBLE:         nn.rescale %{{.*}} {multiplier = array<i32: 1731514409>, shift = array<i8: 38>, {{.*}}rounding_mode = "DOUBLE_ROUND"
 func.func @conv_bias_relu(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   %w = nn.constant dense<[[[[0.5]], [[-0.25]]], [[[1.0]], [[0.75]]]]> : tensor<2x2x1x1xf32>
@@ -175,4 +180,18 @@ func.func @negative_per_channel_and_16_bit_activations(%x: tensor<2x3xf32>) -> t
 func.func @negative_float_graph(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = nn.relu %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+/// double-round changes only the rescales convert-to-int makes.
+// CHECK-LABEL: func.func @negative_double_round_keeps_existing_rescales
+// CHECK:         nn.rescale %{{.*}} {{.*}}rounding_mode = "SINGLE_ROUND"
+// DOUBLE-LABEL: func.func @negative_double_round_keeps_existing_rescales
+// DOUBLE:         nn.rescale %{{.*}} {{.*}}rounding_mode = "SINGLE_ROUND"
+// DOUBLE-NOT:     DOUBLE_ROUND
+func.func @negative_double_round_keeps_existing_rescales(%acc: tensor<4xi32>, %x: tensor<4xf32>) -> (tensor<4xi8>, tensor<4xf32>) {
+  %0 = nn.rescale %acc {multiplier = array<i32: 1073741824>, shift = array<i8: 40>, rounding_mode = "SINGLE_ROUND"} : (tensor<4xi32>) -> tensor<4xi8>
+  %1 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0, %1 : tensor<4xi8>, tensor<4xf32>
 }

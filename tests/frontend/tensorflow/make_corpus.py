@@ -14,7 +14,8 @@ norm statistics, and saved into corpus/ as:
 - NAME_saved_model/: tf.saved_model.save of a module whose serving_default
   signature is the model;
 - NAME_export/: Keras 3's `model.export` (a free batch dim), for a few models;
-- qat_conv_bn: a tensorflow-model-optimization quantization-aware model;
+- qat_conv_bn: a tensorflow-model-optimization quantization-aware model (TFLite's
+  int8 outputs of it: make_tflite_qat_reference.py, to rerun after this);
 - NAME.npz: `in:<placeholder>` seeded inputs, `out:<i>` TensorFlow's outputs,
   `outputs` the frozen graph's output tensor names, `signature_inputs` /
   `signature_outputs` the SavedModel signature's keys (outputs in key order).
