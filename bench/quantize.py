@@ -99,7 +99,7 @@ def nn_int8_share(module) -> float:
     from graph_opt.dialects.nn.fused import FusedMatMulOp
     from graph_opt.dialects.nn.layout import channel_axis
     from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
-    from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp
+    from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp
     from graph_opt.dialects.nn.shapes import ranked
 
     int8 = total = 0
@@ -120,7 +120,7 @@ def nn_int8_share(module) -> float:
         else:
             continue
         total += macs
-        int8 += macs if isinstance(op, QConvOp | QMatMulOp) else 0
+        int8 += macs if isinstance(op, QConvOp | QConvTransposeOp | QMatMulOp) else 0
     return int8 / total if total else 0.0
 
 

@@ -26,7 +26,7 @@ from graph_opt.dialects.nn.conv import (
 from graph_opt.dialects.nn.fused import FusedConvOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, split_filter_shape
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
-from graph_opt.dialects.nn.qint import QConvOp
+from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern, constant_array
 from graph_opt.lowering.tosa_builder import (
     HWIO_TO_OHWI,
@@ -228,7 +228,9 @@ class LowerConv(LoweringPattern):
 
 
 class LowerConvTranspose(LoweringPattern):
-    """nn.conv_transpose (2-D, group 1, no dilation) -> tosa.transpose_conv2d.
+    """nn.conv_transpose / nn.qconv_transpose (2-D, group 1, no dilation) ->
+    tosa.transpose_conv2d; nn.qconv_transpose (i8 x i8, zero points)
+    accumulates in i32.
 
     TOSA scatters input (y, x) times the kernel to stride * (y, x) + out_pad
     (top, left), as ONNX does before cropping its pads: the begin pads become a
@@ -236,7 +238,7 @@ class LowerConvTranspose(LoweringPattern):
     """
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, ConvTransposeOp):
+        if not isinstance(op, ConvTransposeOp | QConvTransposeOp):
             return
         x, w = op.operands[0], op.operands[1]
         reason = self.unsupported(op, x)
@@ -246,7 +248,7 @@ class LowerConvTranspose(LoweringPattern):
         layout = op.layout
         _, out_per_group, kernel = split_filter_shape(layout, shape_of(w))
         strides, dilations, pads, auto_pad, output_padding, output_shape = (
-            op.transpose_props(op.properties, 2)
+            ConvTransposeOp.transpose_props(op.properties, 2)
         )
         if dilations != [1, 1]:
             self.decline(op, "TOSA's transpose_conv2d has no dilation")
@@ -264,35 +266,38 @@ class LowerConvTranspose(LoweringPattern):
             top = -explicit[axis]  # type: ignore[index]
             full = (sizes[axis] - 1) * strides[axis] + kernel[axis]
             out_pad += [top, out_shape[axis + 1] - full - top]
-        element = element_of(x)
+        accumulator = i32 if isinstance(op, QConvTransposeOp) else element_of(x)
         weight = permuted(
             b, w, IOHW_TO_OHWI if layout == CHANNELS_FIRST else HWOI_TO_OHWI
         )
         bias = (
             op.operands[2]
             if len(op.operands) == 3
-            else b.const(np.zeros(out_per_group), element)
+            else b.const(np.zeros(out_per_group), accumulator)
         )
-        zero = b.zero_point(element)
+        zero_points = [
+            b.scalar(int_value(op.properties, name, 0), element_of(value))
+            for name, value in (("input_zp", x), ("weight_zp", w))
+        ]
         y = b.add(
             tosa_ext.TransposeConv2DOp.build(
-                operands=[x_nhwc, weight, bias, zero, zero],
+                operands=[x_nhwc, weight, bias, *zero_points],
                 properties={
                     "out_pad": i64_array(out_pad),
                     "stride": i64_array(strides),
-                    "acc_type": element,
+                    "acc_type": accumulator,
                 },
-                result_types=[TensorType(element, out_shape)],
+                result_types=[TensorType(accumulator, out_shape)],
             )
         )
         rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
 
     @staticmethod
-    def unsupported(op: ConvTransposeOp, x: SSAValue) -> str | None:
+    def unsupported(op: ConvTransposeOp | QConvTransposeOp, x: SSAValue) -> str | None:
         if len(shape_of(x)) != 4:
             return "only 2-D transposed convolutions lower to TOSA"
-        if not is_float(x):
-            return "only float transposed convolutions lower to TOSA"
+        if isinstance(op, ConvTransposeOp) and not is_float(x):
+            return "integer transposed convolutions lower through nn.qconv_transpose"
         group = int_value(op.properties, "group", 1)
         if group != 1:
             return f"grouped transposed convolution (group {group})"

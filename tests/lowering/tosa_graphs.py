@@ -298,6 +298,23 @@ func.func @qdepthwise_nhwc(%x: tensor<1x6x6x4xi8>) -> tensor<1x3x3x4xi8> {{
   %r = nn.rescale %c {{multiplier = array<i32: 4194304, 5000000, 3000000, 9000000>, shift = array<i8: 32, 33, 32, 34>, rounding_mode = "DOUBLE_ROUND", per_channel = 1 : i64, output_zp = 7 : i64}} : (tensor<1x3x3x4xi32>) -> tensor<1x3x3x4xi8>
   func.return %r : tensor<1x3x3x4xi8>
 }}""",
+    "qconv_transpose_nchw": f"""
+func.func @qconv_transpose_nchw(%x: tensor<1x3x4x5xf32>) -> (tensor<1x4x8x11xi32>, tensor<1x4x8x11xf32>) {{
+  %q = nn.quantize %x {{scale = array<f32: 0.05>, zero_point = array<i64: -9>}} : (tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xi8>
+  %w = {int8_weights(3, 4, 3, 3)}
+  %b = {const(RNG.integers(-500, 500, (4,)).astype(np.int32))}
+  %c = nn.qconv_transpose %q, %w, %b {{strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>, output_padding = array<i64: 1, 1>, input_zp = -9 : i64, weight_zp = 2 : i64}} : (tensor<1x3x4x5xi8>, tensor<3x4x3x3xi8>, tensor<4xi32>) -> tensor<1x4x8x11xi32>
+  %r = nn.rescale %c {{multiplier = array<i32: 1518500250>, shift = array<i8: 40>, output_zp = 6 : i64}} : (tensor<1x4x8x11xi32>) -> tensor<1x4x8x11xi8>
+  %d = nn.dequantize %r {{scale = array<f32: 0.1>, zero_point = array<i64: 6>}} : (tensor<1x4x8x11xi8>) -> tensor<1x4x8x11xf32>
+  func.return %c, %d : tensor<1x4x8x11xi32>, tensor<1x4x8x11xf32>
+}}""",
+    "qconv_transpose_nhwc": f"""
+func.func @qconv_transpose_nhwc(%x: tensor<1x4x4x3xi8>) -> tensor<1x8x8x2xi8> {{
+  %w = {int8_weights(2, 2, 2, 3)}
+  %c = nn.qconv_transpose %x, %w {{data_layout = "NHWC", strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", input_zp = 4 : i64, weight_zp = -1 : i64}} : (tensor<1x4x4x3xi8>, tensor<2x2x2x3xi8>) -> tensor<1x8x8x2xi32>
+  %r = nn.rescale %c {{multiplier = array<i32: 1518500250, 1073741824>, shift = array<i8: 39, 38>, rounding_mode = "DOUBLE_ROUND", per_channel = 1 : i64, output_zp = -4 : i64}} : (tensor<1x8x8x2xi32>) -> tensor<1x8x8x2xi8>
+  func.return %r : tensor<1x8x8x2xi8>
+}}""",
     "qmatmul": f"""
 func.func @qmatmul(%a: tensor<2x3x8xi8>) -> (tensor<2x3x5xi32>, tensor<2x3x5xi8>) {{
   %b = {int8_weights(8, 5)}
