@@ -19,7 +19,7 @@ optimizations (int8 kernels: "int8" rows) and unoptimized (QDQ as float
 math, what fake quantization computes: "float" rows). `nodes` counts ONNX
 nodes, or the non-constant ops of a graph-opt stage; `int8 MACs` the share of
 the convolutions' and matrix products' multiply-accumulates computed in int8
-(graph-opt: nn.qconv/nn.qmatmul after convert-to-int; onnxruntime: Conv,
+(graph-opt: nn.qconv/nn.qconv_transpose/nn.qmatmul after convert-to-int; onnxruntime: Conv,
 MatMul and Gemm whose data and weight inputs both come from a
 DequantizeLinear, which its optimizer turns into QLinear kernels). TFLite's
 converter is not compared: it needs the model in TensorFlow, and these are
@@ -94,7 +94,7 @@ HEADER = (
 
 
 def nn_int8_share(module) -> float:
-    """The share of conv and matrix-product MACs in nn.qconv / nn.qmatmul."""
+    """The share of conv and matrix-product MACs in nn.qconv / nn.qconv_transpose / nn.qmatmul."""
     from graph_opt.dialects.nn.conv import ConvolutionBase
     from graph_opt.dialects.nn.fused import FusedMatMulOp
     from graph_opt.dialects.nn.layout import channel_axis

@@ -1,5 +1,6 @@
 """Lowering of 1-D and 2-D convolutions, transposed convolutions and pooling to
-TOSA's NHWC conv2d, depthwise_conv2d, transpose_conv2d and pools.
+TOSA's NHWC conv2d, depthwise_conv2d, transpose_conv2d and pools (grouped
+convolutions: one TOSA conv per group, concatenated).
 
 NCHW data is transposed to NHWC around the TOSA op; filters are permuted to OHWI
 (conv2d) or HWCM (depthwise_conv2d), at compile time when they are constants.
@@ -8,6 +9,8 @@ TOSA needs (in + pads - window) to divide by the stride: the end pad is trimmed
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import tosa
@@ -117,6 +120,40 @@ def fit_window(
     return x, tosa_pads
 
 
+def per_group(
+    b: TosaBuilder,
+    operands: list[SSAValue],
+    groups: int,
+    weight_axis: int,
+    out_shape: tuple[int, ...],
+    build: Callable[[list[SSAValue], tuple[int, ...]], SSAValue],
+) -> SSAValue:
+    """`build([x, weight, bias], shape)` on each group's channel slices (x's
+    last axis, `weight_axis` of the weight, the bias), NHWC results
+    concatenated on the channels; once on the whole operands when one group."""
+    if groups == 1:
+        return build(operands, out_shape)
+    x, weight, bias = operands
+    inputs, outputs = shape_of(x)[3] // groups, out_shape[3] // groups
+    weights = shape_of(weight)[weight_axis] // groups
+    part_shape = (*out_shape[:3], outputs)
+    parts = [
+        build(
+            [
+                slice_along(b, x, {3: (g * inputs, inputs)}),
+                slice_along(b, weight, {weight_axis: (g * weights, weights)}),
+                slice_along(b, bias, {0: (g * outputs, outputs)}),
+            ],
+            part_shape,
+        )
+        for g in range(groups)
+    ]
+    element = element_of(parts[0])
+    return b.add(
+        tosa.ConcatOp(parts, IntegerAttr(3, i32), TensorType(element, out_shape))
+    )
+
+
 class LowerConv(LoweringPattern):
     """nn.conv / nn.fused_conv / nn.qconv (1-D or 2-D) -> tosa.conv2d / tosa.depthwise_conv2d;
     a grouped conv that is not depthwise is one conv2d per group, concatenated.
@@ -177,34 +214,18 @@ class LowerConv(LoweringPattern):
             "dilation": i64_array(dilations),
             "acc_type": accumulator,
         }
-        groups = 1 if depthwise else group
-        inputs, outputs = shape_of(x_nhwc)[3] // groups, out_channels // groups
-        parts = []
-        for g in range(groups):  # a grouped conv: one conv2d per group, concatenated
-            operands = [x_nhwc, weight, bias]
-            if groups > 1:
-                operands = [
-                    slice_along(b, x_nhwc, {3: (g * inputs, inputs)}),
-                    slice_along(b, weight, {0: (g * outputs, outputs)}),
-                    slice_along(b, bias, {0: (g * outputs, outputs)}),
-                ]
-            part_shape = (*out_shape[:3], out_shape[3] // groups)
-            parts.append(
-                b.add(
-                    conv_type.build(
-                        operands=[*operands, *zero_points],
-                        properties=props,
-                        result_types=[TensorType(accumulator, part_shape)],
-                    )
+
+        def conv(operands: list[SSAValue], shape: tuple[int, ...]) -> SSAValue:
+            return b.add(
+                conv_type.build(
+                    operands=[*operands, *zero_points],
+                    properties=props,
+                    result_types=[TensorType(accumulator, shape)],
                 )
             )
-        y = parts[0]
-        if groups > 1:
-            y = b.add(
-                tosa.ConcatOp(
-                    parts, IntegerAttr(3, i32), TensorType(accumulator, out_shape)
-                )
-            )
+
+        operands = [x_nhwc, weight, bias]
+        y = per_group(b, operands, 1 if depthwise else group, 0, out_shape, conv)
         if isinstance(op, FusedConvOp):
             activated = activation(b, y, op.activation_name, op.activation_values)
             if activated is None:
@@ -228,9 +249,9 @@ class LowerConv(LoweringPattern):
 
 
 class LowerConvTranspose(LoweringPattern):
-    """nn.conv_transpose / nn.qconv_transpose (2-D, group 1, no dilation) ->
-    tosa.transpose_conv2d; nn.qconv_transpose (i8 x i8, zero points)
-    accumulates in i32.
+    """nn.conv_transpose / nn.qconv_transpose (2-D, no dilation) ->
+    tosa.transpose_conv2d, one per group on channel slices, concatenated;
+    nn.qconv_transpose (i8 x i8, zero points) accumulates in i32.
 
     TOSA scatters input (y, x) times the kernel to stride * (y, x) + out_pad
     (top, left), as ONNX does before cropping its pads: the begin pads become a
@@ -270,26 +291,34 @@ class LowerConvTranspose(LoweringPattern):
         weight = permuted(
             b, w, IOHW_TO_OHWI if layout == CHANNELS_FIRST else HWOI_TO_OHWI
         )
+        group = int_value(op.properties, "group", 1)
         bias = (
             op.operands[2]
             if len(op.operands) == 3
-            else b.const(np.zeros(out_per_group), accumulator)
+            else b.const(np.zeros(out_per_group * group), accumulator)
         )
         zero_points = [
             b.scalar(int_value(op.properties, name, 0), element_of(value))
             for name, value in (("input_zp", x), ("weight_zp", w))
         ]
-        y = b.add(
-            tosa_ext.TransposeConv2DOp.build(
-                operands=[x_nhwc, weight, bias, *zero_points],
-                properties={
-                    "out_pad": i64_array(out_pad),
-                    "stride": i64_array(strides),
-                    "acc_type": accumulator,
-                },
-                result_types=[TensorType(accumulator, out_shape)],
+        props = {
+            "out_pad": i64_array(out_pad),
+            "stride": i64_array(strides),
+            "acc_type": accumulator,
+        }
+
+        def transpose_conv(operands: list[SSAValue], shape: tuple[int, ...]):
+            return b.add(
+                tosa_ext.TransposeConv2DOp.build(
+                    operands=[*operands, *zero_points],
+                    properties=props,
+                    result_types=[TensorType(accumulator, shape)],
+                )
             )
-        )
+
+        # OHWI with I the input channels: a group's filter is a slice of I
+        operands = [x_nhwc, weight, bias]
+        y = per_group(b, operands, group, 3, out_shape, transpose_conv)
         rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
 
     @staticmethod
@@ -298,9 +327,6 @@ class LowerConvTranspose(LoweringPattern):
             return "only 2-D transposed convolutions lower to TOSA"
         if isinstance(op, ConvTransposeOp) and not is_float(x):
             return "integer transposed convolutions lower through nn.qconv_transpose"
-        group = int_value(op.properties, "group", 1)
-        if group != 1:
-            return f"grouped transposed convolution (group {group})"
         return None
 
 

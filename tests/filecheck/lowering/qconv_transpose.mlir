@@ -34,11 +34,17 @@ func.func @qconv_transpose_nhwc_rescale(%x: tensor<1x3x3x2xi8>) -> tensor<1x6x6x
 
 // -----
 
-func.func @negative_grouped_qconv_transpose(%x: tensor<1x4x4x4xi8>, %w: tensor<4x1x2x2xi8>) -> tensor<1x2x8x8xi32> {
-  %y = nn.qconv_transpose %x, %w {group = 2 : i64, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xi8>, tensor<4x1x2x2xi8>) -> tensor<1x2x8x8xi32>
+/// Grouped: one int8 transpose_conv2d per group, each with the zero points,
+/// i32 results concatenated.
+// CHECK-LABEL: func.func @grouped_qconv_transpose
+func.func @grouped_qconv_transpose(%x: tensor<1x4x4x4xi8>, %w: tensor<4x1x2x2xi8>) -> tensor<1x2x8x8xi32> {
+  // CHECK-DAG: %[[XZP:.*]] = "tosa.const"() <{values = dense<5> : tensor<1xi8>}>
+  // CHECK: %[[Y0:.*]] = tosa.transpose_conv2d %{{.*}}, %{{.*}}, %{{.*}}, %[[XZP]], %{{.*}} {{{.*}}acc_type = i32} : (tensor<1x4x4x2xi8>, tensor<1x2x2x2xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x1xi32>
+  // CHECK: %[[Y1:.*]] = tosa.transpose_conv2d %{{.*}}, %{{.*}}, %{{.*}}, %[[XZP]], %{{.*}} {{.*}} -> tensor<1x8x8x1xi32>
+  // CHECK: tosa.concat %[[Y0]], %[[Y1]] {axis = 3 : i32} : (tensor<1x8x8x1xi32>, tensor<1x8x8x1xi32>) -> tensor<1x8x8x2xi32>
+  %y = nn.qconv_transpose %x, %w {group = 2 : i64, strides = array<i64: 2, 2>, input_zp = 5 : i64} : (tensor<1x4x4x4xi8>, tensor<4x1x2x2xi8>) -> tensor<1x2x8x8xi32>
   func.return %y : tensor<1x2x8x8xi32>
 }
-// CHECK: lower-to-tosa: cannot lower nn.qconv_transpose at {{.*}}: grouped transposed convolution (group 2)
 
 // -----
 
