@@ -10,7 +10,8 @@ settings below) and `convert-to-int`; the
 float module after `optimize` is the reference (it matches TensorFlow and
 onnxruntime on these models, see the corpus tests). Columns:
 
-- `int8 MACs`: the share of conv and matrix-product MACs in nn.qconv/nn.qmatmul;
+- `int8 MACs`: the share of conv and matrix-product MACs in nn.qconv,
+  nn.qconv_transpose or nn.qmatmul;
   `float`: how many convs and matmuls stay float.
 - `steps`: the largest difference between the int8 graph and its fake-quant
   graph, in steps of the output's quantization (the dequantize feeding the

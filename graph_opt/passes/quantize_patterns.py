@@ -1,7 +1,8 @@
 """The layer patterns of the quantize pass (TensorFlow's contrib.quantize rules)
 and the ranges of the fake quantizations it inserts.
 
-A layer is a conv, matmul or gemm (plain or fused) whose weight is a constant.
+A layer is a conv, transposed conv, matmul or gemm (plain or fused) whose
+weight is a constant.
 From it the match follows single-use edges through, in order, a bias add (an
 add of a constant), a bypass add (a residual: an add of another tensor), an
 activation (relu, clip, identity) and a post-activation bypass add, so that
@@ -18,7 +19,7 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from graph_opt.dialects.nn.constant import constant_value
-from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
@@ -47,6 +48,11 @@ def weight_operand(op: Operation) -> tuple[int, int] | None:
     if isinstance(op, ConvOp | FusedConvOp):
         rank = len(op.filter.type.get_shape())  # type: ignore[attr-defined]
         return 1, 0 if op.layout == CHANNELS_FIRST else rank - 1
+    if isinstance(op, ConvTransposeOp):
+        # IOHW / HWOI: the output channels of a group are the second axis / the
+        # second to last (a group's channel j is output channel g * C_out/group + j)
+        rank = len(op.filter.type.get_shape())  # type: ignore[attr-defined]
+        return 1, 1 if op.layout == CHANNELS_FIRST else rank - 2
     if isinstance(op, MatMulOp | FusedMatMulOp):
         return 1, -1
     if isinstance(op, GemmOp):

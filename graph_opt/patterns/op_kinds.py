@@ -33,7 +33,8 @@ _BY_NAME = {
     ),
     **dict.fromkeys(
         (
-            "nn.conv nn.conv_transpose nn.fused_conv nn.qconv nn.matmul nn.gemm "
+            "nn.conv nn.conv_transpose nn.fused_conv nn.qconv nn.qconv_transpose nn.matmul "
+            "nn.gemm "
             "nn.fused_matmul nn.qmatmul nn.max_pool nn.avg_pool nn.global_avg_pool"
         ).split(),
         OpKind.OUT_ELEMWISE_FUSABLE,
