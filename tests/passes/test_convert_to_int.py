@@ -419,3 +419,23 @@ def test_layer_then_float_activation_is_quantized_after_the_activation_only(
         (expected,) = run_function(module, [x])
         (actual,) = run_function(converted, [x])
         assert np.abs(actual - expected).max() <= 1.001 * step
+
+
+def test_a_float32_tie_rounds_exactly_in_int8_where_fake_quant_rounds_up():
+    """The one input of the zoo ResNet's eval set where the integer graph and
+    its fake-quant graph part: x / scale = 22.4999964 rounds to 22, as the
+    integer graph's quantize does; TF's FakeQuant computes (x - nudged_min) /
+    scale = 148.5 in float32 and rounds up."""
+    g = QuantGraph((1, 1))
+    props = fake_quant_props([-4.59399033], [4.73195791])
+    module = g.module(g.op(FakeQuantOp, g.block.args[0], **props))
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    x = np.array([[0.8228777]], np.float32)
+    nudged = nudge([-4.59399033], [4.73195791], 8, False)
+    scale, zero = float(nudged.scale[0]), int(nudged.zero_point[0]) - 128
+    exact = np.floor(np.float64(x[0, 0]) / np.float64(scale) + 0.5) + zero
+    (fake,) = run_function(module, [x])
+    (integer,) = run_function(converted, [x])
+    assert np.rint(integer[0, 0] / scale) + zero == exact == 20
+    assert np.rint(fake[0, 0] / scale) + zero == 21
