@@ -387,9 +387,12 @@ def _feeds_float_activation(op: Operation) -> bool:
     if isinstance(op, FusedActivation) and op.activation_name != "none":
         return fused_range(op) is None
     value = op.results[0]
-    if not value.has_one_use():
-        return False
-    activation = activation_of(next(iter(value.uses)).operation)
+    return value.has_one_use() and is_float_activation(next(iter(value.uses)).operation)
+
+
+def is_float_activation(op: Operation) -> bool:
+    """An activation op with no int8 form (sigmoid, tanh, hard_swish, silu, ...)."""
+    activation = activation_of(op)
     return activation is not None and activation[0] not in ("relu", "relu6", "clip")
 
 
@@ -481,4 +484,5 @@ __all__ = [
     "MoveThroughScalePreserving",
     "UnsignedOutputs",
     "convert_to_int_patterns",
+    "is_float_activation",
 ]

@@ -7,7 +7,10 @@ From it the match follows single-use edges through, in order, a bias add (an
 add of a constant), a bypass add (a residual: an add of another tensor), an
 activation (relu, clip, identity) and a post-activation bypass add, so that
 the largest pattern wins and nothing lands between a layer and the ops that
-will be fused into it.
+will be fused into it. An activation with no int8 form (sigmoid, hard_swish,
+...) read straight from the layer counts as fused, as it is when fuse-ops
+fused it: convert-to-int dequantizes the accumulator for it, so the tensor
+between them needs no quantization.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.passes.convert_to_int_patterns import is_float_activation
 from graph_opt.patterns.matcher import Match
 
 ACTIVATIONS = (ReluOp, ClipOp, IdentityOp)
@@ -121,7 +125,11 @@ def match_layer(
         return None
     out = op.results[0]
     user = _sole_user(out)
-    if not _is_activated(op):
+    if user is not None and not _is_activated(op) and is_float_activation(user):
+        # as if fused: convert-to-int dequantizes the accumulator for it
+        out = user.results[0]
+        user = _sole_user(out)
+    elif not _is_activated(op):
         if _is_add_of(user, out, constant=True, is_parameter=is_parameter):
             out = user.output  # bias add
             user = _sole_user(out)
