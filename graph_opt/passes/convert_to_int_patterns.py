@@ -61,7 +61,10 @@ from graph_opt.passes.convert_to_int_params import (
     rescale_channels,
     unsigned_to_int8,
 )
-from graph_opt.passes.fusion_patterns import activation_of, activation_op
+from graph_opt.passes.fusion_patterns import (
+    activation_op,
+    is_float_activation,
+)
 from graph_opt.passes.quantize_patterns import weight_operand
 from graph_opt.quantization.fake_quant_math import fake_quant
 
@@ -390,12 +393,6 @@ def _feeds_float_activation(op: Operation) -> bool:
     return value.has_one_use() and is_float_activation(next(iter(value.uses)).operation)
 
 
-def is_float_activation(op: Operation) -> bool:
-    """An activation op with no int8 form (sigmoid, tanh, hard_swish, silu, ...)."""
-    activation = activation_of(op)
-    return activation is not None and activation[0] not in ("relu", "relu6", "clip")
-
-
 SCALE_PRESERVING = (
     MaxPoolOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, IdentityOp,
 )  # fmt: skip
@@ -484,5 +481,4 @@ __all__ = [
     "MoveThroughScalePreserving",
     "UnsignedOutputs",
     "convert_to_int_patterns",
-    "is_float_activation",
 ]

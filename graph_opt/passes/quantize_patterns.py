@@ -28,7 +28,7 @@ from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
-from graph_opt.passes.convert_to_int_patterns import is_float_activation
+from graph_opt.passes.fusion_patterns import is_float_activation
 from graph_opt.patterns.matcher import Match
 
 ACTIVATIONS = (ReluOp, ClipOp, IdentityOp)
