@@ -22,7 +22,12 @@ from graph_opt.lowering.tosa_conv import (
     LowerPool,
 )
 from graph_opt.lowering.tosa_elementwise import LowerElementwise
-from graph_opt.lowering.tosa_index import LowerGather, LowerGatherNd, LowerTile
+from graph_opt.lowering.tosa_index import (
+    LowerGather,
+    LowerGatherElements,
+    LowerGatherNd,
+    LowerTile,
+)
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
 from graph_opt.lowering.tosa_quant import QUANT_PATTERNS, shift_unsigned_qdq
@@ -51,6 +56,7 @@ PATTERNS = (
     LowerSlicing,
     LowerGather,
     LowerGatherNd,
+    LowerGatherElements,
     LowerTile,
     LowerResize,
     LowerCast,
@@ -81,7 +87,8 @@ class LowerToTosaPass(ModulePass):
     Convolutions (1-D as 2-D of height 1), transposed convolutions, pools and
     resizes become NHWC tosa.conv2d / depthwise_conv2d / transpose_conv2d /
     max_pool2d / avg_pool2d / resize (NCHW data is transposed around them),
-    matrix products batched 3-D tosa.matmul, gather tosa.gather, tile and expand
+    matrix products batched 3-D tosa.matmul, gather (also gather_nd and
+    gather_elements) tosa.gather, tile and expand
     tosa.tile; elementwise ops, activations, reshapes, transposes, concat,
     slices, splits, casts, pads, reductions, softmax (and nn.attention, written
     out as matmuls and softmax first), batch_norm and layer_norm,

@@ -251,6 +251,14 @@ func.func @gather_nd(%x: tensor<2x4x3xf32>, %i: tensor<3x2xi64>, %m: tensor<2x4x
   %g = nn.gather_nd %mask, %r : (tensor<2x4xi1>, tensor<2x1x1xi64>) -> tensor<2x1x4xi1>
   func.return %a, %b, %g : tensor<2x2x3xf32>, tensor<3x3xf32>, tensor<2x1x4xi1>
 }}""",
+    "gather_elements": f"""
+func.func @gather_elements(%x: tensor<2x3x4xf32>, %i: tensor<2x2x4xi64>, %j: tensor<2x3x3xi32>) -> (tensor<2x2x4xf32>, tensor<2x3x3xf32>, tensor<1x2x2xf32>) {{
+  %a = nn.gather_elements %x, %i {{axis = 1 : i64}} : (tensor<2x3x4xf32>, tensor<2x2x4xi64>) -> tensor<2x2x4xf32>
+  %b = nn.gather_elements %x, %j {{axis = -1 : i64}} : (tensor<2x3x4xf32>, tensor<2x3x3xi32>) -> tensor<2x3x3xf32>
+  %c = {const(np.array([[[1, -2], [0, 1]]], np.int64))}
+  %d = nn.gather_elements %x, %c : (tensor<2x3x4xf32>, tensor<1x2x2xi64>) -> tensor<1x2x2xf32>
+  func.return %a, %b, %d : tensor<2x2x4xf32>, tensor<2x3x3xf32>, tensor<1x2x2xf32>
+}}""",
     "grouped_conv": f"""
 func.func @grouped_conv(%x: tensor<1x4x6x6xf32>, %n: tensor<1x5x5x6xf32>) -> (tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>) {{
   %w = {weights(6, 2, 3, 3)}
