@@ -39,6 +39,7 @@ from graph_opt.lowering.tosa_tensor import (
     LowerSoftmax,
     LowerTensorOps,
 )
+from graph_opt.lowering.tosa_top_k import LowerTopK
 from graph_opt.passes.attention_patterns import DecomposeAttention
 from graph_opt.remarks import warn
 
@@ -58,6 +59,7 @@ PATTERNS = (
     LowerGatherNd,
     LowerGatherElements,
     LowerTile,
+    LowerTopK,
     LowerResize,
     LowerCast,
     LowerReductions,
@@ -88,9 +90,9 @@ class LowerToTosaPass(ModulePass):
     resizes become NHWC tosa.conv2d / depthwise_conv2d / transpose_conv2d /
     max_pool2d / avg_pool2d / resize (NCHW data is transposed around them),
     matrix products batched 3-D tosa.matmul, gather (also gather_nd and
-    gather_elements) tosa.gather, tile and expand
-    tosa.tile; elementwise ops, activations, reshapes, transposes, concat,
-    slices, splits, casts, pads, reductions, softmax (and nn.attention, written
+    gather_elements) tosa.gather, tile and expand tosa.tile, top_k ranks
+    counted by comparisons; elementwise ops, activations, reshapes, transposes,
+    concat, slices, splits, casts, pads, reductions, softmax (and nn.attention, written
     out as matmuls and softmax first), batch_norm and layer_norm,
     comparisons, float tests, logical ops, select and arg max/min become their
     TOSA counterparts or short TOSA sequences, fake_quant TensorFlow's float
