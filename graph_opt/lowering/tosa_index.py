@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 from xdsl.dialects import tosa
-from xdsl.dialects.builtin import IntegerType, TensorType, i1, i8, i32
+from xdsl.dialects.builtin import IntegerType, TensorType, i1, i8, i32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -96,11 +96,14 @@ class LowerGather(LoweringPattern):
 
 def gather(b: TosaBuilder, values: SSAValue, indices: SSAValue) -> SSAValue:
     """tosa.gather of [N, K, C] values at [N, W] i32 indices; i1 values go
-    through i8 (TOSA gathers no booleans; i8 to i1 is x != 0)."""
+    through i8 (TOSA gathers no booleans; i8 to i1 is x != 0), i64 values
+    take i64 indices (IREE's int64 extension)."""
     element = element_of(values)
     n, _, c = shape_of(values)
     if element == i1:
         values = cast(b, values, i8)
+    if element == i64:
+        indices = cast(b, indices, i64)
     gathered = b.add(
         tosa_ext.GatherOp.build(
             operands=[values, indices],

@@ -268,8 +268,8 @@ func.func @top_k(%x: tensor<2x7x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xi64>
   %w, %j = nn.top_k %ties {k = 2 : i64, largest = 0 : i64} : (tensor<2x7x3xf32>) -> (tensor<2x7x2xf32>, tensor<2x7x2xi64>)
   func.return %v, %i, %w, %j : tensor<2x3x3xf32>, tensor<2x3x3xi64>, tensor<2x7x2xf32>, tensor<2x7x2xi64>
 }""",
-    "integer_reductions_and_compares": """
-func.func @integer_reductions_and_compares(%x: tensor<3x5xf32>) -> (tensor<3x1xi64>, tensor<3xi1>, tensor<1x5xi64>) {
+    "integer_ops": """
+func.func @integer_ops(%x: tensor<3x5xf32>) -> (tensor<3x1xi64>, tensor<3xi1>, tensor<1x5xi64>, tensor<3x3xi64>) {
   %a = nn.argmax %x {axis = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x1xi64>
   %zero = nn.constant dense<0.0> : tensor<f32>
   %p = nn.greater %x, %zero : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xi1>
@@ -278,7 +278,9 @@ func.func @integer_reductions_and_compares(%x: tensor<3x5xf32>) -> (tensor<3x1xi
   %two = nn.constant dense<2> : tensor<i64>
   %g = nn.greater %c, %two : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
   %m = nn.reduce_max %n {axes = array<i64: 0>} : (tensor<3x5xi64>) -> tensor<1x5xi64>
-  func.return %a, %g, %m : tensor<3x1xi64>, tensor<3xi1>, tensor<1x5xi64>
+  %i = nn.constant dense<[4, -1, 0]> : tensor<3xi64>
+  %e = nn.gather %n, %i {axis = 1 : i64} : (tensor<3x5xi64>, tensor<3xi64>) -> tensor<3x3xi64>
+  func.return %a, %g, %m, %e : tensor<3x1xi64>, tensor<3xi1>, tensor<1x5xi64>, tensor<3x3xi64>
 }""",
     "grouped_conv": f"""
 func.func @grouped_conv(%x: tensor<1x4x6x6xf32>, %n: tensor<1x5x5x6xf32>) -> (tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>) {{

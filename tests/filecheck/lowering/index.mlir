@@ -135,3 +135,14 @@ func.func @negative_gather_elements_too_large(%x: tensor<65536x32768xf32>, %i: t
   func.return %y : tensor<1x2xf32>
 }
 // CHECK: lower-to-tosa: cannot lower nn.gather_elements at {{.*}}: TOSA's i32 gather indices cannot address data this large
+
+// -----
+
+/// IREE gathers i64 values at i64 indices only: the i32 indices are cast.
+// CHECK-LABEL: func.func @gather_i64_values
+func.func @gather_i64_values(%x: tensor<5xi64>, %i: tensor<2xi32>) -> tensor<2xi64> {
+  // CHECK: %[[I:.*]] = tosa.cast %{{.*}} : (tensor<1x2xi32>) -> tensor<1x2xi64>
+  // CHECK: tosa.gather %{{.*}}, %[[I]] : (tensor<1x5x1xi64>, tensor<1x2xi64>) -> tensor<1x2x1xi64>
+  %y = nn.gather %x, %i : (tensor<5xi64>, tensor<2xi32>) -> tensor<2xi64>
+  func.return %y : tensor<2xi64>
+}
