@@ -114,3 +114,11 @@ func.func @gather_elements_constant_out_of_range(%x: tensor<3x4xf32>) -> tensor<
   func.return %0 : tensor<1x4xf32>
 }
 // CHECK: indices are out of range for dim 0 of size 3
+
+// -----
+
+func.func @non_max_suppression_box_count(%b: tensor<2x30x4xf32>, %s: tensor<2x3x20xf32>) -> tensor<?x3xi64> {
+  %0 = nn.non_max_suppression %b, %s {max_output_boxes_per_class = 5 : i64, iou_threshold = 0.5 : f32} : (tensor<2x30x4xf32>, tensor<2x3x20xf32>) -> tensor<?x3xi64>
+  func.return %0 : tensor<?x3xi64>
+}
+// CHECK: boxes and scores differ in box count: 30 and 20
