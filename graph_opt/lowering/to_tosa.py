@@ -29,6 +29,7 @@ from graph_opt.lowering.tosa_index import (
     LowerTile,
 )
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
+from graph_opt.lowering.tosa_nms import lower_non_max_suppressions
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
 from graph_opt.lowering.tosa_quant import QUANT_PATTERNS, shift_unsigned_qdq
 from graph_opt.lowering.tosa_resize import LowerResize
@@ -121,6 +122,9 @@ class LowerToTosaPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refused = lower_non_max_suppressions(op, describe)
+        if refused:
+            raise PassFailedException(f"lower-to-tosa: cannot lower {refused}")
         check_static_shapes(op)
         shift_unsigned_qdq(op)
         declined: dict[Operation, str] = {}
