@@ -8,6 +8,7 @@ is never mixed in). The function returns the real rows: see `slice_returns`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.builtin import FunctionType, IndexType, TensorType
@@ -37,12 +38,12 @@ def row_wise(op: Operation, rows: set[SSAValue]) -> str | None:
                 return "it broadcasts them to a higher rank"
         return None
     if isinstance(op, GatherOp):
-        axis = int_value(op.properties, "axis", 0)
+        axis = normalize_axis(
+            int_value(op.properties, "axis", 0), len(shape_of(op.data))
+        )
         if op.data in rows:
-            gathered_rows = (
-                op.indices in rows or normalize_axis(axis, len(shape_of(op.data))) == 0
-            )
-            return "it gathers rows of them" if gathered_rows else None
+            gathers_rows = op.indices in rows or axis == 0
+            return "it gathers rows of them" if gathers_rows else None
         return None if axis == 0 else "it gathers them along an inner axis"
     if isinstance(op, GatherNdOp):
         if op.data in rows or int_value(op.properties, "batch_dims", 0):
@@ -70,7 +71,9 @@ def same_rows(source: SSAValue, result: SSAValue, bound: int) -> bool:
     )
 
 
-def bound_rows(value: SSAValue, bound: int, describe) -> list[int]:
+def bound_rows(
+    value: SSAValue, bound: int, describe: Callable[[Operation], str]
+) -> list[int]:
     """Retype the ops `value` (dim 0 == `bound`) reaches in its block with that
     bound; the positions of the function results it reaches. Raises ValueError
     naming the first op that would mix rows (`describe(op)` names ops)."""
@@ -81,6 +84,11 @@ def bound_rows(value: SSAValue, bound: int, describe) -> list[int]:
         used = [v for v in op.operands if v in rows]
         if not used:
             continue
+        for use in (u for v in used for u in v.uses):
+            if use.operation.parent_block() is not block:
+                raise ValueError(
+                    f"it reaches {describe(use.operation)} in a nested region"
+                )
         if isinstance(op, func.ReturnOp):
             returned += [i for i, v in enumerate(op.operands) if v in rows]
             continue
@@ -110,7 +118,7 @@ def bound_rows(value: SSAValue, bound: int, describe) -> list[int]:
 
 def slice_returns(function: func.FuncOp, positions: list[int], count: SSAValue) -> None:
     """The function returns the first `count` (a rank-0 i32 tensor) rows of the
-    results at `positions`, with a dynamic dim 0 as its signature says."""
+    results at `positions`, typed with a dynamic dim 0."""
     terminator = function.body.block.last_op
     if not isinstance(terminator, func.ReturnOp):
         return

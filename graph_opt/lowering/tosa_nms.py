@@ -15,6 +15,7 @@ travels to the function's results, which return that many rows
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -98,7 +99,6 @@ def suppression_matrix(
     area_other = b.reshape(area, (count, 1, size))
     union = b.binary(tosa.SubOp, b.binary(tosa.AddOp, area, area_other), inter)
     iou = b.binary(tosa.MulOp, inter, b.unary(tosa.ReciprocalOp, union))
-    earlier = b.const(np.tri(size, size, -1, dtype=bool)[None])
     return both(
         b,
         greater(b, x1, x0),
@@ -108,7 +108,7 @@ def suppression_matrix(
         positive(b, area_other),
         positive(b, union),
         greater(b, iou, b.const_like(iou, threshold)),
-        earlier,
+        earlier(b, size),
     )
 
 
@@ -139,32 +139,39 @@ def fixed_point(b: TosaBuilder, valid: SSAValue, suppresses: SSAValue) -> SSAVal
     return loop.results[0]
 
 
-def selection(
-    b: TosaBuilder, op: NonMaxSuppressionOp, per_class: int
-) -> tuple[SSAValue, SSAValue]:
-    """The [R * per_class, 3] i64 (batch, class, box) rows (padding rows are
-    (0, 0, a valid box)) and the rank-0 i32 count of real ones."""
+def earlier(b: TosaBuilder, size: int) -> SSAValue:
+    """[1, N, N] i1: j < i."""
+    return b.const(np.tri(size, size, -1, dtype=bool)[None])
+
+
+def in_score_order(
+    b: TosaBuilder, op: NonMaxSuppressionOp
+) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """Per (batch, class) row: the box indices in score order [R, N] i32, which
+    of them pass the score threshold [R, N] i1, and their boxes [R, N, 4]."""
     batches, size, _ = shape_of(op.boxes)
     classes = shape_of(op.scores)[1]
     count = batches * classes
-    props = op.properties
     rows = b.reshape(op.scores, (count, size))
     order = positions_of_ranks(b, stable_ranks(b, rows, True), size)
-    ranked_scores = b.reshape(
+    scores = b.reshape(
         gather(b, b.reshape(rows, (count, size, 1)), order), (count, size)
     )
-    if "score_threshold" in props:
-        score = float_value(props, "score_threshold", 0.0)
-        valid = greater(b, ranked_scores, b.const_like(ranked_scores, score))
+    if "score_threshold" in op.properties:
+        score = float_value(op.properties, "score_threshold", 0.0)
+        valid = greater(b, scores, b.const_like(scores, score))
     else:
         valid = b.const(np.ones((count, size), bool))
     boxes = tile(b, b.reshape(op.boxes, (batches, 1, size, 4)), [1, classes, 1, 1])
-    ranked_boxes = gather(b, b.reshape(boxes, (count, size, 4)), order)
-    center = bool(int_value(props, "center_point_box", 0))
-    threshold = float_value(props, "iou_threshold", 0.0)
-    keep = fixed_point(b, valid, suppression_matrix(b, ranked_boxes, center, threshold))
-    earlier = b.const(np.tri(size, size, -1, dtype=bool)[None])
-    kept_before = both(b, b.reshape(keep, (count, 1, size)), earlier)
+    return order, valid, gather(b, b.reshape(boxes, (count, size, 4)), order)
+
+
+def packed(b: TosaBuilder, keep: SSAValue, per_class: int) -> tuple[SSAValue, SSAValue]:
+    """Where each row's first `per_class` kept boxes go: slot s of the
+    [R * per_class] buffer takes flat position picked[0, s] of the [R, N] mask
+    (row after row, in order; 0 for the slots past the count), and the count."""
+    count, size = shape_of(keep)
+    kept_before = both(b, b.reshape(keep, (count, 1, size)), earlier(b, size))
     place = b.reshape(
         reduce(b, tosa.ReduceSumOp, cast(b, kept_before, i32), (2,)), (count, size)
     )
@@ -181,39 +188,36 @@ def selection(
     slot = b.binary(tosa.AddOp, offset, place)
     nowhere = b.const(np.full((1, 1), -1, np.int32))
     slot = elementwise(b, tosa_ext.SelectOp, [chosen, slot, nowhere], i32)
-    slots = count * per_class
-    flat = count * size
-    hot = elementwise(
-        b,
-        tosa_ext.EqualOp,
-        [
-            b.reshape(slot, (1, flat)),
-            b.const(np.arange(slots, dtype=np.int32).reshape(slots, 1)),
-        ],
-        i1,
+    picked = positions_of_ranks(
+        b, b.reshape(slot, (1, 1, count * size)), count * per_class
     )
-    source = elementwise(
-        b,
-        tosa_ext.SelectOp,
-        [
-            hot,
-            b.const(np.arange(flat, dtype=np.int32).reshape(1, flat)),
-            b.const(np.zeros((1, 1), np.int32)),
-        ],
-        i32,
-    )
-    picked = b.reshape(reduce(b, tosa.ReduceSumOp, source, (1,)), (1, slots))
-    position = np.arange(flat, dtype=np.int32)
+    total = b.reshape(reduce(b, tosa.ReduceSumOp, per_row, (0,)), ())
+    return picked, total
+
+
+def selection(
+    b: TosaBuilder, op: NonMaxSuppressionOp, per_class: int
+) -> tuple[SSAValue, SSAValue]:
+    """The [R * per_class, 3] i64 (batch, class, box) rows (padding rows are
+    (0, 0, a valid box)) and the rank-0 i32 count of real ones."""
+    size = shape_of(op.boxes)[1]
+    classes = shape_of(op.scores)[1]
+    order, valid, boxes = in_score_order(b, op)
+    center = bool(int_value(op.properties, "center_point_box", 0))
+    threshold = float_value(op.properties, "iou_threshold", 0.0)
+    keep = fixed_point(b, valid, suppression_matrix(b, boxes, center, threshold))
+    picked, total = packed(b, keep, per_class)
+    slots = shape_of(picked)[1]
+    flat = np.arange(math.prod(shape_of(order)), dtype=np.int32).reshape(1, -1, 1)
     tables = [
-        b.const((position // (classes * size)).reshape(1, flat, 1)),
-        b.const((position // size % classes).reshape(1, flat, 1)),
-        b.reshape(order, (1, flat, 1)),
+        b.const(flat // (classes * size)),
+        b.const(flat // size % classes),
+        b.reshape(order, flat.shape),
     ]
     columns = [b.reshape(gather(b, t, picked), (slots, 1)) for t in tables]
     selected = b.add(
         tosa.ConcatOp(columns, IntegerAttr(1, i32), TensorType(i32, (slots, 3)))
     )
-    total = b.reshape(reduce(b, tosa.ReduceSumOp, per_row, (0,)), ())
     return cast(b, selected, i64), total
 
 

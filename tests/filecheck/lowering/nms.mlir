@@ -15,8 +15,8 @@ func.func @nms_then_gather(%b: tensor<2x6x4xf32>, %s: tensor<2x2x6xf32>) -> (ten
   // CHECK: "tosa.while_loop"
   // CHECK: tosa.reduce_any %{{.*}} {axis = 2 : i32} : (tensor<4x6x6xi1>) -> tensor<4x6x1xi1>
   // CHECK: tosa.logical_xor
-  // CHECK: tosa.concat %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i32} : (tensor<12x1xi32>, tensor<12x1xi32>, tensor<12x1xi32>) -> tensor<12x3xi32>
   // CHECK: %[[COUNT:.*]] = tosa.reshape %{{.*}}, %{{.*}} : (tensor<1x1xi32>, !tosa.shape<0>) -> tensor<i32>
+  // CHECK: tosa.concat %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i32} : (tensor<12x1xi32>, tensor<12x1xi32>, tensor<12x1xi32>) -> tensor<12x3xi32>
   // CHECK: %[[SEL:.*]] = tosa.cast %{{.*}} : (tensor<12x3xi32>) -> tensor<12x3xi64>
   // CHECK: tosa.gather %{{.*}}, %{{.*}} : (tensor<12x3x1xi64>, tensor<12x1xi64>) -> tensor<12x1x1xi64>
   // CHECK: %[[N:.*]] = tensor.extract %[[COUNT]][] : tensor<i32>
@@ -47,3 +47,14 @@ func.func @negative_nms_no_boxes(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>) -
   func.return %sel : tensor<?x3xi64>
 }
 // CHECK: lower-to-tosa: cannot lower nn.non_max_suppression at {{.*}}: it selects no boxes (max_output_boxes_per_class 0)
+
+// -----
+
+/// Picking selected rows by position would pick padding when fewer were kept.
+func.func @negative_nms_rows_gathered(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>) -> tensor<1x3xi64> {
+  %sel = nn.non_max_suppression %b, %s {max_output_boxes_per_class = 3 : i64, iou_threshold = 0.5 : f32} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>) -> tensor<?x3xi64>
+  %i = nn.constant dense<[2]> : tensor<1xi64>
+  %row = nn.gather %sel, %i {axis = 0 : i64} : (tensor<?x3xi64>, tensor<1xi64>) -> tensor<1x3xi64>
+  func.return %row : tensor<1x3xi64>
+}
+// CHECK: lower-to-tosa: cannot lower nn.non_max_suppression at {{.*}}: its rows cannot be bounded: it reaches nn.gather: it gathers rows of them
