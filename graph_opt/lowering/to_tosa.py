@@ -93,9 +93,9 @@ class LowerToTosaPass(ModulePass):
     matrix products batched 3-D tosa.matmul, gather (also gather_nd and
     gather_elements) tosa.gather, tile and expand tosa.tile, top_k ranks
     counted by comparisons; elementwise ops, activations, reshapes, transposes,
-    concat, slices, splits, casts, pads, reductions, softmax (and nn.attention, written
-    out as matmuls and softmax first), batch_norm and layer_norm,
-    comparisons, float tests, logical ops, select and arg max/min become their
+    concat, slices, splits, casts, pads, reductions, softmax (and
+    nn.attention, written out as matmuls and softmax first), batch_norm and
+    layer_norm, comparisons, float tests, logical ops, select and arg max/min become their
     TOSA counterparts or short TOSA sequences, fake_quant TensorFlow's float
     arithmetic. The int8 ops map to TOSA's integer profile: nn.qconv and
     nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
@@ -106,6 +106,9 @@ class LowerToTosaPass(ModulePass):
     tosa.cond_if and tosa.while_loop with regions isolated from above; one
     that cannot (or, with keep-nested-scf, one holding its own kind) stays scf,
     which IREE compiles next to TOSA, with a warning saying why.
+    non_max_suppression becomes TOSA plus a tosa.while_loop filling a buffer of
+    its largest possible row count; the row-wise ops after it are retyped with
+    that bound and the function returns the real rows (tensor.extract_slice).
     An op with no TOSA form fails the pass, naming the op, its location and why.
     The module's ONNX metadata attributes (nn.onnx_*) are dropped.
     Print with --print-op-generic for upstream MLIR.
