@@ -27,7 +27,7 @@ _BY_NAME = {
     **dict.fromkeys(
         (
             "nn.reshape nn.flatten nn.squeeze nn.unsqueeze nn.transpose nn.concat "
-            "nn.split nn.slice nn.gather nn.gather_nd nn.pad nn.tile nn.one_hot"
+            "nn.split nn.slice nn.gather nn.gather_nd nn.gather_elements nn.pad nn.tile nn.one_hot"
         ).split(),
         OpKind.INJECTIVE,
     ),

@@ -259,6 +259,37 @@ func.func @gather_nd(%x: tensor<2x4x3xf32>, %i: tensor<3x2xi64>, %m: tensor<2x4x
   %g = nn.gather_nd %mask, %r : (tensor<2x4xi1>, tensor<2x1x1xi64>) -> tensor<2x1x4xi1>
   func.return %a, %b, %g : tensor<2x2x3xf32>, tensor<3x3xf32>, tensor<2x1x4xi1>
 }}""",
+    "gather_elements": f"""
+func.func @gather_elements(%x: tensor<2x3x4xf32>, %i: tensor<2x2x4xi64>, %j: tensor<2x3x3xi32>) -> (tensor<2x2x4xf32>, tensor<2x3x3xf32>, tensor<1x2x2xf32>) {{
+  %a = nn.gather_elements %x, %i {{axis = 1 : i64}} : (tensor<2x3x4xf32>, tensor<2x2x4xi64>) -> tensor<2x2x4xf32>
+  %b = nn.gather_elements %x, %j {{axis = -1 : i64}} : (tensor<2x3x4xf32>, tensor<2x3x3xi32>) -> tensor<2x3x3xf32>
+  %c = {const(np.array([[[1, -2], [0, 1]]], np.int64))}
+  %d = nn.gather_elements %x, %c : (tensor<2x3x4xf32>, tensor<1x2x2xi64>) -> tensor<1x2x2xf32>
+  func.return %a, %b, %d : tensor<2x2x4xf32>, tensor<2x3x3xf32>, tensor<1x2x2xf32>
+}}""",
+    "top_k": """
+func.func @top_k(%x: tensor<2x7x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xi64>, tensor<2x7x2xf32>, tensor<2x7x2xi64>) {
+  %v, %i = nn.top_k %x {k = 3 : i64, axis = 1 : i64} : (tensor<2x7x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xi64>)
+  %two = nn.constant dense<2.0> : tensor<f32>
+  %s = nn.mul %x, %two : (tensor<2x7x3xf32>, tensor<f32>) -> tensor<2x7x3xf32>
+  %ties = nn.floor %s : (tensor<2x7x3xf32>) -> tensor<2x7x3xf32>
+  %w, %j = nn.top_k %ties {k = 2 : i64, largest = 0 : i64} : (tensor<2x7x3xf32>) -> (tensor<2x7x2xf32>, tensor<2x7x2xi64>)
+  func.return %v, %i, %w, %j : tensor<2x3x3xf32>, tensor<2x3x3xi64>, tensor<2x7x2xf32>, tensor<2x7x2xi64>
+}""",
+    "integer_ops": """
+func.func @integer_ops(%x: tensor<3x5xf32>) -> (tensor<3x1xi64>, tensor<3xi1>, tensor<1x5xi64>, tensor<3x3xi64>) {
+  %a = nn.argmax %x {axis = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x1xi64>
+  %zero = nn.constant dense<0.0> : tensor<f32>
+  %p = nn.greater %x, %zero : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xi1>
+  %n = nn.cast %p {to = i64} : (tensor<3x5xi1>) -> tensor<3x5xi64>
+  %c = nn.reduce_sum %n {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<3x5xi64>) -> tensor<3xi64>
+  %two = nn.constant dense<2> : tensor<i64>
+  %g = nn.greater %c, %two : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %m = nn.reduce_max %n {axes = array<i64: 0>} : (tensor<3x5xi64>) -> tensor<1x5xi64>
+  %i = nn.constant dense<[4, -1, 0]> : tensor<3xi64>
+  %e = nn.gather %n, %i {axis = 1 : i64} : (tensor<3x5xi64>, tensor<3xi64>) -> tensor<3x3xi64>
+  func.return %a, %g, %m, %e : tensor<3x1xi64>, tensor<3xi1>, tensor<1x5xi64>, tensor<3x3xi64>
+}""",
     "grouped_conv": f"""
 func.func @grouped_conv(%x: tensor<1x4x6x6xf32>, %n: tensor<1x5x5x6xf32>) -> (tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>) {{
   %w = {weights(6, 2, 3, 3)}
