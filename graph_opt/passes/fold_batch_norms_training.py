@@ -123,6 +123,11 @@ def _match(bn: BatchNormTrainingOp, is_parameter) -> _Match | str:
     layer = bn.input.owner
     if not isinstance(layer, ConvOp | MatMulOp):
         return "its input is not a conv or matmul"
+    if _has_gradient(layer, bn):
+        return (
+            "its gradients are already derived: rewrite the forward graph, before "
+            "the optimizer is added, as create_training_graph requires"
+        )
     if not is_parameter(layer.operands[1]):
         return "its layer's weight is not a variable or constant"
     if isinstance(layer, ConvOp) and (
@@ -138,11 +143,6 @@ def _match(bn: BatchNormTrainingOp, is_parameter) -> _Match | str:
         return "it averages its statistics itself (exponential_avg_factor)"
     if not bn.output.uses:
         return "its output is not read"
-    if _has_gradient(layer, bn):
-        return (
-            "its gradients are already derived: rewrite the forward graph, before "
-            "the optimizer is added, as create_training_graph requires"
-        )
     mean, variance = _moving_average(bn.batch_mean), _moving_average(bn.batch_variance)
     if mean is None or variance is None:
         return "no moving-average update reads its batch mean and variance"
