@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -49,6 +49,7 @@ from graph_opt.dialects.nn.elementwise import (
 )
 from graph_opt.dialects.nn.layout import CHANNELS_LAST
 from graph_opt.dialects.nn.linalg import MatMulOp
+from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.dialects.nn.training import BatchNormGradOp, BatchNormTrainingOp
 from graph_opt.frontend.names import location_names
 from graph_opt.frontend.tensorflow.effects import GRADIENT_OP_TYPE_ATTR
@@ -111,8 +112,7 @@ def _has_gradient(layer: Operation, bn: BatchNormTrainingOp) -> bool:
     block = bn.parent_block()
     names = [f"gradients/{n}_grad/" for n in location_names(layer)]
     return block is not None and any(
-        isinstance(op, BatchNormGradOp)
-        and op.input is bn.input
+        (isinstance(op, BatchNormGradOp) and op.input is bn.input)
         or any(n.startswith(p) for n in location_names(op) for p in names)
         for op in block.ops
     )
@@ -134,8 +134,10 @@ def _match(bn: BatchNormTrainingOp, is_parameter) -> _Match | str:
         layer.layout != CHANNELS_LAST or len(layer.operands) > 2
     ):
         return "its conv is not channels-last without bias"
-    if bn.layout != CHANNELS_LAST or len(bn.input.type.get_shape()) < 2:  # type: ignore[attr-defined]
+    if bn.layout != CHANNELS_LAST:
         return "it is not channels-last"
+    if not isinstance(bn.input.type, TensorType) or DYN in bn.input.type.get_shape():
+        return "its input's shape is not static"
     if bn.input.get_user_of_unique_use() is not bn:
         return "its layer's output has other readers"
     factor = bn.properties.get("exponential_avg_factor")
@@ -194,8 +196,8 @@ class _Folding:
         )
 
     def corrections(self, mean, variance, freeze: SSAValue | None):
-        """(correction_scale, correction_recip, correction_offset), and the
-        moving averages' decays frozen from the freeze step on."""
+        """(correction_scale, correction_recip, correction_offset); the last two
+        switch to the moving statistics with the `freeze` flag."""
         gamma, m = self.bn.scale, self.match
         prefix = CORRECTION
         recip_sigma_mv = self.rsqrt(m.variance.moving, f"{prefix}Rsqrt")
@@ -255,12 +257,11 @@ def fold_training_batch_norms(
         flag = None
         if freeze is not None:
             flag = freeze(f"{scope}{CORRECTION}use_moving_average")
-        if flag is not None:
             _freeze_decays(match, flag, inserter)
         first_reader = min((use.operation for use in bn.output.uses), key=_index)
         at = inserter(InsertPoint.before(first_reader))
         result = _Folding(match, at, scope).fold(flag)
-        bn.output.replace_uses_with_if(result.output, lambda use: True)
+        bn.output.replace_all_uses_with(result.output)
         folded.append(result)
     record("batch norms folded", len(folded))
     record("batch norms not folded", len(refused))
@@ -269,7 +270,9 @@ def fold_training_batch_norms(
     return folded
 
 
-def _freeze_decays(match: _Match, flag: SSAValue, inserter) -> None:
+def _freeze_decays(
+    match: _Match, flag: SSAValue, inserter: Callable[[InsertPoint], Inserter]
+) -> None:
     """The moving averages' decays become 0 from the freeze step on."""
     scope = _scope(match.layer)[0] + CORRECTION
     for average, name in (

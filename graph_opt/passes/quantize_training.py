@@ -14,6 +14,13 @@ counter `fake_quantization_step` is incremented once per run, and each fake
 quantization is used only from the step where the counter reaches N (the
 ranges update from the first step on), as create_training_graph's tf.cond.
 
+On a forward graph (gradients not derived yet, as create_training_graph
+wants it) training-mode batch norms are first folded into their layer with
+TF's correction factors and `freeze_bn_delay` (fold_batch_norms_training.py);
+the folded layer's weights (`mul_fold`) and its activation after the folded
+bias are then quantized, the original layer, left computing the batch
+statistics, is not.
+
 The graph's gradients, which TensorFlow derived from the float graph, are
 rewritten as TensorFlow derives them through FakeQuantWithMinMaxVars (straight
 through inside the nudged range): a quantized weight's optimizer update

@@ -115,3 +115,68 @@ func.func @negative_no_moving_average(%x: tensor<2x4x4x3xf32>) -> tensor<2x4x4x2
   %r = nn.relu %bn : (tensor<2x4x4x2xf32>) -> tensor<2x4x4x2xf32> loc("relu")
   func.return %r : tensor<2x4x4x2xf32>
 }
+
+// -----
+
+/// A matmul in a name scope: its weight [K, N] scaled per output column, the
+/// ops named in the layer's scope as TensorFlow names them.
+// CHECK-LABEL: func.func @scoped_matmul_bn
+// CHECK: %net_correction_mult = nn.mul %{{.*}}scale_compute, %w : (tensor<3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT: %net_mul_fold = nn.mul %net_correction_mult, %net_BatchNorm_Fold_mul
+// CHECK: %net_dense_Fold = nn.matmul %x, %net_dense_Fold_weights_quant
+// CHECK-NEXT: %net_post_conv_mul = nn.mul %{{.*}}, %net_dense_Fold
+// CHECK: %net_add_fold = nn.add
+// CHECK-NEXT: %r = nn.relu %net_add_fold
+func.func @scoped_matmul_bn(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %v = tf_state.variable {var_name = "net/w", initial_value = dense<0.5> : tensor<4x3xf32>, resource} : !tf_state.variable<tensor<4x3xf32>>
+  %w = tf_state.read %v : (!tf_state.variable<tensor<4x3xf32>>) -> tensor<4x3xf32>
+  %mm1 = nn.matmul %x, %w : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> loc("net/dense")
+  %gamma = nn.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %beta = nn.constant dense<[0.5, -0.5, 0.0]> : tensor<3xf32>
+  %zeros = nn.constant dense<0.0> : tensor<3xf32>
+  %ones = nn.constant dense<1.0> : tensor<3xf32>
+  %bn, %bn_1, %bn_2, %bn_3, %bn_4 = nn.batch_norm_training %mm1, %gamma, %beta, %zeros, %ones {epsilon = 1.000000e-03 : f32, data_layout = "NHWC"} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) loc("net/bn")
+  %mm = tf_state.variable {var_name = "net/moving_mean", initial_value = dense<0.0> : tensor<3xf32>, resource} : !tf_state.variable<tensor<3xf32>>
+  %mv = tf_state.variable {var_name = "net/moving_variance", initial_value = dense<1.0> : tensor<3xf32>, resource} : !tf_state.variable<tensor<3xf32>>
+  %decay = nn.constant dense<0.1> : tensor<f32>
+  %mm_read = tf_state.read %mm : (!tf_state.variable<tensor<3xf32>>) -> tensor<3xf32>
+  %mm_sub = nn.sub %mm_read, %bn_1 : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %mm_mul = nn.mul %mm_sub, %decay : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %update_mean = tf_state.assign_sub %mm, %mm_mul : (!tf_state.variable<tensor<3xf32>>, tensor<3xf32>) -> tensor<3xf32>
+  %mv_read = tf_state.read %mv : (!tf_state.variable<tensor<3xf32>>) -> tensor<3xf32>
+  %mv_sub = nn.sub %mv_read, %bn_2 : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %mv_mul = nn.mul %mv_sub, %decay : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %update_var = tf_state.assign_sub %mv, %mv_mul : (!tf_state.variable<tensor<3xf32>>, tensor<3xf32>) -> tensor<3xf32>
+  %r = nn.relu %bn : (tensor<2x3xf32>) -> tensor<2x3xf32> loc("relu")
+  func.return %r : tensor<2x3xf32>
+}
+
+// -----
+
+/// negative: a channels-first batch norm (its conv's filter OIHW) is not folded.
+// CHECK-LABEL: func.func @negative_channels_first
+// CHECK-NOT: mul_fold
+// CHECK: func.return
+func.func @negative_channels_first(%x: tensor<2x3x4x4xf32>) -> tensor<2x2x4x4xf32> {
+  %v = tf_state.variable {var_name = "w", initial_value = dense<0.5> : tensor<2x3x3x3xf32>, resource} : !tf_state.variable<tensor<2x3x3x3xf32>>
+  %w = tf_state.read %v : (!tf_state.variable<tensor<2x3x3x3xf32>>) -> tensor<2x3x3x3xf32>
+  %conv1 = nn.conv %x, %w {auto_pad = "SAME_UPPER"} : (tensor<2x3x4x4xf32>, tensor<2x3x3x3xf32>) -> tensor<2x2x4x4xf32> loc("conv1")
+  %gamma = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %beta = nn.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %zeros = nn.constant dense<0.0> : tensor<2xf32>
+  %ones = nn.constant dense<1.0> : tensor<2xf32>
+  %bn, %bn_1, %bn_2, %bn_3, %bn_4 = nn.batch_norm_training %conv1, %gamma, %beta, %zeros, %ones {epsilon = 1.000000e-03 : f32} : (tensor<2x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) loc("bn")
+  %mm = tf_state.variable {var_name = "bn/moving_mean", initial_value = dense<0.0> : tensor<2xf32>, resource} : !tf_state.variable<tensor<2xf32>>
+  %mv = tf_state.variable {var_name = "bn/moving_variance", initial_value = dense<1.0> : tensor<2xf32>, resource} : !tf_state.variable<tensor<2xf32>>
+  %decay = nn.constant dense<0.1> : tensor<f32>
+  %mm_read = tf_state.read %mm : (!tf_state.variable<tensor<2xf32>>) -> tensor<2xf32>
+  %mm_sub = nn.sub %mm_read, %bn_1 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %mm_mul = nn.mul %mm_sub, %decay : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %update_mean = tf_state.assign_sub %mm, %mm_mul : (!tf_state.variable<tensor<2xf32>>, tensor<2xf32>) -> tensor<2xf32>
+  %mv_read = tf_state.read %mv : (!tf_state.variable<tensor<2xf32>>) -> tensor<2xf32>
+  %mv_sub = nn.sub %mv_read, %bn_2 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %mv_mul = nn.mul %mv_sub, %decay : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %update_var = tf_state.assign_sub %mv, %mv_mul : (!tf_state.variable<tensor<2xf32>>, tensor<2xf32>) -> tensor<2xf32>
+  %r = nn.relu %bn : (tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32> loc("relu")
+  func.return %r : tensor<2x2x4x4xf32>
+}
