@@ -24,6 +24,11 @@ statistics freeze and normalize. The batch norm gets TensorFlow's
 `_gradient_op_type` FoldFusedBatchNormGrad, the gradient contrib/quantize
 registers for it: its output is no longer read, the gradient reaches its
 input through the batch statistics.
+
+An inference-mode batch norm (an eval graph's, its mean and variance the
+moving statistics) is folded as create_eval_graph folds it: mul_fold =
+w * gamma * rsqrt(var + eps), add_fold = <layer>_Fold(x, mul_fold) + beta -
+mean * gamma * rsqrt(var + eps), no corrections.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from graph_opt.dialects.nn.elementwise import (
 )
 from graph_opt.dialects.nn.layout import CHANNELS_LAST
 from graph_opt.dialects.nn.linalg import MatMulOp
+from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.dialects.nn.training import BatchNormGradOp, BatchNormTrainingOp
 from graph_opt.frontend.names import location_names
@@ -88,9 +94,10 @@ class _MovingAverage:
 @dataclass
 class _Match:
     layer: Operation
-    bn: BatchNormTrainingOp
-    mean: _MovingAverage
-    variance: _MovingAverage
+    bn: BatchNormTrainingOp | BatchNormOp
+    mean: _MovingAverage | None
+    variance: _MovingAverage | None
+    """The moving averages of a training-mode batch norm."""
 
 
 def _moving_average(batch: SSAValue) -> _MovingAverage | None:
@@ -104,13 +111,15 @@ def _moving_average(batch: SSAValue) -> _MovingAverage | None:
     return None
 
 
-def _has_gradient(layer: Operation, bn: BatchNormTrainingOp) -> bool:
+def _has_gradient(layer: Operation, bn: BatchNormTrainingOp | BatchNormOp) -> bool:
     """Whether gradients were derived: the saved statistics only the gradient
-    reads are read, or the layer's TensorFlow gradient ops exist."""
-    if bn.saved_mean.uses or bn.saved_variance.uses:
+    reads are read, or TensorFlow's gradient ops of the layer or batch norm exist."""
+    if isinstance(bn, BatchNormTrainingOp) and (
+        bn.saved_mean.uses or bn.saved_variance.uses
+    ):
         return True
     block = bn.parent_block()
-    names = [f"gradients/{n}_grad/" for n in location_names(layer)]
+    names = [f"gradients/{n}_grad/" for op in (layer, bn) for n in location_names(op)]
     return block is not None and any(
         (isinstance(op, BatchNormGradOp) and op.input is bn.input)
         or any(n.startswith(p) for n in location_names(op) for p in names)
@@ -118,7 +127,7 @@ def _has_gradient(layer: Operation, bn: BatchNormTrainingOp) -> bool:
     )
 
 
-def _match(bn: BatchNormTrainingOp, is_parameter) -> _Match | str:
+def _match(bn: BatchNormTrainingOp | BatchNormOp, is_parameter) -> _Match | str:
     """The batch norm's layer and moving averages, or why it is not folded."""
     layer = bn.input.owner
     if not isinstance(layer, ConvOp | MatMulOp):
@@ -145,6 +154,8 @@ def _match(bn: BatchNormTrainingOp, is_parameter) -> _Match | str:
         return "it averages its statistics itself (exponential_avg_factor)"
     if not bn.output.uses:
         return "its output is not read"
+    if isinstance(bn, BatchNormOp):
+        return _Match(layer, bn, None, None)
     mean, variance = _moving_average(bn.batch_mean), _moving_average(bn.batch_variance)
     if mean is None or variance is None:
         return "no moving-average update reads its batch mean and variance"
@@ -195,12 +206,13 @@ class _Folding:
             f"{bn_scope}Undo_Bessel_Correction",
         )
 
-    def corrections(self, mean, variance, freeze: SSAValue | None):
+    def corrections(self, mean, variance, moving: _Match, freeze: SSAValue | None):
         """(correction_scale, correction_recip, correction_offset); the last two
         switch to the moving statistics with the `freeze` flag."""
-        gamma, m = self.bn.scale, self.match
+        gamma = self.bn.scale
         prefix = CORRECTION
-        recip_sigma_mv = self.rsqrt(m.variance.moving, f"{prefix}Rsqrt")
+        moving_mean, moving_var = moving.mean.moving, moving.variance.moving  # type: ignore[union-attr]
+        recip_sigma_mv = self.rsqrt(moving_var, f"{prefix}Rsqrt")
         recip_sigma = self.rsqrt(variance, f"{prefix}Rsqrt_1")
         scale = self.op(DivOp, [recip_sigma_mv, recip_sigma], f"{prefix}scale_compute")
         recip = self.op(ReciprocalOp, [scale], f"{prefix}reciprocal_compute")
@@ -209,8 +221,8 @@ class _Folding:
         if freeze is None:
             return scale, recip, zeros
         normalized = self.op(MulOp, [mean, recip_sigma], f"{prefix}mul")
-        moving = self.op(MulOp, [m.mean.moving, recip_sigma_mv], f"{prefix}mul_1")
-        shift = self.op(SubOp, [normalized, moving], f"{prefix}sub")
+        centred = self.op(MulOp, [moving_mean, recip_sigma_mv], f"{prefix}mul_1")
+        shift = self.op(SubOp, [normalized, centred], f"{prefix}sub")
         offset = self.op(MulOp, [gamma, shift], f"{prefix}offset_compute")
         ones = self.at.constant(np.ones(channels), f"{self.scope}{prefix}ones")
         recip = self.op(SelectOp, [freeze, ones, recip], f"{prefix}correction_recip")
@@ -220,42 +232,51 @@ class _Folding:
         return scale, recip, offset
 
     def fold(self, freeze: SSAValue | None) -> FoldedLayer:
-        layer, bn = self.match.layer, self.bn
-        variance = self.batch_variance()
+        layer, bn, match = self.match.layer, self.bn, self.match
+        if isinstance(bn, BatchNormTrainingOp):
+            mean, variance = bn.batch_mean, self.batch_variance()
+        else:
+            mean, variance = bn.mean, bn.variance
         rsqrt = self.rsqrt(variance, f"{FOLD}Rsqrt")
         multiplier = self.op(MulOp, [bn.scale, rsqrt], f"{FOLD}mul")
-        shift = self.op(MulOp, [bn.batch_mean, multiplier], f"{FOLD}mul_1")
+        shift = self.op(MulOp, [mean, multiplier], f"{FOLD}mul_1")
         bias = self.op(SubOp, [bn.bias, shift], f"{FOLD}bias")
-        scale, recip, offset = self.corrections(bn.batch_mean, variance, freeze)
-        weights = self.op(MulOp, [scale, layer.operands[1]], "correction_mult")
+        weights = layer.operands[1]
+        if match.mean is not None:
+            scale, recip, offset = self.corrections(mean, variance, match, freeze)
+            weights = self.op(MulOp, [scale, weights], "correction_mult")
         weights = self.op(MulOp, [weights, multiplier], "mul_fold")
         clone = layer.clone()
         clone.operands[1] = weights
-        folded = self.at.add(clone, f"{self.scope}{_scope(layer)[1]}_Fold")
-        out = self.op(MulOp, [recip, folded], "post_conv_mul")
-        out = self.op(AddOp, [out, offset], "correction_add")
+        out = self.at.add(clone, f"{self.scope}{_scope(layer)[1]}_Fold")
+        if match.mean is not None:
+            out = self.op(MulOp, [recip, out], "post_conv_mul")
+            out = self.op(AddOp, [out, offset], "correction_add")
+            bn.attributes[GRADIENT_OP_TYPE_ATTR] = StringAttr(FOLDED_GRADIENT)
         out = self.op(AddOp, [out, bias], "add_fold")
-        bn.attributes[GRADIENT_OP_TYPE_ATTR] = StringAttr(FOLDED_GRADIENT)
         return FoldedLayer(layer, clone, out)
 
 
-def fold_training_batch_norms(
+def fold_batch_norms(
     block: Block,
     inserter: Callable[[InsertPoint], Inserter],
     freeze: Callable[[str], SSAValue] | None,
     is_parameter: Callable[[SSAValue], bool],
 ) -> list[FoldedLayer]:
-    """Fold each training-mode batch norm of the block that can be; `freeze`
-    gives the flag, named, of the steps from freeze_bn_delay on (None: never)."""
+    """Fold each batch norm of the block that can be; `freeze` gives the flag,
+    named, of the steps from freeze_bn_delay on (None: never)."""
     folded, refused = [], []
-    for bn in [op for op in block.ops if isinstance(op, BatchNormTrainingOp)]:
+    norms = [
+        op for op in block.ops if isinstance(op, BatchNormTrainingOp | BatchNormOp)
+    ]
+    for bn in norms:
         match = _match(bn, is_parameter)
         if isinstance(match, str):
             refused.append(f"{(location_names(bn) or ['batch norm'])[0]}: {match}")
             continue
         scope = _scope(match.layer)[0]
         flag = None
-        if freeze is not None:
+        if freeze is not None and match.mean is not None:
             flag = freeze(f"{scope}{CORRECTION}use_moving_average")
             _freeze_decays(match, flag, inserter)
         first_reader = min((use.operation for use in bn.output.uses), key=_index)

@@ -16,7 +16,8 @@ ranges update from the first step on), as create_training_graph's tf.cond.
 
 On a forward graph (gradients not derived yet, as create_training_graph
 wants it) training-mode batch norms are first folded into their layer with
-TF's correction factors and `freeze_bn_delay` (fold_batch_norms_training.py);
+TF's correction factors and `freeze_bn_delay`, inference-mode ones (an eval
+graph's) as create_eval_graph folds them (fold_batch_norms_training.py);
 the folded layer's weights (`mul_fold`) and its activation after the folded
 bias are then quantized, the original layer, left computing the batch
 statistics, is not.
@@ -61,7 +62,7 @@ from graph_opt.dialects.tf_state import (
     VariableType,
 )
 from graph_opt.frontend.names import location_names, set_name_hint
-from graph_opt.passes.fold_batch_norms_training import fold_training_batch_norms
+from graph_opt.passes.fold_batch_norms_training import fold_batch_norms
 from graph_opt.passes.quantize_patterns import LayerMatch, match_after_bias, match_layer
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
@@ -295,7 +296,7 @@ def quantize_training_graph(block: Block, options: TrainingQuantization) -> None
 
     folded = {
         f.layer: f
-        for f in fold_training_batch_norms(
+        for f in fold_batch_norms(
             block, lambda point: _Inserter(point, set()), freeze, is_parameter
         )
     }

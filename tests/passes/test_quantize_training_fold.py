@@ -15,13 +15,18 @@ import pytest
 from xdsl.context import Context
 from xdsl.utils.exceptions import PassFailedException
 
+from graph_opt import api
 from graph_opt.dialects.nn.compare import SelectOp
 from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp
+from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsOp
 from graph_opt.dialects.nn.training import BatchNormTrainingOp
 from graph_opt.dialects.tf_state import ReadOp
 from graph_opt.frontend.names import location_names
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.interpreter import run_function
 from graph_opt.interpreter.tf_state import Session
 from graph_opt.passes.quantize import QuantizePass
 from graph_opt.remarks import GraphOptWarning
@@ -190,7 +195,6 @@ def test_refused_freeze_delays(options):
 
 
 def test_export_names_the_gradient_tensorflow_uses(tmp_path):
-    from graph_opt import api
     from graph_opt.frontend.tensorflow.schema import GraphDef
 
     api.save(forward(**OPTIONS), tmp_path / "qat.pb")
@@ -262,3 +266,54 @@ def test_folded_graph_computes_the_batch_norm_on_random_inputs(seed):
     assert np.abs(frozen_relu - relu).max() > 0.1
     for name in ("bn/moving_mean", "bn/moving_variance"):
         np.testing.assert_array_equal(frozen_after[name], variables[name])
+
+
+@pytest.fixture
+def trained(tmp_path) -> Path:
+    """The reference's variables after the last training step."""
+    path = tmp_path / "trained.npz"
+    np.savez(path, **state("", STEPS))
+    return path
+
+
+def eval_graph(values: Path):
+    """The eval graph: its inference-mode batch norm folded as create_eval_graph
+    folds it, the fake quantizations on the trained ranges, the folded weights
+    constants."""
+    graph = load_graph_def(str(TRAINING / "eval_conv_bn_relu.pbtxt"))
+    module = import_graph_def(graph, outputs=["dense"])
+    return api.run(
+        module,
+        f'quantize{{training=true}},freeze-variables{{values="{values}"}},fold-constants',
+    )
+
+
+def test_eval_graph_gives_create_eval_graphs_values(trained):
+    module = eval_graph(trained)
+    ops = named(module)
+    assert "conv1_Fold" in ops and "mul_fold" in ops and "post_conv_mul" not in ops
+    assert not [op for op in module.walk() if isinstance(op, BatchNormOp | ReadOp)]
+    for k in range(3):
+        (logits,) = run_function(module, [STORED[f"eval/x{k}"]])
+        np.testing.assert_allclose(logits, STORED[f"eval/logits{k}"], atol=TOLERANCE)
+
+
+def test_eval_graph_goes_to_int8(trained, tmp_path):
+    module = eval_graph(trained)
+    samples = np.stack([STORED[f"eval/x{k}"] for k in range(3)])
+    np.savez(tmp_path / "samples.npz", x=samples)
+    expected = [run_function(module, [x])[0] for x in samples]
+    output = next(
+        o for o in module.walk() if isinstance(o, FakeQuantOp) and not o.is_narrow
+        and o.output.name_hint == "dense_act_quant"
+    )  # fmt: skip
+    step = (output.maxs[0] - output.mins[0]) / 255  # one output quantization step
+    api.run(
+        module,
+        f'fuse-ops,calibrate{{inputs="{tmp_path / "samples.npz"}"}},quantize,convert-to-int',
+    )
+    assert len([op for op in module.walk() if isinstance(op, QConvOp)]) == 2
+    assert [op for op in module.walk() if isinstance(op, QMatMulOp)]
+    for x, want in zip(samples, expected):
+        got = run_function(module, [x])[0]
+        assert np.max(np.abs(got - want)) <= 1.01 * step

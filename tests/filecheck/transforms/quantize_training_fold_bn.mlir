@@ -180,3 +180,31 @@ func.func @negative_channels_first(%x: tensor<2x3x4x4xf32>) -> tensor<2x2x4x4xf3
   %r = nn.relu %bn : (tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32> loc("relu")
   func.return %r : tensor<2x2x4x4xf32>
 }
+
+// -----
+
+/// An eval graph's inference-mode batch norm (its moving statistics as
+/// operands) is folded as create_eval_graph folds it: no corrections, the
+/// weights scaled by gamma * rsqrt(var + eps), the bias added.
+// CHECK-LABEL: func.func @eval_conv_bn_relu
+// CHECK: %[[RSQRT:.*]] = nn.reciprocal %{{.*}}
+// CHECK-NEXT: %[[MULT:.*]] = nn.mul %gamma, %[[RSQRT]]
+// CHECK-NEXT: %[[SHIFT:.*]] = nn.mul %mean, %[[MULT]]
+// CHECK-NEXT: %[[BIAS:.*]] = nn.sub %beta, %[[SHIFT]]
+// CHECK-NEXT: %mul_fold = nn.mul %w, %[[MULT]]
+// CHECK: %conv1_Fold = nn.conv %x, %conv1_Fold_weights_quant
+// CHECK-NEXT: %add_fold = nn.add %conv1_Fold, %[[BIAS]]
+// CHECK-NEXT: %r = nn.relu %add_fold
+// CHECK-NOT: correction
+func.func @eval_conv_bn_relu(%x: tensor<2x4x4x3xf32>) -> tensor<2x4x4x2xf32> {
+  %v = tf_state.variable {var_name = "w", initial_value = dense<0.5> : tensor<3x3x3x2xf32>, resource} : !tf_state.variable<tensor<3x3x3x2xf32>>
+  %w = tf_state.read %v : (!tf_state.variable<tensor<3x3x3x2xf32>>) -> tensor<3x3x3x2xf32>
+  %conv1 = nn.conv %x, %w {data_layout = "NHWC", auto_pad = "SAME_UPPER"} : (tensor<2x4x4x3xf32>, tensor<3x3x3x2xf32>) -> tensor<2x4x4x2xf32> loc("conv1")
+  %gamma = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %beta = nn.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %mean = nn.constant dense<[0.1, 0.2]> : tensor<2xf32>
+  %var = nn.constant dense<[1.5, 0.5]> : tensor<2xf32>
+  %bn = nn.batch_norm %conv1, %gamma, %beta, %mean, %var {epsilon = 1.000000e-03 : f32, data_layout = "NHWC"} : (tensor<2x4x4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<2x4x4x2xf32> loc("bn")
+  %r = nn.relu %bn : (tensor<2x4x4x2xf32>) -> tensor<2x4x4x2xf32> loc("relu")
+  func.return %r : tensor<2x4x4x2xf32>
+}

@@ -27,6 +27,12 @@ export (`export_`): `initial/<variable>`, `after<k>/<variable>` and
 `loss<k>` (the loss TensorFlow computed in step k); and
 qat_fold_reference.json: what each FakeQuantWithMinMaxVars reads and its
 narrow_range, and the folded ops of the reference (op type by name).
+
+eval_conv_bn_relu.pbtxt is the forward graph's eval form (the batch norm in
+inference mode on the moving statistics, no updates); `eval/logits<k>` in
+qat_fold.npz are what create_eval_graph's rewrite of it (the batch norm folded
+in inference mode, FakeQuant reading the range variables) computes on
+`eval/x<k>` with the reference's variables after the last step.
 """
 
 from __future__ import annotations
@@ -102,20 +108,46 @@ class BatchNormFolding:
         )  # fmt: skip
 
     def fold(self, layer_op, bn_op, moving_mean, moving_variance):
-        """add_fold, which replaces the batch norm's output."""
-        bn_op._set_attr(
-            "_gradient_op_type",
-            attr_value_pb2.AttrValue(s=b"FoldFusedBatchNormGrad"),
-        )
+        """add_fold, which replaces the batch norm's output (an inference-mode
+        batch norm, create_eval_graph's: its mean and variance, no corrections)."""
         x, gamma, beta = layer_op.inputs[0], bn_op.inputs[1], bn_op.inputs[2]
-        mean, epsilon = bn_op.outputs[1], bn_op.get_attr("epsilon")
-        n = tf.cast(tf.size(layer_op.outputs[0]) / tf.size(mean), tf.float32)
-        variance = tf.multiply(
-            bn_op.outputs[2], (n - 1) / n, name="Undo_Bessel_Correction"
-        )
+        training, epsilon = bn_op.get_attr("is_training"), bn_op.get_attr("epsilon")
+        mean, variance = bn_op.inputs[3], bn_op.inputs[4]
+        if training:
+            bn_op._set_attr(
+                "_gradient_op_type",
+                attr_value_pb2.AttrValue(s=b"FoldFusedBatchNormGrad"),
+            )
+            mean = bn_op.outputs[1]
+            n = tf.cast(tf.size(layer_op.outputs[0]) / tf.size(mean), tf.float32)
+            variance = tf.multiply(
+                bn_op.outputs[2], (n - 1) / n, name="Undo_Bessel_Correction"
+            )
         with tf1.name_scope("BatchNorm_Fold/"):
             multiplier = gamma * tf.math.rsqrt(variance + epsilon)
             bias = tf.subtract(beta, mean * multiplier, name="bias")
+        weights = layer_op.inputs[1]
+        if training:
+            scale, recip, offset = self._corrections(
+                gamma, mean, variance, moving_mean, moving_variance, epsilon
+            )
+            weights = tf.multiply(scale, weights, name="correction_mult")
+        weights = tf.multiply(weights, multiplier, name="mul_fold")
+        weights = self.quantization.weight(weights, "conv1_Fold")  # Quantize
+        folded = tf.nn.conv2d(
+            x, weights, strides=layer_op.get_attr("strides"),
+            padding=layer_op.get_attr("padding"), name="conv1_Fold",
+        )  # fmt: skip
+        if training:
+            folded = tf.multiply(recip, folded, name="post_conv_mul")
+            folded = tf.add(folded, offset, name="correction_add")
+        return tf.add(folded, bias, name="add_fold")
+
+    def _corrections(
+        self, gamma, mean, variance, moving_mean, moving_variance, epsilon
+    ):
+        """_ComputeBatchNormCorrections: (scale, recip, offset)."""
+        with tf1.name_scope("BatchNorm_Fold/"):
             with tf1.name_scope("batch_norm_correction"):
                 recip_sigma_mv = tf.math.rsqrt(moving_variance + epsilon)
                 recip_sigma = tf.math.rsqrt(variance + epsilon)
@@ -135,24 +167,40 @@ class BatchNormFolding:
                     frozen, lambda: offset, lambda: tf.zeros(offset.shape),
                     name="correction_offset",
                 )  # fmt: skip
-        weights = tf.multiply(scale, layer_op.inputs[1], name="correction_mult")
-        weights = tf.multiply(weights, multiplier, name="mul_fold")
-        weights = self.quantization.weight(weights, "conv1_Fold")  # Quantize
-        folded = tf.nn.conv2d(
-            x, weights, strides=layer_op.get_attr("strides"),
-            padding=layer_op.get_attr("padding"), name="conv1_Fold",
-        )  # fmt: skip
-        folded = tf.multiply(recip, folded, name="post_conv_mul")
-        folded = tf.add(folded, offset, name="correction_add")
-        return tf.add(folded, bias, name="add_fold")
+        return scale, recip, offset
+
+
+class EvalQuantization:
+    """quant_ops' LastValueQuantize and MovingAvgQuantize with
+    is_training=False (create_eval_graph): FakeQuant reading the range variables."""
+
+    @staticmethod
+    def _quantized(value, scope: str, narrow: bool):
+        bounds = [
+            Quantization._range_variable(f"{scope}/{bound}", initial)
+            for bound, initial in (("min", -6.0), ("max", 6.0))
+        ]
+        return tf.quantization.fake_quant_with_min_max_vars(
+            value, *bounds, num_bits=8, narrow_range=narrow, name=scope
+        )
+
+    def weight(self, variable, layer: str):
+        return self._quantized(
+            tf.convert_to_tensor(variable), f"{layer}/weights_quant", True
+        )
+
+    def activation(self, value, producer: str):
+        return self._quantized(value, f"{producer}/act_quant", False)
 
 
 def _unchanged(tensor, name):
     return tensor
 
 
-def forward_graph(folding: BatchNormFolding | None = None):
-    """The forward fixture; with `folding`, create_training_graph's rewrite."""
+def forward_graph(folding: BatchNormFolding | None = None, training: bool = True):
+    """The forward fixture; with `folding`, create_training_graph's rewrite.
+    Not `training`: the eval graph (the batch norm normalizing by the moving
+    statistics, no updates); with `folding`, create_eval_graph's rewrite."""
     quantization = folding.quantization if folding is not None else None
     weight = quantization.weight if quantization is not None else _unchanged
     activation = quantization.activation if quantization is not None else _unchanged
@@ -179,19 +227,25 @@ def forward_graph(folding: BatchNormFolding | None = None):
             variable("bn/moving_mean", [5], trainable=False, initial=np.zeros(5, np.float32)),
             variable("bn/moving_variance", [5], trainable=False, initial=np.ones(5, np.float32)),
         ]  # fmt: skip
+        reads = [
+            tf.raw_ops.ReadVariableOp(resource=v.handle, dtype=tf.float32)
+            for v in moving
+        ]
         bn, *statistics = tf.raw_ops.FusedBatchNormV3(
-            x=conv, scale=gamma, offset=beta, mean=tf.zeros([5]), variance=tf.ones([5]),
-            epsilon=0.001, is_training=True, name="bn",
+            x=conv, scale=gamma, offset=beta,
+            mean=tf.zeros([5]) if training else reads[0],
+            variance=tf.ones([5]) if training else reads[1],
+            epsilon=0.001, is_training=training, name="bn",
         )[:3]  # fmt: skip
-        reads, updates = [], []
-        for variable_, batch, name in zip(moving, statistics, ("mean", "var")):
-            read = tf.raw_ops.ReadVariableOp(
-                resource=variable_.handle, dtype=tf.float32
-            )
+        updates = []
+        for variable_, read, batch, name in zip(
+            moving, reads, statistics, ("mean", "var")
+        ):
+            if not training:
+                break
             decay = tf.constant(BN_DECAY, name=f"decay_{name}")
             if folding is not None:
                 decay = folding.decay(decay, f"freeze_moving_{name}")
-            reads.append(read)
             updates.append(
                 variable_.assign_sub((read - batch) * decay, name=f"update_{name}")
             )
@@ -212,7 +266,8 @@ def forward_graph(folding: BatchNormFolding | None = None):
         )
         logits = activation(logits, "dense")
         tf.reduce_mean(tf.square(logits - y), name="loss")
-        tf.group(*updates, name="update")
+        if training:
+            tf.group(*updates, name="update")
         tf1.global_variables_initializer()  # "init"
     return graph
 
@@ -261,6 +316,19 @@ def train(graph_def, batches: list[dict], prefix: str) -> dict:
     return record
 
 
+def evaluate(graph: tf.Graph, variables: dict, inputs: list) -> list:
+    """The eval graph's quantized logits with the trained variables."""
+    with graph.as_default():
+        handles = [o for o in graph.get_operations() if o.type == "VarHandleOp"]
+        load = [
+            tf.raw_ops.AssignVariableOp(resource=h.outputs[0], value=variables[h.name])
+            for h in handles
+        ]  # fmt: skip
+    with tf1.Session(graph=graph) as session:
+        session.run(load)
+        return [session.run("dense/act_quant:0", {"x:0": x}) for x in inputs]
+
+
 def folded_ops(graph: tf.Graph) -> dict[str, str]:
     return {name: graph.get_operation_by_name(name).type for name in FOLDED_OPS}
 
@@ -284,6 +352,20 @@ def main() -> None:
         if error is not None:
             raise SystemExit(f"graph-opt could not export: {error}")
         record.update(train(load_graph(target).as_graph_def(), batches, "export_"))
+    trained = {
+        k.split("/", 1)[1]: v
+        for k, v in record.items()
+        if k.startswith(f"after{STEPS - 1}/")
+    }
+    (HERE / "eval_conv_bn_relu.pbtxt").write_text(
+        str(forward_graph(training=False).as_graph_def())
+    )
+    inputs = [rng.standard_normal((2, 6, 6, 3)).astype(np.float32) for _ in range(3)]
+    eval_reference = forward_graph(BatchNormFolding(EvalQuantization()), training=False)
+    for k, (x, logits) in enumerate(
+        zip(inputs, evaluate(eval_reference, trained, inputs))
+    ):
+        record[f"eval/x{k}"], record[f"eval/logits{k}"] = x, logits
     np.savez(HERE / "qat_fold.npz", **record)
     summary = {"placement": placement(reference), "folded_ops": folded_ops(reference)}
     (HERE / "qat_fold_reference.json").write_text(json.dumps(summary, indent=1) + "\n")
