@@ -74,7 +74,9 @@ class QuantizePass(ModulePass):
     `quant-delay`, and the gradients through the fake quantizations; on a
     forward graph (gradients not derived yet) training-mode batch norms are
     folded into their conv or matmul with correction factors, using their
-    moving statistics from `freeze-bn-delay` on (fold_batch_norms_training.py).
+    moving statistics from `freeze-bn-delay` on, and an eval graph's
+    inference-mode ones as create_eval_graph folds them
+    (fold_batch_norms_training.py).
     """
 
     name = "quantize"
