@@ -75,7 +75,12 @@ class QuantizePass(ModulePass):
 
     With `training`, a TF training graph is rewritten as create_training_graph
     does instead (quantize_training.py): range variables updated each step,
-    `quant-delay`, and the gradients through the fake quantizations.
+    `quant-delay`, and the gradients through the fake quantizations; on a
+    forward graph (gradients not derived yet) training-mode batch norms are
+    folded into their conv or matmul with correction factors, using their
+    moving statistics from `freeze-bn-delay` on, and an eval graph's
+    inference-mode ones as create_eval_graph folds them
+    (fold_batch_norms_training.py).
     """
 
     name = "quantize"
@@ -131,6 +136,14 @@ class QuantizePass(ModulePass):
         },
     )
 
+    freeze_bn_delay: int | None = field(
+        default=None,
+        metadata={
+            "help": "with training: batch norms folded use their moving statistics, "
+            "frozen, from this step on (default: never)"
+        },
+    )
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for bits in (self.weight_bits, self.activation_bits):
             if not MIN_BITS <= bits <= MAX_BITS:
@@ -140,6 +153,8 @@ class QuantizePass(ModulePass):
         if self.training:
             self._quantize_training_graph(op)
             return
+        if self.freeze_bn_delay is not None:
+            raise PassFailedException("freeze-bn-delay needs training=true")
         include, exclude = _regex(self.include), _regex(self.exclude)
         if self.patterns:
             matches = [
@@ -188,8 +203,16 @@ class QuantizePass(ModulePass):
                 f"quant-delay must be >= 0 and ema-decay in [0, 1), got "
                 f"{self.quant_delay} and {self.ema_decay}"
             )
+        if self.freeze_bn_delay is not None and self.freeze_bn_delay < 0:
+            raise PassFailedException(
+                f"freeze-bn-delay must be >= 0, got {self.freeze_bn_delay}"
+            )
         options = TrainingQuantization(
-            self.weight_bits, self.activation_bits, self.quant_delay, self.ema_decay
+            self.weight_bits,
+            self.activation_bits,
+            self.quant_delay,
+            self.ema_decay,
+            self.freeze_bn_delay,
         )
         for function in module.ops:
             if function.regions and function.regions[0].blocks:

@@ -124,24 +124,36 @@ def match_layer(
     if match is None:
         return None
     out = op.results[0]
+    if _is_activated(op):
+        return _ending_at(match, out, is_parameter)
     user = _sole_user(out)
-    if user is not None and not _is_activated(op) and is_float_activation(user):
+    if user is not None and is_float_activation(user):
         # as if fused: convert-to-int dequantizes the accumulator for it
-        out = user.results[0]
+        return _ending_at(match, user.results[0], is_parameter)
+    if _is_add_of(user, out, constant=True, is_parameter=is_parameter):
+        out = user.output  # bias add
+    return match_after_bias(match, out, is_parameter)
+
+
+def match_after_bias(
+    match: LayerMatch, out: SSAValue, is_parameter: Callable[[SSAValue], bool]
+) -> LayerMatch:
+    """The pattern continued from the layer's biased output `out`: a bypass
+    add, an activation, a post-activation bypass add."""
+    user = _sole_user(out)
+    if _is_add_of(user, out, constant=False, is_parameter=is_parameter):
+        # a bypass before the activation: both inputs, then its (activated) output
+        match.activations += [out, _other_operand(user, out)]
+        out = user.output
         user = _sole_user(out)
-    elif not _is_activated(op):
-        if _is_add_of(user, out, constant=True, is_parameter=is_parameter):
-            out = user.output  # bias add
-            user = _sole_user(out)
-        if _is_add_of(user, out, constant=False, is_parameter=is_parameter):
-            # a bypass before the activation: both inputs, then its (activated) output
-            match.activations += [out, _other_operand(user, out)]
-            out = user.output
-            user = _sole_user(out)
-        if isinstance(user, ACTIVATIONS):
-            out = user.output
-            user = _sole_user(out)
+    if isinstance(user, ACTIVATIONS):
+        out = user.output
+    return _ending_at(match, out, is_parameter)
+
+
+def _ending_at(match: LayerMatch, out: SSAValue, is_parameter) -> LayerMatch:
     match.activations.append(out)
+    user = _sole_user(out)
     if _is_add_of(user, out, constant=False, is_parameter=is_parameter):
         match.activations.append(user.output)  # post-activation bypass
     return match

@@ -14,6 +14,14 @@ counter `fake_quantization_step` is incremented once per run, and each fake
 quantization is used only from the step where the counter reaches N (the
 ranges update from the first step on), as create_training_graph's tf.cond.
 
+On a forward graph (gradients not derived yet, as create_training_graph
+wants it) training-mode batch norms are first folded into their layer with
+TF's correction factors and `freeze_bn_delay`, inference-mode ones (an eval
+graph's) as create_eval_graph folds them (fold_batch_norms_training.py);
+the folded layer's weights (`mul_fold`) and its activation after the folded
+bias are then quantized, the original layer, left computing the batch
+statistics, is not.
+
 The graph's gradients, which TensorFlow derived from the float graph, are
 rewritten as TensorFlow derives them through FakeQuantWithMinMaxVars (straight
 through inside the nudged range): a quantized weight's optimizer update
@@ -55,7 +63,8 @@ from graph_opt.dialects.tf_state import (
     VariableType,
 )
 from graph_opt.frontend.names import location_names, set_name_hint
-from graph_opt.passes.quantize_patterns import LayerMatch, match_layer
+from graph_opt.passes.fold_batch_norms_training import fold_batch_norms
+from graph_opt.passes.quantize_patterns import LayerMatch, match_after_bias, match_layer
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
 
@@ -71,6 +80,7 @@ class TrainingQuantization:
     activation_bits: int
     quant_delay: int
     ema_decay: float
+    freeze_bn_delay: int | None = None
 
 
 def variable_read(value: SSAValue) -> ReadOp | None:
@@ -125,37 +135,44 @@ class _Rewrite:
         self.block = block
         self.options = options
         self.created: set[Operation] = set()
-        self.active = self._activation_flag() if options.quant_delay > 0 else None
+        self._step: SSAValue | None = None
+        self._active: SSAValue | None = None
 
     def inserter(self, point: InsertPoint) -> _Inserter:
         return _Inserter(point, self.created)
 
-    def _activation_flag(self) -> SSAValue:
-        """`fake_quantization_step` incremented, compared with quant_delay."""
-        at = self.inserter(InsertPoint.at_start(self.block))
-        props = {
-            "var_name": StringAttr(STEP_NAME),
-            "initial_value": from_numpy(np.asarray(0, np.int64)),
-            "resource": UnitAttr(),
-        }
-        step = at.add(
-            VariableOp.create(
-                properties=props, result_types=[VariableType(tensor_type(i64, ()))]
-            ),
-            STEP_NAME,
-        )
-        one = at.constant(1, f"{STEP_NAME}/one", np.int64)
-        count = at.add(
-            AssignAddOp.create_inferred([step, one]), f"{STEP_NAME}/AssignAdd"
-        )
-        delay = at.constant(self.options.quant_delay, "quant_delay", np.int64)
-        return at.add(GreaterEqualOp.create_inferred([count, delay]), "activate_quant")
+    def step_flag(self, delay: int, delay_name: str, flag_name: str) -> SSAValue:
+        """Whether `fake_quantization_step`, incremented once per run (the
+        first run sees 1), has reached `delay`."""
+        if self._step is None:
+            at = self.inserter(InsertPoint.at_start(self.block))
+            props = {
+                "var_name": StringAttr(STEP_NAME),
+                "initial_value": from_numpy(np.asarray(0, np.int64)),
+                "resource": UnitAttr(),
+            }
+            step = at.add(
+                VariableOp.create(
+                    properties=props, result_types=[VariableType(tensor_type(i64, ()))]
+                ),
+                STEP_NAME,
+            )
+            one = at.constant(1, f"{STEP_NAME}/one", np.int64)
+            self._step = at.add(
+                AssignAddOp.create_inferred([step, one]), f"{STEP_NAME}/AssignAdd"
+            )
+        at = self.inserter(InsertPoint.after(self._step.owner))  # type: ignore[arg-type]
+        bound = at.constant(delay, delay_name, np.int64)
+        return at.add(GreaterEqualOp.create_inferred([self._step, bound]), flag_name)
 
     def delayed(self, at: _Inserter, quantized: SSAValue, plain: SSAValue, name: str):
-        if self.active is None:
+        if self.options.quant_delay <= 0:
             return quantized
+        if self._active is None:
+            delay = self.options.quant_delay
+            self._active = self.step_flag(delay, "quant_delay", "activate_quant")
         return at.add(
-            SelectOp.create_inferred([self.active, quantized, plain]),
+            SelectOp.create_inferred([self._active, quantized, plain]),
             f"{name}/delayed_quant",
         )
 
@@ -270,20 +287,41 @@ def _is_incoming_gradient(value: SSAValue, prefix: str) -> bool:
 
 
 def quantize_training_graph(block: Block, options: TrainingQuantization) -> None:
-    # create_training_graph quantizes Conv2D, MatMul and DepthwiseConv2dNative:
-    # not Conv2DBackpropInput (nn.conv_transpose), a conv's input gradient here
-    matches = [
-        m
-        for op in list(block.ops)
-        if not isinstance(op, ConvTransposeOp) and (m := match_layer(op, is_parameter))
-    ]
+    rewrite = _Rewrite(block, options)
+    delay = options.freeze_bn_delay
+    freeze = None
+    if delay is not None:
+
+        def freeze(name: str) -> SSAValue:
+            return rewrite.step_flag(delay, f"{name}/y", name)
+
+    folded = {
+        f.layer: f
+        for f in fold_batch_norms(
+            block, lambda point: _Inserter(point, set()), freeze, is_parameter
+        )
+    }
+    originals = {f.original for f in folded.values()}
+    matches = []
+    for op in list(block.ops):
+        if op in folded:
+            rank = len(op.operands[1].type.get_shape())  # type: ignore[attr-defined]
+            start = LayerMatch(op, 1, rank - 1)
+            matches.append(match_after_bias(start, folded[op].output, is_parameter))
+        elif (
+            op not in originals
+            # create_training_graph quantizes Conv2D, MatMul and DepthwiseConv2dNative:
+            # not Conv2DBackpropInput (nn.conv_transpose), a conv's input gradient here
+            and not isinstance(op, ConvTransposeOp)
+            and (match := match_layer(op, is_parameter))
+        ):
+            matches.append(match)
     record("layers quantized", len(matches))
     if not matches:
         warn(
             "quantize: found no conv, matmul or gemm layer with variable or constant weights"
         )
         return
-    rewrite = _Rewrite(block, options)
     unmasked = []
     for match in matches:
         layer_name = (location_names(match.layer) or ["layer"])[0]

@@ -41,6 +41,8 @@ def string_valued(node: NodeDef) -> bool:
 
 CONTROL_INPUTS_ATTR = "tf.control_inputs"
 DEVICE_ATTR = "tf.device"
+GRADIENT_OP_TYPE_ATTR = "tf.gradient_op_type"
+"""A node's `_gradient_op_type`: the gradient TensorFlow registers for it instead."""
 
 
 class EffectfulFunctions:

@@ -4,7 +4,13 @@ and attributes (T, data_format, padding, strides, dilations)."""
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseArrayBase, FloatAttr, IntegerAttr
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+)
 from xdsl.ir import Operation
 
 from graph_opt.dialects.nn import compare as c
@@ -34,6 +40,7 @@ from graph_opt.dialects.nn.training import (
     BatchNormTrainingOp,
     ConvFilterGradOp,
 )
+from graph_opt.frontend.tensorflow.effects import GRADIENT_OP_TYPE_ATTR
 from graph_opt.frontend.tensorflow.graph_export import (
     DataType,
     GraphExporter,
@@ -377,6 +384,9 @@ def export_batch_norm_training(e, op):
     attrs["exponential_avg_factor"] = float_value(
         op.properties, "exponential_avg_factor", 1.0
     )
+    gradient = op.attributes.get(GRADIENT_OP_TYPE_ATTR)
+    if isinstance(gradient, StringAttr):
+        attrs["_gradient_op_type"] = gradient.data
     node = e.add("FusedBatchNormV3", op.operands, **attrs)
     return e.outputs(node, 5)
 

@@ -233,3 +233,21 @@ def test_graph_opt_run_trains_one_step(tmp_path: Path):
     assert run.returncode == 0, run.stderr
     variables = np.load(tmp_path / "vars.npz")
     np.testing.assert_allclose(variables["w"], data["after0/w"], atol=TOLERANCE)
+
+
+def test_a_batch_norms_gradient_op_type_survives_import_and_export(tmp_path: Path):
+    """contrib/quantize's folded batch norm names the gradient TensorFlow uses
+    instead of its own (`_gradient_op_type`): kept through graph-opt."""
+    from graph_opt.frontend.tensorflow.schema import GraphDef
+
+    graph = load_graph_def(str(TRAINING / "forward_conv_bn_relu.pbtxt"))
+    bn = next(node for node in graph.node if node.name == "bn")
+    bn.attr["_gradient_op_type"].s = b"FoldFusedBatchNormGrad"
+    module = import_graph_def(graph, outputs=["loss", "update"])
+    (op,) = [op for op in module.walk() if isinstance(op, BatchNormTrainingOp)]
+    assert op.attributes["tf.gradient_op_type"].data == "FoldFusedBatchNormGrad"
+    api.save(module, tmp_path / "out.pb")
+    exported = GraphDef()
+    exported.ParseFromString((tmp_path / "out.pb").read_bytes())
+    bn = next(node for node in exported.node if node.name == "bn")
+    assert bn.attr["_gradient_op_type"].s == b"FoldFusedBatchNormGrad"

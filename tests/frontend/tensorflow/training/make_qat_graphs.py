@@ -53,15 +53,22 @@ class Quantization:
 
     def __init__(self):
         self.active = None
+        self.count = None
 
-    def _delayed(self, quantized, plain, scope: str):
-        if self.active is None:
+    def step(self):
+        """common.CreateOrGetQuantizationStep: the counter incremented once per
+        run (first run 1)."""
+        if self.count is None:
             step = tf1.get_variable(
                 "fake_quantization_step", initializer=tf.constant(0, tf.int64),
                 trainable=False, use_resource=True,
             )  # fmt: skip
-            count = tf.identity(step.assign_add(1), name="step")
-            self.active = tf.greater_equal(count, np.int64(QUANT_DELAY))
+            self.count = tf.identity(step.assign_add(1), name="step")
+        return self.count
+
+    def _delayed(self, quantized, plain, scope: str):
+        if self.active is None:
+            self.active = tf.greater_equal(self.step(), np.int64(QUANT_DELAY))
         return tf1.cond(
             self.active, lambda: quantized, lambda: plain, name=f"{scope}/delayed_quant"
         )
