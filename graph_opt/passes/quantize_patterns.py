@@ -45,6 +45,8 @@ class LayerMatch:
     """The weight's output-channel axis (for per-channel ranges)."""
     activations: list[SSAValue] = field(default_factory=list)
     """Tensors to quantize with calibrated ranges, in graph order."""
+    output: SSAValue | None = None
+    """The layer's (activated) output: create_training_graph's `act_quant`."""
 
 
 def weight_operand(op: Operation) -> tuple[int, int] | None:
@@ -153,6 +155,7 @@ def match_after_bias(
 
 def _ending_at(match: LayerMatch, out: SSAValue, is_parameter) -> LayerMatch:
     match.activations.append(out)
+    match.output = out
     user = _sole_user(out)
     if _is_add_of(user, out, constant=False, is_parameter=is_parameter):
         match.activations.append(user.output)  # post-activation bypass

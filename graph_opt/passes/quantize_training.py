@@ -7,7 +7,8 @@ Each layer weight gets a LastValueQuantize: `<layer>/weights_quant/min|max`
 variables assigned the weight's min and max (widened to contain 0) every step,
 and a narrow-range nn.fake_quant_vars reading the assigned values. Each
 activation gets a MovingAvgQuantize: `<producer>/act_quant/min|max` variables
-(initially -6 and 6) moved toward the batch's min and max by
+(initially 0 and 6 on a layer's activated output, TF's act_quant, and -6 and 6
+on a bypass add's inputs and output) moved toward the batch's min and max by
 `var -= (var - value) * (1 - ema_decay)` (assign_moving_average without zero
 debiasing), and a full-range fake quantization. With `quant_delay` N, a step
 counter `fake_quantization_step` is incremented once per run, and each fake
@@ -70,6 +71,9 @@ from graph_opt.statistics import record
 
 STEP_NAME = "fake_quantization_step"
 INITIAL_RANGE = (-6.0, 6.0)
+"""Where _InsertQuantOp starts a range (weights, conv_quant, add_quant)."""
+OUTPUT_RANGE = (0.0, 6.0)
+"""Where act_quant, on a layer's activated output, starts (init_min=0.0)."""
 GRADIENT_OPERAND = {ApplyGradientDescentOp: 2, ApplyMomentumOp: 3, ApplyAdamOp: 9}
 """The gradient operand of each optimizer update."""
 
@@ -234,7 +238,9 @@ class _Rewrite:
         out = at.add(grad, f"{scope}/gradient")
         return self.delayed(at, out, gradient, f"{scope}/gradient")
 
-    def quantize_activation(self, value: SSAValue) -> bool:
+    def quantize_activation(
+        self, value: SSAValue, initial_range: tuple[float, float]
+    ) -> bool:
         producer = value.owner
         name = (location_names(producer) or [value.name_hint or "activation"])[0]  # type: ignore[arg-type]
         scope = f"{name}/act_quant"
@@ -242,7 +248,7 @@ class _Rewrite:
         low, high = self.batch_range(at, value, scope)
         decay = at.constant(np.float32(1.0 - self.options.ema_decay), f"{scope}/decay")
         bounds = []
-        for bound, batch, initial in zip(("min", "max"), (low, high), INITIAL_RANGE):
+        for bound, batch, initial in zip(("min", "max"), (low, high), initial_range):
             ema = f"{scope}/Assign{bound.title()}Ema"
             variable = _variable(at, f"{scope}/{bound}", initial)
             current = at.add(ReadOp.create_inferred([variable]), f"{ema}/read")
@@ -331,8 +337,10 @@ def quantize_training_graph(block: Block, options: TrainingQuantization) -> None
             unmasked.append(f"{layer_name} weights")
     activations = list(dict.fromkeys(v for m in matches for v in m.activations))
     record("activations quantized", len(activations))
+    outputs = {m.output for m in matches}
     for value in activations:
-        if not rewrite.quantize_activation(value):
+        initial = OUTPUT_RANGE if value in outputs else INITIAL_RANGE
+        if not rewrite.quantize_activation(value, initial):
             unmasked.append(f"{value.name_hint} activations")
     record("quantizations without gradient", len(unmasked))
     trains = any(type(op) in GRADIENT_OPERAND for op in block.ops)

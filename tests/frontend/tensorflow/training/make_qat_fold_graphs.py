@@ -175,10 +175,10 @@ class EvalQuantization:
     is_training=False (create_eval_graph): FakeQuant reading the range variables."""
 
     @staticmethod
-    def _quantized(value, scope: str, narrow: bool):
+    def _quantized(value, scope: str, narrow: bool, init_min: float):
         bounds = [
             Quantization._range_variable(f"{scope}/{bound}", initial)
-            for bound, initial in (("min", -6.0), ("max", 6.0))
+            for bound, initial in (("min", init_min), ("max", 6.0))
         ]
         return tf.quantization.fake_quant_with_min_max_vars(
             value, *bounds, num_bits=8, narrow_range=narrow, name=scope
@@ -186,11 +186,11 @@ class EvalQuantization:
 
     def weight(self, variable, layer: str):
         return self._quantized(
-            tf.convert_to_tensor(variable), f"{layer}/weights_quant", True
+            tf.convert_to_tensor(variable), f"{layer}/weights_quant", True, -6.0
         )
 
     def activation(self, value, producer: str):
-        return self._quantized(value, f"{producer}/act_quant", False)
+        return self._quantized(value, f"{producer}/act_quant", False, 0.0)
 
 
 def _unchanged(tensor, name):

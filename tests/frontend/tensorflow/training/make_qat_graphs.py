@@ -15,7 +15,7 @@ fake_quantization_step), before the optimizer derives the gradients:
   conv1's output, the bias add after conv2, the dense layer's result):
   `<producer>/act_quant/min|max` moving toward the batch's min and max
   (assign_moving_average without zero debiasing, decay EMA_DECAY);
-- ranges initially [-6, 6]; each fake quantization used from step QUANT_DELAY
+- weight ranges initially [-6, 6], activation ranges (act_quant) [0, 6]; each fake quantization used from step QUANT_DELAY
   on (the step counter incremented once per run, first run 1).
 
 Writes qat_conv_bn_relu.npz: `after<k>/<variable>` of the reference after each
@@ -103,7 +103,8 @@ class Quantization:
         low, high = self._batch_range(value)
         decay = np.float32(1.0 - EMA_DECAY)
         bounds = []
-        for bound, batch, initial in (("min", low, -6.0), ("max", high, 6.0)):
+        # act_quant: _InsertQuantOp(..., init_min=0.0) in contrib's quantize.py
+        for bound, batch, initial in (("min", low, 0.0), ("max", high, 6.0)):
             variable = self._range_variable(f"{scope}/{bound}", initial)
             bounds.append(variable.assign_sub((variable - batch) * decay))
         quant = tf.quantization.fake_quant_with_min_max_vars(
