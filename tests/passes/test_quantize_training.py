@@ -137,3 +137,23 @@ def test_export_has_create_training_graphs_nodes(tmp_path):
     ]
     assert nodes["conv1/weights_quant/AssignMinLast"].op == "AssignVariableOp"
     assert nodes["fake_quantization_step"].op == "VarHandleOp"
+
+
+def test_export_imports_again_and_trains_to_the_reference(tmp_path):
+    """A quantization-aware training graph as TensorFlow holds it: the
+    FakeQuantWithMinMaxVars on range variables and their gradients import as
+    nn.fake_quant_vars(_grad), and the re-imported graph trains to TF's values."""
+    from graph_opt import api
+
+    api.save(rewritten(quant_delay=QUANT_DELAY, ema_decay=EMA_DECAY), tmp_path / "q.pb")
+    module = import_graph_def(load_graph_def(str(tmp_path / "q.pb")), outputs=["train"])
+    kinds = [type(op) for op in module.walk()]
+    assert kinds.count(FakeQuantVarsOp) == 6 and kinds.count(FakeQuantVarsGradOp) == 6
+    expected = stored("")
+    session = Session()
+    for step, feed in enumerate(batches()):
+        session.run(module, feed)
+        for name, value in expected[step].items():
+            np.testing.assert_allclose(
+                session.variables[name], value, atol=TOLERANCE, err_msg=name
+            )

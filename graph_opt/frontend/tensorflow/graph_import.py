@@ -104,6 +104,8 @@ class ImportBuilder:
         self.context = context or ImportContext({}, allow_opaque=False)
         self.control_effects: list[str] = []
         """The node's control inputs that run after side effects."""
+        self.used_outputs = 1
+        """How many of the node's outputs the graph reads (the highest index + 1)."""
         self.state_nodes: set[str] = set()
         """The nodes imported so far that change state, or group such changes."""
 
@@ -520,6 +522,7 @@ def _import_node(
             return _effect(b, node, inputs)
         if node.op not in IMPORTERS:
             raise Declined("unsupported op")
+        b.used_outputs = used
         produced = IMPORTERS[node.op](b, node, inputs)
     except Declined as e:
         if not allow_opaque:

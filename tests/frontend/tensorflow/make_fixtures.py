@@ -91,6 +91,7 @@ class GraphBuilder:
     def placeholder(self, name: str, shape, dtype: int = FLOAT):
         node = self.node(name, "Placeholder", dtype=Type(dtype))
         if shape is not None:
+            node.attr["shape"].shape.SetInParent()  # a scalar has a shape too
             for size in shape:
                 node.attr["shape"].shape.dim.add(size=size)
         return node

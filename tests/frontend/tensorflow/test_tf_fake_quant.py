@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from make_fixtures import FIXTURES, GraphBuilder
 
-from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.dialects.nn.quant_training import FakeQuantVarsGradOp, FakeQuantVarsOp
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function
@@ -54,20 +54,45 @@ def test_interpreter_matches_tensorflow(name, input_set):
             np.testing.assert_array_equal(actual[i], expected, err_msg=output)
 
 
-def test_runtime_range_is_declined_and_bad_ranges_are_errors():
+def test_runtime_range_is_a_fake_quant_vars_computing_the_same():
+    """A range the graph computes (quantization-aware training's variables)
+    gives nn.fake_quant_vars, which computes what nn.fake_quant does."""
+    g = GraphBuilder()
+    g.placeholder("x", [2, 3])
+    g.placeholder("low", [])
+    g.const("high", np.float32(1.0))
+    g.node("fq", "FakeQuantWithMinMaxVars", ["x", "low", "high"], num_bits=8)
+    module = import_graph_def(g.graph)
+    assert [type(op) for op in module.walk()].count(FakeQuantVarsOp) == 1
+    x = np.linspace(-2, 2, 6, dtype=np.float32).reshape(2, 3)
+    (actual,) = run_function(module, [x, np.float32(-0.5)])
+    g.const("low_const", np.float32(-0.5))
+    g.nodes["fq"].input[1] = "low_const"
+    module = import_graph_def(g.graph, outputs=["fq"])
+    assert [type(op) for op in module.walk()].count(FakeQuantOp) == 1
+    (expected,) = run_function(module, [x])
+    np.testing.assert_array_equal(actual, expected)
+
+
+def test_bad_ranges_are_errors_and_range_gradients_unsupported():
     g = GraphBuilder()
     g.placeholder("x", [2, 3])
     g.placeholder("low", [1])
     g.const("high", np.float32(1.0))
     g.node("fq", "FakeQuantWithMinMaxVars", ["x", "low", "high"], num_bits=8)
-    with pytest.raises(FrontendError, match=r"node 'fq' .*min must be a constant"):
+    with pytest.raises(FrontendError, match=r"node 'fq' .*min and max must be scalars"):
         import_graph_def(g.graph)
-    module = import_graph_def(g.graph, allow_opaque=True)
-    assert [op.op_type.data for op in module.walk() if isinstance(op, OpaqueOp)] == [
-        "FakeQuantWithMinMaxVars"
-    ]
     g = GraphBuilder()
     g.placeholder("x", [2, 3])
     g.node("fq", "FakeQuantWithMinMaxArgs", ["x"], min=1.0, max=-1.0)
     with pytest.raises(FrontendError, match="min must be smaller than max"):
         import_graph_def(g.graph)
+    g = GraphBuilder()
+    for name, shape in (("dy", [4]), ("x", [4]), ("low", []), ("high", [])):
+        g.placeholder(name, shape)
+    g.node("grad", "FakeQuantWithMinMaxVarsGradient", ["dy", "x", "low", "high"])
+    module = import_graph_def(g.graph, outputs=["grad"])
+    assert [type(op) for op in module.walk()].count(FakeQuantVarsGradOp) == 1
+    g.node("min_grad", "Identity", ["grad:1"])
+    with pytest.raises(FrontendError, match="gradients for min and max"):
+        import_graph_def(g.graph, outputs=["min_grad"])
