@@ -40,6 +40,7 @@ from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
+from graph_opt.passes.convert_to_int_mean import MEAN_OPS, lower_mean
 from graph_opt.passes.convert_to_int_params import (
     INT8_MAX,
     INT8_MIN,
@@ -304,6 +305,8 @@ def lower_producer(
         lowered = lower_add(core, params)
     elif isinstance(core, ConcatOp):
         lowered = lower_concat(core, params)
+    elif isinstance(core, MEAN_OPS):
+        lowered = lower_mean(core, params)
     else:
         lowered = lower_linear(core, requantized(params))
     return None if lowered is None else (lowered, act)
