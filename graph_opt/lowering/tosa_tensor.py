@@ -262,16 +262,24 @@ def is_narrowing(source, target) -> bool:
     )
 
 
+def is_i32_sum(op: Operation, x: SSAValue) -> bool:
+    """An i32 nn.reduce_sum (convert-to-int's integer mean), which TOSA's
+    integer profile has."""
+    return isinstance(op, ReduceSumOp) and element_of(x) == i32
+
+
 class LowerReductions(LoweringPattern):
     """nn.reduce_{sum,mean,max,min,prod,any,all} -> per-axis tosa.reduce_*; mean
-    scales the sum."""
+    scales the sum; i32 sums too."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if type(op) not in TOSA_REDUCTIONS:
             return
         x = op.operands[0]
-        if not is_float(x) and not isinstance(op, BOOL_REDUCTIONS):
-            self.decline(op, "integer reductions do not lower to TOSA")
+        if not (is_float(x) or isinstance(op, BOOL_REDUCTIONS) or is_i32_sum(op, x)):
+            self.decline(
+                op, "integer reductions other than i32 sums do not lower to TOSA"
+            )
             return
         shape = shape_of(x)
         axes = reduced_axes(op.properties, len(shape))

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from graph_opt import api
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.frontend.tensorflow.saved_model import import_saved_model
 from graph_opt.interpreter import run_function
 from graph_opt.lowering.to_tosa import LowerToTosaPass
 from graph_opt.passes.optimize import OptimizePass
@@ -168,3 +169,22 @@ def test_filecheck_case_lowers_to_ir_upstream_mlir_verifies(chunk):
     LowerToTosaPass().apply(api.context(), module)
     with ir.Context():
         assert ir.Module.parse(generic_text(module)).operation.verify()
+
+
+def test_converted_qat_model_runs_on_iree_bit_exact():
+    """The tfmot QAT model after convert-to-int (int8 convs, mean and dense)
+    lowered to TOSA: IREE's outputs are the interpreter's bit for bit."""
+    module = api.run(
+        import_saved_model(TF_CORPUS / "qat_conv_bn_saved_model"),
+        "optimize,quantize,convert-to-int",
+    )
+    assert "nn.reduce_sum" in {op.name for op in module.walk()}
+    compiled = CompiledGraphs(module)
+    (function,) = module.ops
+    name = function.sym_name.data  # type: ignore[attr-defined]
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        inputs = compiled.inputs(name, rng)
+        np.testing.assert_array_equal(
+            compiled.run(name, inputs)[0], run_function(module, inputs)[0]
+        )
