@@ -29,7 +29,7 @@ from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from graph_opt.dialects.nn.fused import FusedActivation, FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
-from graph_opt.dialects.nn.pool import MaxPoolOp
+from graph_opt.dialects.nn.pool import AvgPoolOp, MaxPoolOp
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
     QConvOp,
@@ -40,7 +40,6 @@ from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
-from graph_opt.passes.convert_to_int_mean import MEAN_OPS, lower_mean
 from graph_opt.passes.convert_to_int_params import (
     INT8_MAX,
     INT8_MIN,
@@ -60,6 +59,7 @@ from graph_opt.passes.convert_to_int_params import (
     rescale_channels,
     unsigned_to_int8,
 )
+from graph_opt.passes.convert_to_int_pool import MEAN_OPS, lower_avg_pool, lower_mean
 from graph_opt.passes.fusion_patterns import activation_of, activation_op
 from graph_opt.quantization.fake_quant_math import fake_quant
 
@@ -307,6 +307,8 @@ def lower_producer(
         lowered = lower_concat(core, params)
     elif isinstance(core, MEAN_OPS):
         lowered = lower_mean(core, params)
+    elif isinstance(core, AvgPoolOp):
+        lowered = lower_avg_pool(core, params)
     else:
         lowered = lower_linear(core, requantized(params))
     return None if lowered is None else (lowered, act)

@@ -1,6 +1,7 @@
-"""convert-to-int's integer means (nn.reduce_mean, nn.global_avg_pool): the int8
-graph computes what the fake-quantized float graph does within one output
-step on random inputs, and what stays float on int8 values is reported."""
+"""convert-to-int's integer means (nn.reduce_mean, nn.global_avg_pool) and
+average pools (nn.qavg_pool): the int8 graph computes what the fake-quantized
+float graph does within one output step on random inputs, and what stays
+float on int8 values is reported."""
 
 from __future__ import annotations
 
@@ -76,6 +77,54 @@ def test_integer_mean_is_within_one_step_of_fake_quant(name, ranges):
     names = [op.name for op in converted.walk()]
     assert names.count("nn.reduce_sum") == 1 and names.count("nn.rescale") == 2
     assert "nn.reduce_mean" not in names and "nn.global_avg_pool" not in names
+    steps = output_steps(module, converted, shape, ranges)
+    assert steps.max() <= 1.001
+    assert (steps > 0.5).mean() < 0.05  # off by one at rounding ties only
+
+
+def out_shape(module: ModuleOp) -> tuple[int, ...]:
+    (function,) = module.ops
+    return function.function_type.outputs.data[0].get_shape()  # type: ignore[attr-defined]
+
+
+AVG_POOLS = {
+    "avg_pool_same_nhwc": (
+        "nn.avg_pool",
+        '{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", data_layout = "NHWC"}',
+        "tensor<1x4x4x3xf32>",
+        (1, 7, 7, 3),
+    ),
+    "avg_pool_pads_ceil_nchw": (
+        "nn.avg_pool",
+        "{kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 0>, ceil_mode = 1 : i64}",
+        "tensor<1x2x4x3xf32>",
+        (1, 2, 6, 5),
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("ranges", "ties"),
+    [(((0.0, 3.0), (0.0, 3.0)), 0.05), (((-1.0, 2.0), (-0.7, 1.3)), 0.5)],
+)
+@pytest.mark.parametrize("name", sorted(AVG_POOLS))
+def test_integer_avg_pool_is_within_one_step_of_fake_quant(name, ranges, ties):
+    """At the input's scale one rounding (off by one at ties); at an output
+    scale up to twice finer, a second (the rescale after TOSA's pool), still
+    within one step."""
+    *op, shape = AVG_POOLS[name]
+    text = mean_graph(tuple(op), shape, *ranges)
+    converted = api.run(api.parse(text), "convert-to-int")
+    names = [op.name for op in converted.walk()]
+    assert "nn.qavg_pool" in names and "nn.avg_pool" not in names
+    assert names.count("nn.rescale") == (ranges[0] != ranges[1])
+    steps = output_steps(api.parse(text), converted, shape, ranges)
+    assert steps.max() <= 1.001
+    assert (steps > 0.5).mean() < ties
+
+
+def output_steps(module, converted, shape, ranges) -> np.ndarray:
+    """|converted - module| in output steps, on inputs over the input range."""
     scale = float(nudge([ranges[1][0]], [ranges[1][1]], 8, False).scale[0])
     rng = np.random.default_rng(7)
     steps = []
@@ -85,15 +134,8 @@ def test_integer_mean_is_within_one_step_of_fake_quant(name, ranges):
         x = rng.uniform(low - 0.2, high + 0.2, shape).astype(np.float32)
         (expected,) = run_function(module, [x])
         (actual,) = run_function(converted, [x])
-        steps.append(np.abs(actual - expected) / scale)
-    steps = np.concatenate([s.ravel() for s in steps])
-    assert steps.max() <= 1.001
-    assert (steps > 0.5).mean() < 0.05  # off by one at rounding ties only
-
-
-def out_shape(module: ModuleOp) -> tuple[int, ...]:
-    (function,) = module.ops
-    return function.function_type.outputs.data[0].get_shape()  # type: ignore[attr-defined]
+        steps.append((np.abs(actual - expected) / scale).ravel())
+    return np.concatenate(steps)
 
 
 def float_mean_module() -> ModuleOp:
