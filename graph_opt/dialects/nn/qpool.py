@@ -15,8 +15,10 @@ class QAvgPoolOp(PoolOp):
     x - input_zp over the positions inside the input (padding does not
     count), count = their number, and the result is
     saturate(apply_scale_32(acc, reciprocal_scale(count)) + output_zp): acc /
-    count rounded half up. The result has the input's scale; layout, kernel,
-    strides, pads and ceil_mode are nn.avg_pool's."""
+    count to the nearest integer (reciprocal_scale's multiplier, a bit above
+    2^shift / count, may take a negative tie down). The result has the
+    input's scale; layout, kernel, strides, pads and ceil_mode are
+    nn.avg_pool's."""
 
     name = "nn.qavg_pool"
     input_zp = opt_prop_def(IntegerAttr)
