@@ -188,3 +188,30 @@ def test_converted_qat_model_runs_on_iree_bit_exact():
         np.testing.assert_array_equal(
             compiled.run(name, inputs)[0], run_function(module, inputs)[0]
         )
+
+
+POOLS_FAKE_QUANT = """
+func.func @pools(%x: tensor<1x3x7x7xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x1x1xf32>) {
+  %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 2.0>, num_bits = 8 : i64} : (tensor<1x3x7x7xf32>) -> tensor<1x3x7x7xf32>
+  %1 = nn.avg_pool %0 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
+  %2 = nn.fake_quant %1 {min = array<f32: -0.7>, max = array<f32: 1.3>, num_bits = 8 : i64} : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %3 = nn.global_avg_pool %0 : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>
+  %4 = nn.fake_quant %3 {min = array<f32: -0.4>, max = array<f32: 0.9>, num_bits = 8 : i64} : (tensor<1x3x1x1xf32>) -> tensor<1x3x1x1xf32>
+  func.return %2, %4 : tensor<1x3x4x4xf32>, tensor<1x3x1x1xf32>
+}"""
+
+
+def test_converted_pools_run_on_iree_bit_exact():
+    """convert-to-int's nn.qavg_pool + rescale and its i32-sum mean, lowered:
+    IREE's outputs are the interpreter's bit for bit."""
+    module = api.run(api.parse(POOLS_FAKE_QUANT), "convert-to-int")
+    names = {op.name for op in module.walk()}
+    assert {"nn.qavg_pool", "nn.reduce_sum"} <= names
+    compiled = CompiledGraphs(module)
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        inputs = [rng.uniform(-1.2, 2.2, (1, 3, 7, 7)).astype(np.float32)]
+        for got, want in zip(
+            compiled.run("pools", inputs), run_function(module, inputs)
+        ):
+            np.testing.assert_array_equal(got, want)
