@@ -39,7 +39,9 @@ class ConvertToIntPass(ModulePass):
     nn.rescale by a fixed-point multiplier and shift (per tensor or per output
     channel) to the output's scale, with the activation folded into a clamp.
     Adds of int8 values rescale both sides to a common i32 scale; means
-    (reduce_mean, global_avg_pool) are i32 sums rescaled once; max_pool,
+    (reduce_mean, global_avg_pool) are i32 sums rescaled once; a 2-D avg_pool
+    not counting padding is nn.qavg_pool (TOSA AVG_POOL2D), rescaled when
+    the output scale differs; max_pool,
     reshape, transpose, pad and concat run on int8. Ops that cannot take int8
     stay float between nn.dequantize and nn.quantize, each reported (statistics
     per op kind and a warning); their weight fake quants fold to constants. Outputs are dequantized. With `unsigned-io`, graph
