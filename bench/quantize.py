@@ -19,7 +19,7 @@ optimizations (int8 kernels: "int8" rows) and unoptimized (QDQ as float
 math, what fake quantization computes: "float" rows). `nodes` counts ONNX
 nodes, or the non-constant ops of a graph-opt stage; `int8 MACs` the share of
 the convolutions' and matrix products' multiply-accumulates computed in int8
-(graph-opt: nn.qconv/nn.qmatmul after convert-to-int; onnxruntime: Conv,
+(graph-opt: nn.qconv/nn.qconv_transpose/nn.qmatmul after convert-to-int; onnxruntime: Conv,
 MatMul and Gemm whose data and weight inputs both come from a
 DequantizeLinear, which its optimizer turns into QLinear kernels). TFLite's
 converter is not compared: it needs the model in TensorFlow, and these are
@@ -94,12 +94,12 @@ HEADER = (
 
 
 def nn_int8_share(module) -> float:
-    """The share of conv and matrix-product MACs in nn.qconv / nn.qmatmul."""
+    """The share of conv and matrix-product MACs in nn.qconv / nn.qconv_transpose / nn.qmatmul."""
     from graph_opt.dialects.nn.conv import ConvolutionBase
     from graph_opt.dialects.nn.fused import FusedMatMulOp
     from graph_opt.dialects.nn.layout import channel_axis
     from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
-    from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp
+    from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp
     from graph_opt.dialects.nn.shapes import ranked
 
     int8 = total = 0
@@ -120,7 +120,7 @@ def nn_int8_share(module) -> float:
         else:
             continue
         total += macs
-        int8 += macs if isinstance(op, QConvOp | QMatMulOp) else 0
+        int8 += macs if isinstance(op, QConvOp | QConvTransposeOp | QMatMulOp) else 0
     return int8 / total if total else 0.0
 
 

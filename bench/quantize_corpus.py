@@ -10,13 +10,23 @@ settings below) and `convert-to-int`; the
 float module after `optimize` is the reference (it matches TensorFlow and
 onnxruntime on these models, see the corpus tests). Columns:
 
-- `int8 MACs`: the share of conv and matrix-product MACs in nn.qconv/nn.qmatmul;
+- `int8 MACs`: the share of conv and matrix-product MACs in nn.qconv,
+  nn.qconv_transpose or nn.qmatmul;
   `float`: how many convs and matmuls stay float.
 - `steps`: the largest difference between the int8 graph and its fake-quant
   graph, in steps of the output's quantization (the dequantize feeding the
   result; "-" when the output is float).
+- `fq ulp`: how far the fake-quant graph itself moves, in output steps, when
+  every input moves by one float32 ulp (up, then down; the largest over the
+  --eval inputs): a value rounded at a tie in float32 flips one level, and the
+  flip travels to the output. The integer convs, matmuls and adds round
+  exactly (i32 accumulators, 31-bit multipliers), so `steps` above 1 where
+  `fq ulp` is as large come from ties that the fake-quant graph's float32
+  arithmetic rounds the other way, not from the integer arithmetic.
 - `go err`, `ort err`, `tflite err`: max |output - float| / max |float| over
-  --eval other seeded inputs, for graph-opt's int8 graph (reference
+  --eval other seeded inputs; `go rms`, `ort rms`: the root mean square of
+  output - float over all of them, / max |float| (less sensitive to the one
+  worst logit than the max); for graph-opt's int8 graph (reference
   interpreter), onnxruntime's quantize_static (QDQ, int8, per-channel
   symmetric weights, asymmetric activations, MinMax on the same samples; run
   with onnxruntime's int8 kernels) of the model (TF models: graph-opt's ONNX
@@ -26,6 +36,11 @@ onnxruntime on these models, see the corpus tests). Columns:
   TFLite's int8 conv refuses) with the same samples as representative data (TF
   models, when `--tf-python` names a Python with TensorFlow; its `int8 ops`
   column counts convs and fully-connected ops with int8 inputs).
+- `check`: "ok", or what misses the goal: `float` (a conv or matmul stayed
+  float), `steps` (more than one output step from the fake-quant graph),
+  `err` (max error above onnxruntime's), `rms` (rms error above
+  onnxruntime's), each compared as printed (three digits). A last line counts
+  the models that miss it.
 
 Usage: python bench/quantize_corpus.py [--zoo /work/zoo] [--samples 16] [--eval 8]
        [--tf-python /work/tfenv/bin/python] [--models a,b]
@@ -125,6 +140,32 @@ def relative_error(outputs: list[np.ndarray], reference: list[np.ndarray]) -> fl
     return max(float(np.abs(o - r).max()) for o, r in zip(outputs, reference)) / scale
 
 
+def relative_rms(outputs: list[np.ndarray], reference: list[np.ndarray]) -> float:
+    scale = max(float(np.abs(r).max()) for r in reference)
+    squares = [np.square(o.astype(np.float64) - r) for o, r in zip(outputs, reference)]
+    return float(np.sqrt(np.mean(np.concatenate([q.ravel() for q in squares])))) / scale
+
+
+def as_printed(error: float) -> float:
+    """An error to the three significant digits the table shows."""
+    return float(f"{error:.2e}")
+
+
+def shortfalls(row: dict) -> str:
+    """What keeps a model from the goal: all layers int8, within one output
+    step of the fake-quant graph, errors no worse than onnxruntime's."""
+    missed = []
+    if row["float"] != "0":
+        missed.append("float")
+    if row["steps"] != "-" and float(row["steps"]) > 1:
+        missed.append("steps")
+    if as_printed(row["go err"]) > as_printed(row["ort err"]):
+        missed.append("err")
+    if as_printed(row["go rms"]) > as_printed(row["ort rms"]):
+        missed.append("rms")
+    return ",".join(missed) or "ok"
+
+
 def output_step(module) -> float | None:
     """The scale of the dequantize that gives the (first) result, if any."""
     from graph_opt.dialects.nn.qint import DequantizeOp
@@ -153,6 +194,14 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
     np.savez(work / "samples.npz", **{input_name: samples})
     api.run(module, f'calibrate{{inputs="{work / "samples.npz"}"}},{QUANTIZE}')
     fake_quant = [run_function(module, [x])[0] for x in evals]
+    perturbed = [
+        run_function(module, [np.nextafter(x, np.float32(toward))])[0]
+        for toward in (np.inf, -np.inf)
+        for x in evals
+    ]
+    moved = max(
+        float(np.abs(a - b).max()) for a, b in zip(perturbed, fake_quant + fake_quant)
+    )
     api.run(module, "convert-to-int")
     int8 = [run_function(module, [x])[0] for x in evals]
     step = output_step(module)
@@ -164,7 +213,9 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
         "int8 MACs": f"{nn_int8_share(module):.0%}",
         "float": str(sum(op.name in LINEAR_OPS for op in module.walk())),
         "steps": "-" if step is None else f"{steps / step:.2f}",
+        "fq ulp": "-" if step is None else f"{moved / step:.2f}",
         "go err": relative_error(int8, reference),
+        "go rms": relative_rms(int8, reference),
     }
 
 
@@ -198,7 +249,11 @@ def ort_error(float_onnx: Path, input_name: str, samples, evals, reference, work
     )  # fmt: skip
     session = ort.InferenceSession(str(quantized), providers=["CPUExecutionProvider"])
     outputs = [session.run(None, {input_name: x})[0] for x in evals]
-    return relative_error(outputs, reference), qdq_int8_share(quantized)
+    return (
+        relative_error(outputs, reference),
+        relative_rms(outputs, reference),
+        qdq_int8_share(quantized),
+    )
 
 
 def tflite_worker(frozen_graph: str, arrays: str, out: str) -> None:
@@ -261,8 +316,9 @@ def main() -> None:
     if args.tflite_worker:
         tflite_worker(*args.tflite_worker)
         return
-    columns = ["model", "int8 MACs", "float", "steps", "go err", "ort err",
-               "ort int8", "tflite err", "tflite int8"]  # fmt: skip
+    columns = ["model", "int8 MACs", "float", "steps", "fq ulp", "go err", "ort err",
+               "go rms", "ort rms", "ort int8", "tflite err", "tflite int8",
+               "check"]  # fmt: skip
     print(
         f"samples={args.samples} eval={args.eval}; err = max |out - float| / max |float|"
     )
@@ -273,6 +329,7 @@ def main() -> None:
         work = Path(tmp)
         models = tf_models() + (zoo_models(args.zoo, work) if args.zoo.exists() else [])
         wanted = set(filter(None, args.models.split(",")))
+        checked = missed = 0
         for model in models:
             if wanted and model.name not in wanted:
                 continue
@@ -282,10 +339,13 @@ def main() -> None:
             evals = list(rng.standard_normal((args.eval, *shape)).astype(np.float32))
             row = graph_opt_row(model, samples, evals, work)
             reference = row.pop("reference")
-            row["ort err"], share = ort_error(
+            row["ort err"], row["ort rms"], share = ort_error(
                 row.pop("float_onnx"), row.pop("input"), samples, evals, reference, work
             )
             row["ort int8"] = f"{share:.0%}"
+            row["check"] = shortfalls(row)
+            missed += row["check"] != "ok"
+            checked += 1
             row["tflite err"] = row["tflite int8"] = "-"
             if args.tf_python and model.frozen_graph is not None:
                 row["tflite err"], row["tflite int8"] = tflite_error(
@@ -297,6 +357,7 @@ def main() -> None:
             ]
             print("  ".join(f"{c:>22}" if i == 0 else f"{c:>10}" for i, c in enumerate(cells)),
                   flush=True)  # fmt: skip
+    print(f"check: {missed} of {checked} models miss the goal (column check)")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn.base import int_value, str_value
 from graph_opt.dialects.nn.conv import (
+    ConvolutionBase,
     ConvOp,
     ConvTransposeOp,
     resolve_pads,
@@ -150,27 +151,35 @@ class ConvFunctions(InterpreterFunctions):
     @impl(ConvTransposeOp)
     def run_conv_transpose(self, interpreter: Interpreter, op: ConvTransposeOp, args):
         x, w, *bias = args
-        channels_last = op.layout == CHANNELS_LAST
-        if channels_last:
-            x, w = to_channels_first(x), filter_to_oihw(w)
-        n = x.ndim - 2
-        strides, dilations, pads, auto_pad, output_padding, output_shape = (
-            ConvTransposeOp.transpose_props(op.properties, n)
-        )
-        pads, _ = transposed_pads_and_sizes(
-            list(x.shape[2:]),
-            list(w.shape[2:]),
-            strides,
-            dilations,
-            pads,
-            auto_pad,
-            output_padding,
-            output_shape,
-        )
-        group = int_value(op.properties, "group", 1)
-        out = conv_transpose_nchw(x, w, strides, pads, dilations, group, output_padding)
-        if bias:
-            out = out + bias[0].reshape((1, -1) + (1,) * n)
-        if channels_last:
-            out = to_channels_last(out)
-        return (np.ascontiguousarray(out),)
+        return (transposed_conv(op, x, w, bias[0] if bias else None),)
+
+
+def transposed_conv(
+    op: ConvolutionBase, x: np.ndarray, w: np.ndarray, bias: np.ndarray | None
+) -> np.ndarray:
+    """nn.conv_transpose's (or nn.qconv_transpose's) result for its properties,
+    in the dtype of x and w."""
+    channels_last = op.layout == CHANNELS_LAST
+    if channels_last:
+        x, w = to_channels_first(x), filter_to_oihw(w)
+    n = x.ndim - 2
+    strides, dilations, pads, auto_pad, output_padding, output_shape = (
+        ConvTransposeOp.transpose_props(op.properties, n)
+    )
+    pads, _ = transposed_pads_and_sizes(
+        list(x.shape[2:]),
+        list(w.shape[2:]),
+        strides,
+        dilations,
+        pads,
+        auto_pad,
+        output_padding,
+        output_shape,
+    )
+    group = int_value(op.properties, "group", 1)
+    out = conv_transpose_nchw(x, w, strides, pads, dilations, group, output_padding)
+    if bias is not None:
+        out = out + bias.reshape((1, -1) + (1,) * n)
+    if channels_last:
+        out = to_channels_last(out)
+    return np.ascontiguousarray(out)

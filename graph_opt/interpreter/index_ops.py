@@ -1,4 +1,4 @@
-"""Reference implementations of range, one_hot, top_k and gather_nd."""
+"""Reference implementations of range, one_hot, top_k, gather_nd and gather_elements."""
 
 from __future__ import annotations
 
@@ -37,6 +37,15 @@ def gather_nd(data: np.ndarray, indices: np.ndarray, batch: int) -> np.ndarray:
     return np.stack(parts).reshape(*batch_shape, *parts[0].shape)
 
 
+def gather_elements(data: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
+    """ONNX's GatherElements; indices may be smaller than data off the axis."""
+    window = tuple(
+        slice(None) if k == axis else slice(0, n) for k, n in enumerate(indices.shape)
+    )
+    indices = np.where(indices < 0, indices + data.shape[axis], indices)
+    return np.take_along_axis(data[window], indices, axis=axis)
+
+
 @register_impls
 class IndexFunctions(InterpreterFunctions):
     @impl(ix.RangeOp)
@@ -66,3 +75,11 @@ class IndexFunctions(InterpreterFunctions):
     def run_gather_nd(self, interpreter: Interpreter, op: ix.GatherNdOp, args):
         data, indices = args
         return (gather_nd(data, indices, int_value(op.properties, "batch_dims", 0)),)
+
+    @impl(ix.GatherElementsOp)
+    def run_gather_elements(
+        self, interpreter: Interpreter, op: ix.GatherElementsOp, args
+    ):
+        data, indices = args
+        axis = int_value(op.properties, "axis", 0) % data.ndim
+        return (gather_elements(data, indices, axis),)

@@ -13,6 +13,7 @@ from graph_opt.dialects.nn.layout import CHANNELS_LAST
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
     QConvOp,
+    QConvTransposeOp,
     QMatMulOp,
     QuantizationOp,
     QuantizeOp,
@@ -24,6 +25,7 @@ from graph_opt.interpreter.conv import (
     filter_to_oihw,
     to_channels_first,
     to_channels_last,
+    transposed_conv,
 )
 from graph_opt.quantization.fixed_point import apply_scale, scale32_in_range
 
@@ -81,6 +83,14 @@ class QIntFunctions(InterpreterFunctions):
         if channels_last:
             out = to_channels_last(out)
         return (np.ascontiguousarray(out).astype(np.int32),)
+
+    @impl(QConvTransposeOp)
+    def run_qconv_transpose(self, interpreter: Interpreter, op: QConvTransposeOp, args):
+        x, w, *bias = args
+        x = x.astype(np.int64) - int_value(op.properties, "input_zp", 0)
+        w = w.astype(np.int64) - int_value(op.properties, "weight_zp", 0)
+        b = bias[0].astype(np.int64) if bias else None
+        return (transposed_conv(op, x, w, b).astype(np.int32),)
 
     @impl(QMatMulOp)
     def run_qmatmul(self, interpreter: Interpreter, op: QMatMulOp, args):

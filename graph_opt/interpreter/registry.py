@@ -10,6 +10,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.attention import AttentionFunctions
     from graph_opt.interpreter.compare import CompareFunctions
     from graph_opt.interpreter.conv import ConvFunctions
+    from graph_opt.interpreter.detection import DetectionFunctions
     from graph_opt.interpreter.device_copy import DeviceCopyFunctions
     from graph_opt.interpreter.elementwise import ElementwiseFunctions
     from graph_opt.interpreter.fused import FusedFunctions
@@ -45,6 +46,7 @@ def nn_functions() -> list[InterpreterFunctions]:
         QuantFunctions(),
         QuantTrainingFunctions(),
         IndexFunctions(),
+        DetectionFunctions(),
         ResizeFunctions(),
         DeviceCopyFunctions(),
         TrainingFunctions(),

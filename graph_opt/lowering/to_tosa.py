@@ -22,8 +22,14 @@ from graph_opt.lowering.tosa_conv import (
     LowerPool,
 )
 from graph_opt.lowering.tosa_elementwise import LowerElementwise
-from graph_opt.lowering.tosa_index import LowerGather, LowerGatherNd, LowerTile
+from graph_opt.lowering.tosa_index import (
+    LowerGather,
+    LowerGatherElements,
+    LowerGatherNd,
+    LowerTile,
+)
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
+from graph_opt.lowering.tosa_nms import lower_non_max_suppressions
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
 from graph_opt.lowering.tosa_quant import QUANT_PATTERNS, shift_unsigned_qdq
 from graph_opt.lowering.tosa_resize import LowerResize
@@ -34,6 +40,7 @@ from graph_opt.lowering.tosa_tensor import (
     LowerSoftmax,
     LowerTensorOps,
 )
+from graph_opt.lowering.tosa_top_k import LowerTopK
 from graph_opt.passes.attention_patterns import DecomposeAttention
 from graph_opt.remarks import warn
 
@@ -51,7 +58,9 @@ PATTERNS = (
     LowerSlicing,
     LowerGather,
     LowerGatherNd,
+    LowerGatherElements,
     LowerTile,
+    LowerTopK,
     LowerResize,
     LowerCast,
     LowerReductions,
@@ -81,11 +90,12 @@ class LowerToTosaPass(ModulePass):
     Convolutions (1-D as 2-D of height 1), transposed convolutions, pools and
     resizes become NHWC tosa.conv2d / depthwise_conv2d / transpose_conv2d /
     max_pool2d / avg_pool2d / resize (NCHW data is transposed around them),
-    matrix products batched 3-D tosa.matmul, gather tosa.gather, tile and expand
-    tosa.tile; elementwise ops, activations, reshapes, transposes, concat,
-    slices, splits, casts, pads, reductions, softmax (and nn.attention, written
-    out as matmuls and softmax first), batch_norm and layer_norm,
-    comparisons, float tests, logical ops, select and arg max/min become their
+    matrix products batched 3-D tosa.matmul, gather (also gather_nd and
+    gather_elements) tosa.gather, tile and expand tosa.tile, top_k ranks
+    counted by comparisons; elementwise ops, activations, reshapes, transposes,
+    concat, slices, splits, casts, pads, reductions, softmax (and
+    nn.attention, written out as matmuls and softmax first), batch_norm and
+    layer_norm, comparisons, float tests, logical ops, select and arg max/min become their
     TOSA counterparts or short TOSA sequences, fake_quant TensorFlow's float
     arithmetic. The int8 ops map to TOSA's integer profile: nn.qconv and
     nn.qmatmul to conv2d / depthwise_conv2d / matmul with zero points and i32
@@ -96,6 +106,9 @@ class LowerToTosaPass(ModulePass):
     tosa.cond_if and tosa.while_loop with regions isolated from above; one
     that cannot (or, with keep-nested-scf, one holding its own kind) stays scf,
     which IREE compiles next to TOSA, with a warning saying why.
+    non_max_suppression becomes TOSA plus a tosa.while_loop filling a buffer of
+    its largest possible row count; the row-wise ops after it are retyped with
+    that bound and the function returns the real rows (tensor.extract_slice).
     An op with no TOSA form fails the pass, naming the op, its location and why.
     The module's ONNX metadata attributes (nn.onnx_*) are dropped.
     Print with --print-op-generic for upstream MLIR.
@@ -112,6 +125,9 @@ class LowerToTosaPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refused = lower_non_max_suppressions(op, describe)
+        if refused:
+            raise PassFailedException(f"lower-to-tosa: cannot lower {refused}")
         check_static_shapes(op)
         shift_unsigned_qdq(op)
         declined: dict[Operation, str] = {}

@@ -15,6 +15,7 @@ from graph_opt.dialects.nn.reduce import ArgMaxOp, ArgMinOp, ArgReduceOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern
 from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
 from graph_opt.lowering.tosa_elementwise import is_float
+from graph_opt.lowering.tosa_quant import cast
 
 COMPARISONS: dict[type[Operation], tuple[type[Operation], bool]] = {
     nn.EqualOp: (tosa_ext.EqualOp, False),
@@ -34,10 +35,10 @@ LOGICAL_OPS: dict[type[Operation], type[Operation]] = {
 
 
 def comparable(value: SSAValue) -> bool:
-    """Element types TOSA compares: floats and i32."""
+    """Element types TOSA compares: floats and i32 (and i64, as IREE accepts it)."""
     element = element_of(value)
     return is_float(value) or (
-        isinstance(element, IntegerType) and element.width.data == 32
+        isinstance(element, IntegerType) and element.width.data in (32, 64)
     )
 
 
@@ -78,7 +79,7 @@ class LowerComparisons(LoweringPattern):
         operands = list(op.operands)
         if type(op) in COMPARISONS:
             if not all(comparable(v) for v in operands):
-                self.decline(op, "TOSA compares floats and i32 only")
+                self.decline(op, "TOSA compares floats, i32 and i64 only")
                 return
             op_type, swap = COMPARISONS[type(op)]
             result = elementwise(b, op_type, operands[::-1] if swap else operands, i1)
@@ -100,7 +101,8 @@ class LowerComparisons(LoweringPattern):
 
 
 class LowerArgReductions(LoweringPattern):
-    """nn.argmax (nn.argmin as argmax of -x) with i32 indices on floats -> tosa.argmax."""
+    """nn.argmax (nn.argmin as argmax of -x) on floats -> tosa.argmax, its i32
+    indices cast to i64 when asked."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, ArgMaxOp | ArgMinOp):
@@ -126,12 +128,13 @@ class LowerArgReductions(LoweringPattern):
                 result_types=[TensorType(i32, shape)],
             )
         )
-        rewriter.replace(op, b.ops, [b.reshape(index, shape_of(op.output))])
+        index = b.reshape(index, shape_of(op.output))
+        if element_of(op.output) != i32:
+            index = cast(b, index, element_of(op.output))
+        rewriter.replace(op, b.ops, [index])
 
     @staticmethod
     def unsupported(op: ArgReduceOp) -> str | None:
-        if element_of(op.output) != i32:
-            return "TOSA's argmax gives i32 indices: output_type must be i32"
         if not is_float(op.input):
             return "only float arg max/min lower to TOSA"
         if int_value(op.properties, "select_last_index", 0):

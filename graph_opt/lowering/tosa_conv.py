@@ -1,5 +1,6 @@
 """Lowering of 1-D and 2-D convolutions, transposed convolutions and pooling to
-TOSA's NHWC conv2d, depthwise_conv2d, transpose_conv2d and pools.
+TOSA's NHWC conv2d, depthwise_conv2d, transpose_conv2d and pools (grouped
+convolutions: one TOSA conv per group, concatenated).
 
 NCHW data is transposed to NHWC around the TOSA op; filters are permuted to OHWI
 (conv2d) or HWCM (depthwise_conv2d), at compile time when they are constants.
@@ -8,6 +9,8 @@ TOSA needs (in + pads - window) to divide by the stride: the end pad is trimmed
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import tosa
@@ -26,7 +29,7 @@ from graph_opt.dialects.nn.conv import (
 from graph_opt.dialects.nn.fused import FusedConvOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, split_filter_shape
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
-from graph_opt.dialects.nn.qint import QConvOp
+from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp
 from graph_opt.dialects.nn.qpool import QAvgPoolOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern, constant_array
 from graph_opt.lowering.tosa_builder import (
@@ -118,6 +121,40 @@ def fit_window(
     return x, tosa_pads
 
 
+def per_group(
+    b: TosaBuilder,
+    operands: list[SSAValue],
+    groups: int,
+    weight_axis: int,
+    out_shape: tuple[int, ...],
+    build: Callable[[list[SSAValue], tuple[int, ...]], SSAValue],
+) -> SSAValue:
+    """`build([x, weight, bias], shape)` on each group's channel slices (x's
+    last axis, `weight_axis` of the weight, the bias), NHWC results
+    concatenated on the channels; once on the whole operands when one group."""
+    if groups == 1:
+        return build(operands, out_shape)
+    x, weight, bias = operands
+    inputs, outputs = shape_of(x)[3] // groups, out_shape[3] // groups
+    weights = shape_of(weight)[weight_axis] // groups
+    part_shape = (*out_shape[:3], outputs)
+    parts = [
+        build(
+            [
+                slice_along(b, x, {3: (g * inputs, inputs)}),
+                slice_along(b, weight, {weight_axis: (g * weights, weights)}),
+                slice_along(b, bias, {0: (g * outputs, outputs)}),
+            ],
+            part_shape,
+        )
+        for g in range(groups)
+    ]
+    element = element_of(parts[0])
+    return b.add(
+        tosa.ConcatOp(parts, IntegerAttr(3, i32), TensorType(element, out_shape))
+    )
+
+
 class LowerConv(LoweringPattern):
     """nn.conv / nn.fused_conv / nn.qconv (1-D or 2-D) -> tosa.conv2d / tosa.depthwise_conv2d;
     a grouped conv that is not depthwise is one conv2d per group, concatenated.
@@ -178,34 +215,18 @@ class LowerConv(LoweringPattern):
             "dilation": i64_array(dilations),
             "acc_type": accumulator,
         }
-        groups = 1 if depthwise else group
-        inputs, outputs = shape_of(x_nhwc)[3] // groups, out_channels // groups
-        parts = []
-        for g in range(groups):  # a grouped conv: one conv2d per group, concatenated
-            operands = [x_nhwc, weight, bias]
-            if groups > 1:
-                operands = [
-                    slice_along(b, x_nhwc, {3: (g * inputs, inputs)}),
-                    slice_along(b, weight, {0: (g * outputs, outputs)}),
-                    slice_along(b, bias, {0: (g * outputs, outputs)}),
-                ]
-            part_shape = (*out_shape[:3], out_shape[3] // groups)
-            parts.append(
-                b.add(
-                    conv_type.build(
-                        operands=[*operands, *zero_points],
-                        properties=props,
-                        result_types=[TensorType(accumulator, part_shape)],
-                    )
+
+        def conv(operands: list[SSAValue], shape: tuple[int, ...]) -> SSAValue:
+            return b.add(
+                conv_type.build(
+                    operands=[*operands, *zero_points],
+                    properties=props,
+                    result_types=[TensorType(accumulator, shape)],
                 )
             )
-        y = parts[0]
-        if groups > 1:
-            y = b.add(
-                tosa.ConcatOp(
-                    parts, IntegerAttr(3, i32), TensorType(accumulator, out_shape)
-                )
-            )
+
+        operands = [x_nhwc, weight, bias]
+        y = per_group(b, operands, 1 if depthwise else group, 0, out_shape, conv)
         if isinstance(op, FusedConvOp):
             activated = activation(b, y, op.activation_name, op.activation_values)
             if activated is None:
@@ -229,7 +250,9 @@ class LowerConv(LoweringPattern):
 
 
 class LowerConvTranspose(LoweringPattern):
-    """nn.conv_transpose (2-D, group 1, no dilation) -> tosa.transpose_conv2d.
+    """nn.conv_transpose / nn.qconv_transpose (2-D, no dilation) ->
+    tosa.transpose_conv2d, one per group on channel slices, concatenated;
+    nn.qconv_transpose (i8 x i8, zero points) accumulates in i32.
 
     TOSA scatters input (y, x) times the kernel to stride * (y, x) + out_pad
     (top, left), as ONNX does before cropping its pads: the begin pads become a
@@ -237,7 +260,7 @@ class LowerConvTranspose(LoweringPattern):
     """
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, ConvTransposeOp):
+        if not isinstance(op, ConvTransposeOp | QConvTransposeOp):
             return
         x, w = op.operands[0], op.operands[1]
         reason = self.unsupported(op, x)
@@ -247,7 +270,7 @@ class LowerConvTranspose(LoweringPattern):
         layout = op.layout
         _, out_per_group, kernel = split_filter_shape(layout, shape_of(w))
         strides, dilations, pads, auto_pad, output_padding, output_shape = (
-            op.transpose_props(op.properties, 2)
+            ConvTransposeOp.transpose_props(op.properties, 2)
         )
         if dilations != [1, 1]:
             self.decline(op, "TOSA's transpose_conv2d has no dilation")
@@ -265,38 +288,46 @@ class LowerConvTranspose(LoweringPattern):
             top = -explicit[axis]  # type: ignore[index]
             full = (sizes[axis] - 1) * strides[axis] + kernel[axis]
             out_pad += [top, out_shape[axis + 1] - full - top]
-        element = element_of(x)
+        accumulator = i32 if isinstance(op, QConvTransposeOp) else element_of(x)
         weight = permuted(
             b, w, IOHW_TO_OHWI if layout == CHANNELS_FIRST else HWOI_TO_OHWI
         )
+        group = int_value(op.properties, "group", 1)
         bias = (
             op.operands[2]
             if len(op.operands) == 3
-            else b.const(np.zeros(out_per_group), element)
+            else b.const(np.zeros(out_per_group * group), accumulator)
         )
-        zero = b.zero_point(element)
-        y = b.add(
-            tosa_ext.TransposeConv2DOp.build(
-                operands=[x_nhwc, weight, bias, zero, zero],
-                properties={
-                    "out_pad": i64_array(out_pad),
-                    "stride": i64_array(strides),
-                    "acc_type": element,
-                },
-                result_types=[TensorType(element, out_shape)],
+        zero_points = [
+            b.scalar(int_value(op.properties, name, 0), element_of(value))
+            for name, value in (("input_zp", x), ("weight_zp", w))
+        ]
+        props = {
+            "out_pad": i64_array(out_pad),
+            "stride": i64_array(strides),
+            "acc_type": accumulator,
+        }
+
+        def transpose_conv(operands: list[SSAValue], shape: tuple[int, ...]):
+            return b.add(
+                tosa_ext.TransposeConv2DOp.build(
+                    operands=[*operands, *zero_points],
+                    properties=props,
+                    result_types=[TensorType(accumulator, shape)],
+                )
             )
-        )
+
+        # OHWI with I the input channels: a group's filter is a slice of I
+        operands = [x_nhwc, weight, bias]
+        y = per_group(b, operands, group, 3, out_shape, transpose_conv)
         rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
 
     @staticmethod
-    def unsupported(op: ConvTransposeOp, x: SSAValue) -> str | None:
+    def unsupported(op: ConvTransposeOp | QConvTransposeOp, x: SSAValue) -> str | None:
         if len(shape_of(x)) != 4:
             return "only 2-D transposed convolutions lower to TOSA"
-        if not is_float(x):
-            return "only float transposed convolutions lower to TOSA"
-        group = int_value(op.properties, "group", 1)
-        if group != 1:
-            return f"grouped transposed convolution (group {group})"
+        if isinstance(op, ConvTransposeOp) and not is_float(x):
+            return "integer transposed convolutions lower through nn.qconv_transpose"
         return None
 
 

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects import tosa
-from xdsl.dialects.builtin import IntegerType, TensorType, i1
+from xdsl.dialects.builtin import IntegerType, TensorType, i1, i32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -73,6 +73,9 @@ LOWERED_OPS = (
 
 INTEGER_OPS = (nn.AddOp, nn.SubOp, nn.ClipOp)
 """Exact on integers: convert-to-int's i32 adds of rescaled inputs and int8 clamps."""
+WIDE_INTEGER_OPS = (nn.MulOp, nn.MaxOp, nn.MinOp)
+"""Exact on i32 (tosa.mul with shift 0, while the product fits) and on i64 as
+IREE accepts it: index arithmetic such as batch * count + index."""
 
 
 def is_float(value: SSAValue) -> bool:
@@ -215,7 +218,13 @@ class LowerElementwise(LoweringPattern):
         if not isinstance(op, LOWERED_OPS):
             return
         integer = not all(is_float(v) for v in op.operands)
-        if integer and not isinstance(op, INTEGER_OPS):
+        if integer and not (
+            isinstance(op, INTEGER_OPS)
+            or (
+                isinstance(op, WIDE_INTEGER_OPS)
+                and element_of(op.operands[0]) in (i32, i64)
+            )
+        ):
             self.decline(op, "integer elementwise ops lower only through nn.rescale")
             return
         b = TosaBuilder()

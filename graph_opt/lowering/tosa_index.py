@@ -3,7 +3,8 @@
 nn.gather along any axis is TOSA's [N, K, C] gather: the dims before the axis
 become N, the axis K, the dims after it C (reshapes only, no transposes), and
 the indices, flattened to [1, W] in i32 with negative ones wrapped, are tiled
-over N. nn.gather_nd gathers rows of the data flattened over the indexed dims.
+over N. nn.gather_nd gathers rows of the data flattened over the indexed dims,
+nn.gather_elements single elements of the data flattened to [1, size, 1].
 Boolean data is gathered as i8. nn.tile and nn.expand (constant shape operand, static result) become
 tosa.tile; an expand that only adds leading dims or broadcasts size-1 dims is
 a tile of the input brought to the result's rank.
@@ -15,13 +16,13 @@ import math
 
 import numpy as np
 from xdsl.dialects import tosa
-from xdsl.dialects.builtin import IntegerType, TensorType, i1, i8, i32
+from xdsl.dialects.builtin import IntegerType, TensorType, i1, i8, i32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from graph_opt.dialects import tosa_ext
 from graph_opt.dialects.nn.base import int_value
-from graph_opt.dialects.nn.index_ops import GatherNdOp
+from graph_opt.dialects.nn.index_ops import GatherElementsOp, GatherNdOp
 from graph_opt.dialects.nn.shapes import normalize_axis
 from graph_opt.dialects.nn.tensor_ops import ExpandOp, GatherOp, TileOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern, constant_array
@@ -95,11 +96,14 @@ class LowerGather(LoweringPattern):
 
 def gather(b: TosaBuilder, values: SSAValue, indices: SSAValue) -> SSAValue:
     """tosa.gather of [N, K, C] values at [N, W] i32 indices; i1 values go
-    through i8 (TOSA gathers no booleans; i8 to i1 is x != 0)."""
+    through i8 (TOSA gathers no booleans; i8 to i1 is x != 0), i64 values
+    take i64 indices (IREE's int64 extension)."""
     element = element_of(values)
     n, _, c = shape_of(values)
     if element == i1:
         values = cast(b, values, i8)
+    if element == i64:
+        indices = cast(b, indices, i64)
     gathered = b.add(
         tosa_ext.GatherOp.build(
             operands=[values, indices],
@@ -169,6 +173,42 @@ class LowerGatherNd(LoweringPattern):
         scaled = b.binary(tosa.MulOp, wrapped, b.const(strides.reshape(1, depth)))
         total = reduce(b, tosa.ReduceSumOp, scaled, (1,))
         return b.reshape(total, (1, count))
+
+
+class LowerGatherElements(LoweringPattern):
+    """nn.gather_elements -> tosa.gather on the data as [1, size, 1] at the
+    row-major index of each output position with its `axis` coordinate
+    replaced by the (wrapped) index: a constant offset from the other
+    coordinates plus index * stride, folded when the indices are constant."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, GatherElementsOp):
+            return
+        x, indices = op.data, op.indices
+        shape, index_shape = shape_of(x), shape_of(indices)
+        if math.prod(shape) > np.iinfo(np.int32).max:
+            self.decline(op, "TOSA's i32 gather indices cannot address data this large")
+            return
+        axis = normalize_axis(int_value(op.properties, "axis", 0), len(shape))
+        stride = math.prod(shape[axis + 1 :])
+        count = math.prod(index_shape)
+        coordinates = np.indices(index_shape)
+        coordinates[axis] = 0
+        offset = np.ravel_multi_index(tuple(coordinates), shape).astype(np.int32)
+        b = TosaBuilder()
+        wrapped = i32_indices(b, indices, shape[axis])
+        if wrapped is None:
+            self.decline(op, "gather_elements indices must be integers")
+            return
+        known = constant_array(wrapped)
+        if known is not None:
+            linear = b.const(offset + known * stride)
+        else:
+            scaled = b.binary(tosa.MulOp, wrapped, b.const_like(wrapped, stride))
+            linear = b.binary(tosa.AddOp, scaled, b.const(offset))
+        values = b.reshape(x, (1, math.prod(shape), 1))
+        gathered = gather(b, values, b.reshape(linear, (1, count)))
+        rewriter.replace(op, b.ops, [b.reshape(gathered, index_shape)])
 
 
 class LowerTile(LoweringPattern):

@@ -63,6 +63,8 @@ TOSA_REDUCTIONS: dict[type[Operation], type[Operation]] = {
     ReduceAllOp: tosa.ReduceAllOp,
 }
 BOOL_REDUCTIONS = (ReduceAnyOp, ReduceAllOp)
+INTEGER_REDUCTIONS = (ReduceSumOp, ReduceMaxOp, ReduceMinOp)
+"""On i32 as TOSA defines them, on i64 as IREE accepts them."""
 
 
 def reduce(
@@ -262,23 +264,21 @@ def is_narrowing(source, target) -> bool:
     )
 
 
-def is_i32_sum(op: Operation, x: SSAValue) -> bool:
-    """An i32 nn.reduce_sum (convert-to-int's integer mean), which TOSA's
-    integer profile has."""
-    return isinstance(op, ReduceSumOp) and element_of(x) == i32
-
-
 class LowerReductions(LoweringPattern):
     """nn.reduce_{sum,mean,max,min,prod,any,all} -> per-axis tosa.reduce_*; mean
-    scales the sum; i32 sums too."""
+    scales the sum; integer sum, max and min of i32 or i64."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if type(op) not in TOSA_REDUCTIONS:
             return
         x = op.operands[0]
-        if not (is_float(x) or isinstance(op, BOOL_REDUCTIONS) or is_i32_sum(op, x)):
+        if not (
+            is_float(x)
+            or isinstance(op, BOOL_REDUCTIONS)
+            or (isinstance(op, INTEGER_REDUCTIONS) and element_of(x) in (i32, i64))
+        ):
             self.decline(
-                op, "integer reductions other than i32 sums do not lower to TOSA"
+                op, "integer reductions lower to TOSA as sum, max or min of i32 or i64"
             )
             return
         shape = shape_of(x)

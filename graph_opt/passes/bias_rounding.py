@@ -17,13 +17,18 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from graph_opt.dialects.nn.base import float_value, int_value
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
-from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
-from graph_opt.passes.convert_to_int_params import activation_params, int_weights
+from graph_opt.passes.convert_to_int_params import (
+    activation_params,
+    group_channel_scales,
+    int_weights,
+)
 from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING
+from graph_opt.passes.quantize_patterns import weight_operand
 
 
 def round_biases(module: Operation) -> int:
@@ -55,11 +60,15 @@ def input_quantization(value: SSAValue) -> Operation | None:
 def _bias_grid(op: Operation) -> tuple[int, np.ndarray, np.ndarray] | None:
     """(bias operand index, bias, accumulator scale per channel) of a layer
     whose input and weights are fake-quantized the way convert-to-int lowers."""
+    group = 1
     if isinstance(op, ConvOp | FusedConvOp):
         if op.bias is None:
             return None
         rank = len(op.filter.type.get_shape())  # type: ignore[attr-defined]
         axis, index, alpha = 0 if op.layout == CHANNELS_FIRST else rank - 1, 2, 1.0
+    elif isinstance(op, ConvTransposeOp) and op.bias is not None:
+        (_, axis), index, alpha = weight_operand(op), 2, 1.0  # type: ignore[misc]
+        group = int_value(op.properties, "group", 1)
     elif isinstance(op, FusedMatMulOp) and op.bias is not None:
         axis, index, alpha = 1, 2, 1.0
     elif isinstance(op, GemmOp) and op.c is not None:
@@ -83,4 +92,4 @@ def _bias_grid(op: Operation) -> tuple[int, np.ndarray, np.ndarray] | None:
     int_w = int_weights(w_quant, np.asarray(weights, np.float32), axis)
     if int_w is None:
         return None
-    return index, bias, alpha * params.scale * int_w.scales
+    return index, bias, alpha * params.scale * group_channel_scales(int_w.scales, group)

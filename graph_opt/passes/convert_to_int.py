@@ -14,7 +14,7 @@ from xdsl.transforms.dead_code_elimination import dce
 from graph_opt.dialects.nn.conv import ConvolutionBase
 from graph_opt.dialects.nn.fused import FusedMatMulOp
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
-from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp, RescaleOp
+from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp, RescaleOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.convert_to_int_float_ops import report_float_ops
@@ -33,8 +33,9 @@ class ConvertToIntPass(ModulePass):
 
     Activation fake quants (per tensor, <= 8 bits) become int8 values carried
     as nn.dequantize of them: graph inputs are quantized; conv, depthwise conv,
-    matmul and gemm (plain or fused, with relu/relu6/clip) whose input is int8
-    and whose weights are fake-quantized constants become nn.qconv/nn.qmatmul
+    transposed conv, matmul and gemm (plain or fused, with relu/relu6/clip)
+    whose input is int8 and whose weights are fake-quantized constants become
+    nn.qconv/nn.qconv_transpose/nn.qmatmul
     with an i32 accumulator and i32 bias (scale input * weight), then
     nn.rescale by a fixed-point multiplier and shift (per tensor or per output
     channel) to the output's scale, with the activation folded into a clamp.
@@ -99,14 +100,14 @@ def _float_linear_ops(module: ModuleOp) -> list[Operation]:
     return [
         o
         for o in module.walk()
-        if isinstance(o, FLOAT_LINEAR_OPS) and not isinstance(o, QConvOp)
+        if isinstance(o, FLOAT_LINEAR_OPS) and not isinstance(o, INTEGER_LINEAR_OPS)
     ]
 
 
 def _report_float_linear_ops(module: ModuleOp, reasons: dict[Operation, str]) -> None:
     """Report the convolutions and matrix products left in float, with why:
     a count per reason in the statistics, and a warning naming the first."""
-    integer = [o for o in module.walk() if isinstance(o, QConvOp | QMatMulOp)]
+    integer = [o for o in module.walk() if isinstance(o, INTEGER_LINEAR_OPS)]
     left = _float_linear_ops(module)
     record("convolutions and matrix products int8", len(integer))
     record("convolutions and matrix products float", len(left))
@@ -123,3 +124,4 @@ def _report_float_linear_ops(module: ModuleOp, reasons: dict[Operation, str]) ->
 
 
 FLOAT_LINEAR_OPS = (ConvolutionBase, MatMulOp, GemmOp, FusedMatMulOp)
+INTEGER_LINEAR_OPS = (QConvOp, QConvTransposeOp, QMatMulOp)

@@ -224,3 +224,10 @@ def int32_bias(bias: np.ndarray, scales: np.ndarray) -> np.ndarray:
     info = np.iinfo(np.int32)
     steps = np.rint(bias.astype(np.float64) / scales)
     return np.clip(steps, info.min, info.max).astype(np.int32)
+
+
+def group_channel_scales(scales: np.ndarray, group: int) -> np.ndarray:
+    """A transposed conv's accumulator scale per output channel from its filter's
+    scales per channel of a group (output channel g * C_out/group + j has
+    scale j): repeated over the groups; a single (per-tensor) scale stays one."""
+    return scales if len(scales) == 1 else np.tile(scales, group)

@@ -24,7 +24,7 @@ from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.base import f32_attr, float_value, i64_attr, int_value
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
-from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from graph_opt.dialects.nn.fused import FusedActivation, FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
@@ -33,6 +33,7 @@ from graph_opt.dialects.nn.pool import AvgPoolOp, MaxPoolOp
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
     QConvOp,
+    QConvTransposeOp,
     QMatMulOp,
     quantization_props,
 )
@@ -49,6 +50,7 @@ from graph_opt.passes.convert_to_int_params import (
     activation_params,
     clamp,
     dequantize,
+    group_channel_scales,
     int8_to_unsigned,
     int32_bias,
     int_value_of,
@@ -60,7 +62,11 @@ from graph_opt.passes.convert_to_int_params import (
     unsigned_to_int8,
 )
 from graph_opt.passes.convert_to_int_pool import MEAN_OPS, lower_avg_pool, lower_mean
-from graph_opt.passes.fusion_patterns import activation_of, activation_op
+from graph_opt.passes.fusion_patterns import (
+    activation_op,
+    is_float_activation,
+)
+from graph_opt.passes.quantize_patterns import weight_operand
 from graph_opt.quantization.fake_quant_math import fake_quant
 
 Lowered = tuple[list[Operation], SSAValue]
@@ -70,6 +76,7 @@ Tail = Callable[[Operation, np.ndarray, int], "list[Operation] | None"]
 channel and the channel axis; None when they cannot be built."""
 
 CONV_PROPS = ("strides", "pads", "dilations", "group", "auto_pad", "data_layout")
+TRANSPOSED_CONV_PROPS = (*CONV_PROPS, "output_padding", "output_shape")
 ADD_LEFT_SHIFT = 20
 """Headroom bits of the common i32 scale of an integer add (as in TFLite)."""
 
@@ -138,7 +145,10 @@ def float_result(op: Operation) -> Tail:
     return build
 
 
-def lower_conv(op: ConvOp | FusedConvOp, tail: Tail) -> Lowered | None:
+def lower_conv(
+    op: ConvOp | FusedConvOp | ConvTransposeOp, tail: Tail
+) -> Lowered | None:
+    """A conv or transposed conv as nn.qconv / nn.qconv_transpose."""
     x = int_value_of(op.input)
     weights = weight_constant(op.filter)
     if x is None or weights is None:
@@ -146,21 +156,27 @@ def lower_conv(op: ConvOp | FusedConvOp, tail: Tail) -> Lowered | None:
     layout = op.layout
     rank = len(weights[1].shape)
     out_axis = 1 if layout == CHANNELS_FIRST else rank - 1
-    w = int_weights(*weights, 0 if layout == CHANNELS_FIRST else rank - 1)
+    w = int_weights(*weights, weight_operand(op)[1])  # type: ignore[index]
     bias = None if op.bias is None else constant_value(op.bias)
     if w is None or (op.bias is not None and bias is None):
         return None  # per-channel zero points differ, or the bias is not constant
-    acc_scales = x.scale * w.scales
+    transposed = isinstance(op, ConvTransposeOp)
+    scales = w.scales
+    if transposed:
+        scales = group_channel_scales(scales, int_value(op.properties, "group", 1))
+    acc_scales = x.scale * scales
     filter_op = ConstantOp.from_array(w.values)
     ops: list[Operation] = [filter_op]
     operands = [x.value, filter_op.output]
     if bias is not None:
         ops.append(ConstantOp.from_array(int32_bias(bias, acc_scales)))
         operands.append(ops[-1].results[0])
-    props = {k: op.properties[k] for k in CONV_PROPS if k in op.properties}
+    names = TRANSPOSED_CONV_PROPS if transposed else CONV_PROPS
+    props = {k: op.properties[k] for k in names if k in op.properties}
     props["input_zp"] = i64_attr(x.zero_point)
     props["weight_zp"] = i64_attr(w.zero_point)
-    qconv = QConvOp.create_inferred(operands, props)
+    integer_type = QConvTransposeOp if transposed else QConvOp
+    qconv = integer_type.create_inferred(operands, props)
     finished = tail(qconv, acc_scales, out_axis)
     if finished is None:
         return None  # a requantization scale has no multiplier and shift
@@ -201,9 +217,9 @@ def lower_matmul(
 
 
 def lower_linear(op: Operation, tail: Tail) -> Lowered | None:
-    """A conv, matmul or gemm on int8 x and fake-quantized constant weights, its
-    accumulator finished by `tail`."""
-    if isinstance(op, ConvOp | FusedConvOp):
+    """A conv (plain or transposed), matmul or gemm on int8 x and
+    fake-quantized constant weights, its accumulator finished by `tail`."""
+    if isinstance(op, ConvOp | FusedConvOp | ConvTransposeOp):
         return lower_conv(op, tail)
     if isinstance(op, MatMulOp | FusedMatMulOp):
         bias = None
@@ -365,7 +381,7 @@ class IntegerConvFloatActivation(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: ConvOp | FusedConvOp | MatMulOp | FusedMatMulOp | GemmOp,
+        op: ConvOp | FusedConvOp | ConvTransposeOp | MatMulOp | FusedMatMulOp | GemmOp,
         rewriter: PatternRewriter,
     ) -> None:
         if not _feeds_float_activation(op):
@@ -379,10 +395,7 @@ def _feeds_float_activation(op: Operation) -> bool:
     if isinstance(op, FusedActivation) and op.activation_name != "none":
         return fused_range(op) is None
     value = op.results[0]
-    if not value.has_one_use():
-        return False
-    activation = activation_of(next(iter(value.uses)).operation)
-    return activation is not None and activation[0] not in ("relu", "relu6", "clip")
+    return value.has_one_use() and is_float_activation(next(iter(value.uses)).operation)
 
 
 SCALE_PRESERVING = (

@@ -111,6 +111,12 @@ def activation_of(op: Operation) -> tuple[str, tuple[float, ...]] | None:
     return None
 
 
+def is_float_activation(op: Operation) -> bool:
+    """An activation op with no int8 form (sigmoid, tanh, hard_swish, silu, ...)."""
+    activation = activation_of(op)
+    return activation is not None and activation[0] not in ("relu", "relu6", "clip")
+
+
 def activation_op(name: str, params: tuple[float, ...], x: SSAValue) -> Operation:
     """The pointwise op computing the fused activation `name` of `x` (the
     inverse of `activation_of`)."""

@@ -47,13 +47,17 @@ from graph_opt.statistics import record
 class QuantizePass(ModulePass):
     """Insert nn.fake_quant on layer weights and activations (TF contrib.quantize).
 
-    Run on a float graph after fold-bn and `calibrate`. Each conv, matmul or
-    gemm (plain or fused) with a constant weight gets a narrow-range fake
-    quantization of that weight, with the weight's range (per output channel
-    with `per-channel`). The tensor after the layer, past its bias add and
+    Run on a float graph after fold-bn and `calibrate`. Each conv (plain or
+    transposed), matmul or gemm (plain or fused) with a constant weight gets a
+    narrow-range fake quantization of that weight, with the weight's range (per
+    output channel with `per-channel`; a transposed conv's filter, IOHW or
+    HWOI, per output channel of a group). The tensor after the layer, past its bias add and
     activation (relu, clip, identity), gets one with the range `calibrate`
-    recorded there; a bypass add (residual) gets them on its inputs and
-    output, an add after the activation on its output. A layer input that
+    recorded there (past an activation with no int8 form, such as a
+    hard_swish, too when it alone reads the layer: convert-to-int runs it on
+    the dequantized accumulator, as a fused one); a bypass add (residual)
+    gets them on its inputs and output, an add after the activation on its
+    output. A layer input that
     no other fake quantization covers (the graph input, an average pool's
     result) gets one too, so that convert-to-int makes every layer int8, first
     conv and classifier included, with float I/O quantized at the boundary.

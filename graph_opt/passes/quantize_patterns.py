@@ -1,12 +1,16 @@
 """The layer patterns of the quantize pass (TensorFlow's contrib.quantize rules)
 and the ranges of the fake quantizations it inserts.
 
-A layer is a conv, matmul or gemm (plain or fused) whose weight is a constant.
+A layer is a conv, transposed conv, matmul or gemm (plain or fused) whose
+weight is a constant.
 From it the match follows single-use edges through, in order, a bias add (an
 add of a constant), a bypass add (a residual: an add of another tensor), an
 activation (relu, clip, identity) and a post-activation bypass add, so that
 the largest pattern wins and nothing lands between a layer and the ops that
-will be fused into it.
+will be fused into it. An activation with no int8 form (sigmoid, hard_swish,
+...) read straight from the layer counts as fused, as it is when fuse-ops
+fused it: convert-to-int dequantizes the accumulator for it, so the tensor
+between them needs no quantization.
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from graph_opt.dialects.nn.constant import constant_value
-from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.passes.fusion_patterns import is_float_activation
 from graph_opt.patterns.matcher import Match
 
 ACTIVATIONS = (ReluOp, ClipOp, IdentityOp)
@@ -47,6 +52,11 @@ def weight_operand(op: Operation) -> tuple[int, int] | None:
     if isinstance(op, ConvOp | FusedConvOp):
         rank = len(op.filter.type.get_shape())  # type: ignore[attr-defined]
         return 1, 0 if op.layout == CHANNELS_FIRST else rank - 1
+    if isinstance(op, ConvTransposeOp):
+        # IOHW / HWOI: the output channels of a group are the second axis / the
+        # second to last (a group's channel j is output channel g * C_out/group + j)
+        rank = len(op.filter.type.get_shape())  # type: ignore[attr-defined]
+        return 1, 1 if op.layout == CHANNELS_FIRST else rank - 2
     if isinstance(op, MatMulOp | FusedMatMulOp):
         return 1, -1
     if isinstance(op, GemmOp):
@@ -115,7 +125,11 @@ def match_layer(
         return None
     out = op.results[0]
     user = _sole_user(out)
-    if not _is_activated(op):
+    if user is not None and not _is_activated(op) and is_float_activation(user):
+        # as if fused: convert-to-int dequantizes the accumulator for it
+        out = user.results[0]
+        user = _sole_user(out)
+    elif not _is_activated(op):
         if _is_add_of(user, out, constant=True, is_parameter=is_parameter):
             out = user.output  # bias add
             user = _sole_user(out)

@@ -37,6 +37,7 @@ from graph_opt.dialects.nn.attr_builders import name_loc
 from graph_opt.dialects.nn.base import i64_attr
 from graph_opt.dialects.nn.compare import GreaterEqualOp, SelectOp
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.conv import ConvTransposeOp
 from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.elementwise import IdentityOp, MaxOp, MinOp, MulOp, SubOp
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsGradOp, FakeQuantVarsOp
@@ -269,7 +270,13 @@ def _is_incoming_gradient(value: SSAValue, prefix: str) -> bool:
 
 
 def quantize_training_graph(block: Block, options: TrainingQuantization) -> None:
-    matches = [m for op in list(block.ops) if (m := match_layer(op, is_parameter))]
+    # create_training_graph quantizes Conv2D, MatMul and DepthwiseConv2dNative:
+    # not Conv2DBackpropInput (nn.conv_transpose), a conv's input gradient here
+    matches = [
+        m
+        for op in list(block.ops)
+        if not isinstance(op, ConvTransposeOp) and (m := match_layer(op, is_parameter))
+    ]
     record("layers quantized", len(matches))
     if not matches:
         warn(

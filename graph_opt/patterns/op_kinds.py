@@ -27,13 +27,14 @@ _BY_NAME = {
     **dict.fromkeys(
         (
             "nn.reshape nn.flatten nn.squeeze nn.unsqueeze nn.transpose nn.concat "
-            "nn.split nn.slice nn.gather nn.gather_nd nn.pad nn.tile nn.one_hot"
+            "nn.split nn.slice nn.gather nn.gather_nd nn.gather_elements nn.pad nn.tile nn.one_hot"
         ).split(),
         OpKind.INJECTIVE,
     ),
     **dict.fromkeys(
         (
-            "nn.conv nn.conv_transpose nn.fused_conv nn.qconv nn.matmul nn.gemm "
+            "nn.conv nn.conv_transpose nn.fused_conv nn.qconv nn.qconv_transpose nn.matmul "
+            "nn.gemm "
             "nn.fused_matmul nn.qmatmul nn.max_pool nn.avg_pool nn.global_avg_pool"
         ).split(),
         OpKind.OUT_ELEMWISE_FUSABLE,

@@ -1,5 +1,5 @@
-"""Generated ONNX models with seeded random weights: ResNet-, MobileNetV2- and BERT-style
-graphs and deep Conv+BN+Relu chains, at any size, without downloads."""
+"""Generated ONNX models with seeded random weights: ResNet-, MobileNetV2-, UNet- and
+BERT-style graphs and deep Conv+BN+Relu chains, at any size, without downloads."""
 
 from __future__ import annotations
 
@@ -160,6 +160,24 @@ def mobilenet_v2(
     y = classifier_head(b, x, channels, classes)
     b.nodes[-1].output[0] = "output"
     return b.finish([_image_input(3, size)], [_output()], "mobilenet_v2")
+
+
+def unet(width: int = 8, size: int = 16, seed: int = 0) -> onnx.ModelProto:
+    """A two-level UNet: Conv+BN+Relu, a stride-2 Conv+BN+Relu down, a 2x2
+    stride-2 ConvTranspose (biased, then BN and Relu) up, the skip concatenated,
+    Conv+BN+Relu and a 1x1 Conv head with two output channels."""
+    b = GraphBuilder(seed)
+    skip = b.op("Relu", [b.conv_bn("input", 3, width)])
+    down = b.op("Relu", [b.conv_bn(skip, width, 2 * width, stride=2)])
+    w = b.weight((2 * width, width, 2, 2), scale=1 / np.sqrt(2 * width))
+    up = b.op("ConvTranspose", [down, w, b.weight((width,))], strides=[2, 2])
+    params = [b.weight((width,), positive=True), b.weight((width,)),
+              b.weight((width,)), b.weight((width,), positive=True)]  # fmt: skip
+    up = b.op("Relu", [b.op("BatchNormalization", [up, *params], epsilon=1e-5)])
+    x = b.op("Relu", [b.conv_bn(b.op("Concat", [up, skip], axis=1), 2 * width, width)])
+    b.op("Conv", [x, b.weight((2, width, 1, 1)), b.weight((2,))])
+    b.nodes[-1].output[0] = "output"
+    return b.finish([_image_input(3, size)], [_output()], "unet")
 
 
 def bert_encoder(

@@ -1,4 +1,4 @@
-"""Tile, Range, OneHot, TopK, GatherND and Resize: ONNX import to first-class nn ops, our
+"""Tile, Range, OneHot, TopK, GatherND, GatherElements and Resize: ONNX import to first-class nn ops, our
 interpreter against onnxruntime, and the export run again in onnxruntime; the
 forms nn.resize cannot express stay nn.opaque; fold-constants evaluates them."""
 
@@ -138,6 +138,24 @@ CASES = {
             batch_dims=1,
         ),
         "nn.gather_nd",
+    ),  # fmt: skip
+    "gather_elements": (
+        lambda: model_of(
+            "GatherElements",
+            {"x": rand(3, 4)},
+            13,
+            {"i": np.array([[2, -1, 0, 1], [0, -3, 2, 2]], np.int64)},
+        ),
+        "nn.gather_elements",
+    ),  # fmt: skip
+    "gather_elements_axis1_smaller_indices": (
+        lambda: model_of(
+            "GatherElements",
+            {"x": rand(3, 4, 2), "i": np.array([[[3], [-4]], [[0], [1]]], np.int32)},
+            13,
+            axis=1,
+        ),
+        "nn.gather_elements",
     ),  # fmt: skip
     "resize_scales": (
         lambda: model_of(

@@ -1,6 +1,7 @@
 """Integer ops: quantize/dequantize/qconv/qmatmul against onnxruntime's
-QuantizeLinear/DequantizeLinear/ConvInteger/MatMulInteger, rescale against
-hand-computed TOSA apply_scale cases."""
+QuantizeLinear/DequantizeLinear/ConvInteger/MatMulInteger, qconv_transpose
+against its ConvTranspose of the zero-point-shifted integers (exact in float),
+rescale against hand-computed TOSA apply_scale cases."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from graph_opt.dialects.nn.dtypes import element_type
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
     QConvOp,
+    QConvTransposeOp,
     QMatMulOp,
     QuantizeOp,
     RescaleOp,
@@ -130,6 +132,54 @@ def test_qconv_channels_last_matches_channels_first():
     nchw = run_one(QConvOp, [x, w], props)
     nhwc = run_one(
         QConvOp,
+        [
+            np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
+            np.ascontiguousarray(w.transpose(2, 3, 1, 0)),
+        ],
+        {**props, "data_layout": str_attr("NHWC")},
+    )
+    np.testing.assert_array_equal(nhwc, nchw.transpose(0, 2, 3, 1))
+
+
+@pytest.mark.parametrize(
+    ("w_shape", "attrs"),
+    [
+        ((3, 4, 3, 3), {"strides": [2, 2], "pads": [1, 0, 1, 1], "output_padding": [1, 1]}),
+        ((4, 2, 2, 2), {"strides": [2, 1], "group": 2, "dilations": [1, 2]}),
+    ],
+)  # fmt: skip
+def test_qconv_transpose_matches_conv_transpose_of_shifted_ints(w_shape, attrs):
+    """Sums of at most 27 products of |v| <= 255 are exact in float32."""
+    x, w = ints(-128, 127, 1, w_shape[0], 4, 5), ints(-128, 127, *w_shape)
+    bias = ints(-1000, 1000, w_shape[1] * attrs.get("group", 1), dtype=np.int32)
+    shifted = {"x": (x.astype(np.int64) + 11).astype(np.float32)}
+    model, feeds = model_of(
+        "ConvTranspose",
+        shifted,
+        consts={
+            "w": (w.astype(np.int64) - 3).astype(np.float32),
+            "b": bias.astype(np.float32),
+        },
+        **attrs,
+    )
+    (expected,) = run_ort(model, feeds)
+    props = {"input_zp": i64_attr(-11), "weight_zp": i64_attr(3)}
+    for name in ("pads", "strides", "dilations", "output_padding"):
+        if name in attrs:
+            props[name] = i64_array(attrs[name])
+    if "group" in attrs:
+        props["group"] = i64_attr(attrs["group"])
+    out = run_one(QConvTransposeOp, [x, w, bias], props)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, expected.astype(np.int32))
+
+
+def test_qconv_transpose_channels_last_matches_channels_first():
+    x, w = ints(-128, 127, 1, 3, 4, 4), ints(-127, 127, 3, 2, 3, 3)
+    props = {"input_zp": i64_attr(4), "strides": i64_array([2, 2])}
+    nchw = run_one(QConvTransposeOp, [x, w], props)
+    nhwc = run_one(
+        QConvTransposeOp,
         [
             np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
             np.ascontiguousarray(w.transpose(2, 3, 1, 0)),

@@ -221,6 +221,14 @@ func.func @conv_transpose(%x: tensor<1x3x4x5xf32>, %n: tensor<2x4x4x3xf32>, %nw:
   %s = nn.conv_transpose %n, %nw {{data_layout = "NHWC", strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER"}} : (tensor<2x4x4x3xf32>, tensor<3x3x2x3xf32>) -> tensor<2x8x8x2xf32>
   func.return %u, %p, %s : tensor<1x2x8x10xf32>, tensor<1x4x8x11xf32>, tensor<2x8x8x2xf32>
 }}""",
+    "conv_transpose_grouped": f"""
+func.func @conv_transpose_grouped(%x: tensor<1x6x3x4xf32>, %n: tensor<1x4x4x4xf32>, %nw: tensor<2x2x3x4xf32>) -> (tensor<1x4x6x8xf32>, tensor<1x8x8x6xf32>) {{
+  %w = {weights(6, 2, 2, 2)}
+  %b = {weights(4)}
+  %u = nn.conv_transpose %x, %w, %b {{group = 2 : i64, strides = array<i64: 2, 2>}} : (tensor<1x6x3x4xf32>, tensor<6x2x2x2xf32>, tensor<4xf32>) -> tensor<1x4x6x8xf32>
+  %s = nn.conv_transpose %n, %nw {{data_layout = "NHWC", group = 2 : i64, strides = array<i64: 2, 2>}} : (tensor<1x4x4x4xf32>, tensor<2x2x3x4xf32>) -> tensor<1x8x8x6xf32>
+  func.return %u, %s : tensor<1x4x6x8xf32>, tensor<1x8x8x6xf32>
+}}""",
     "resize": """
 func.func @resize(%x: tensor<1x2x4x6xf32>, %n: tensor<1x4x6x2xf32>) -> (tensor<1x2x8x12xf32>, tensor<1x2x8x12xf32>, tensor<1x2x12x18xf32>, tensor<1x2x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x2x7x11xf32>, tensor<1x8x12x2xf32>, tensor<1x2x6x9xf32>) {
   %a = nn.resize %x {sizes = array<i64: 1, 2, 8, 12>, mode = "nearest"} : (tensor<1x2x4x6xf32>) -> tensor<1x2x8x12xf32>
@@ -251,6 +259,37 @@ func.func @gather_nd(%x: tensor<2x4x3xf32>, %i: tensor<3x2xi64>, %m: tensor<2x4x
   %g = nn.gather_nd %mask, %r : (tensor<2x4xi1>, tensor<2x1x1xi64>) -> tensor<2x1x4xi1>
   func.return %a, %b, %g : tensor<2x2x3xf32>, tensor<3x3xf32>, tensor<2x1x4xi1>
 }}""",
+    "gather_elements": f"""
+func.func @gather_elements(%x: tensor<2x3x4xf32>, %i: tensor<2x2x4xi64>, %j: tensor<2x3x3xi32>) -> (tensor<2x2x4xf32>, tensor<2x3x3xf32>, tensor<1x2x2xf32>) {{
+  %a = nn.gather_elements %x, %i {{axis = 1 : i64}} : (tensor<2x3x4xf32>, tensor<2x2x4xi64>) -> tensor<2x2x4xf32>
+  %b = nn.gather_elements %x, %j {{axis = -1 : i64}} : (tensor<2x3x4xf32>, tensor<2x3x3xi32>) -> tensor<2x3x3xf32>
+  %c = {const(np.array([[[1, -2], [0, 1]]], np.int64))}
+  %d = nn.gather_elements %x, %c : (tensor<2x3x4xf32>, tensor<1x2x2xi64>) -> tensor<1x2x2xf32>
+  func.return %a, %b, %d : tensor<2x2x4xf32>, tensor<2x3x3xf32>, tensor<1x2x2xf32>
+}}""",
+    "top_k": """
+func.func @top_k(%x: tensor<2x7x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xi64>, tensor<2x7x2xf32>, tensor<2x7x2xi64>) {
+  %v, %i = nn.top_k %x {k = 3 : i64, axis = 1 : i64} : (tensor<2x7x3xf32>) -> (tensor<2x3x3xf32>, tensor<2x3x3xi64>)
+  %two = nn.constant dense<2.0> : tensor<f32>
+  %s = nn.mul %x, %two : (tensor<2x7x3xf32>, tensor<f32>) -> tensor<2x7x3xf32>
+  %ties = nn.floor %s : (tensor<2x7x3xf32>) -> tensor<2x7x3xf32>
+  %w, %j = nn.top_k %ties {k = 2 : i64, largest = 0 : i64} : (tensor<2x7x3xf32>) -> (tensor<2x7x2xf32>, tensor<2x7x2xi64>)
+  func.return %v, %i, %w, %j : tensor<2x3x3xf32>, tensor<2x3x3xi64>, tensor<2x7x2xf32>, tensor<2x7x2xi64>
+}""",
+    "integer_ops": """
+func.func @integer_ops(%x: tensor<3x5xf32>) -> (tensor<3x1xi64>, tensor<3xi1>, tensor<1x5xi64>, tensor<3x3xi64>) {
+  %a = nn.argmax %x {axis = 1 : i64} : (tensor<3x5xf32>) -> tensor<3x1xi64>
+  %zero = nn.constant dense<0.0> : tensor<f32>
+  %p = nn.greater %x, %zero : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xi1>
+  %n = nn.cast %p {to = i64} : (tensor<3x5xi1>) -> tensor<3x5xi64>
+  %c = nn.reduce_sum %n {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<3x5xi64>) -> tensor<3xi64>
+  %two = nn.constant dense<2> : tensor<i64>
+  %g = nn.greater %c, %two : (tensor<3xi64>, tensor<i64>) -> tensor<3xi1>
+  %m = nn.reduce_max %n {axes = array<i64: 0>} : (tensor<3x5xi64>) -> tensor<1x5xi64>
+  %i = nn.constant dense<[4, -1, 0]> : tensor<3xi64>
+  %e = nn.gather %n, %i {axis = 1 : i64} : (tensor<3x5xi64>, tensor<3xi64>) -> tensor<3x3xi64>
+  func.return %a, %g, %m, %e : tensor<3x1xi64>, tensor<3xi1>, tensor<1x5xi64>, tensor<3x3xi64>
+}""",
     "grouped_conv": f"""
 func.func @grouped_conv(%x: tensor<1x4x6x6xf32>, %n: tensor<1x5x5x6xf32>) -> (tensor<1x6x6x6xf32>, tensor<1x3x3x9xf32>) {{
   %w = {weights(6, 2, 3, 3)}
@@ -297,6 +336,30 @@ func.func @qdepthwise_nhwc(%x: tensor<1x6x6x4xi8>) -> tensor<1x3x3x4xi8> {{
   %c = nn.qconv %x, %w {{data_layout = "NHWC", group = 4 : i64, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", input_zp = -2 : i64, weight_zp = 1 : i64}} : (tensor<1x6x6x4xi8>, tensor<3x3x1x4xi8>) -> tensor<1x3x3x4xi32>
   %r = nn.rescale %c {{multiplier = array<i32: 4194304, 5000000, 3000000, 9000000>, shift = array<i8: 32, 33, 32, 34>, rounding_mode = "DOUBLE_ROUND", per_channel = 1 : i64, output_zp = 7 : i64}} : (tensor<1x3x3x4xi32>) -> tensor<1x3x3x4xi8>
   func.return %r : tensor<1x3x3x4xi8>
+}}""",
+    "qconv_transpose_nchw": f"""
+func.func @qconv_transpose_nchw(%x: tensor<1x3x4x5xf32>) -> (tensor<1x4x8x11xi32>, tensor<1x4x8x11xf32>) {{
+  %q = nn.quantize %x {{scale = array<f32: 0.05>, zero_point = array<i64: -9>}} : (tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xi8>
+  %w = {int8_weights(3, 4, 3, 3)}
+  %b = {const(RNG.integers(-500, 500, (4,)).astype(np.int32))}
+  %c = nn.qconv_transpose %q, %w, %b {{strides = array<i64: 2, 2>, pads = array<i64: 1, 0, 1, 1>, output_padding = array<i64: 1, 1>, input_zp = -9 : i64, weight_zp = 2 : i64}} : (tensor<1x3x4x5xi8>, tensor<3x4x3x3xi8>, tensor<4xi32>) -> tensor<1x4x8x11xi32>
+  %r = nn.rescale %c {{multiplier = array<i32: 1518500250>, shift = array<i8: 40>, output_zp = 6 : i64}} : (tensor<1x4x8x11xi32>) -> tensor<1x4x8x11xi8>
+  %d = nn.dequantize %r {{scale = array<f32: 0.1>, zero_point = array<i64: 6>}} : (tensor<1x4x8x11xi8>) -> tensor<1x4x8x11xf32>
+  func.return %c, %d : tensor<1x4x8x11xi32>, tensor<1x4x8x11xf32>
+}}""",
+    "qconv_transpose_nhwc": f"""
+func.func @qconv_transpose_nhwc(%x: tensor<1x4x4x3xi8>) -> tensor<1x8x8x2xi8> {{
+  %w = {int8_weights(2, 2, 2, 3)}
+  %c = nn.qconv_transpose %x, %w {{data_layout = "NHWC", strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", input_zp = 4 : i64, weight_zp = -1 : i64}} : (tensor<1x4x4x3xi8>, tensor<2x2x2x3xi8>) -> tensor<1x8x8x2xi32>
+  %r = nn.rescale %c {{multiplier = array<i32: 1518500250, 1073741824>, shift = array<i8: 39, 38>, rounding_mode = "DOUBLE_ROUND", per_channel = 1 : i64, output_zp = -4 : i64}} : (tensor<1x8x8x2xi32>) -> tensor<1x8x8x2xi8>
+  func.return %r : tensor<1x8x8x2xi8>
+}}""",
+    "qconv_transpose_grouped": f"""
+func.func @qconv_transpose_grouped(%x: tensor<1x4x3x3xi8>) -> tensor<1x6x7x7xi32> {{
+  %w = {int8_weights(4, 3, 3, 3)}
+  %b = {const(RNG.integers(-500, 500, (6,)).astype(np.int32))}
+  %c = nn.qconv_transpose %x, %w, %b {{group = 2 : i64, strides = array<i64: 2, 2>, input_zp = -3 : i64, weight_zp = 5 : i64}} : (tensor<1x4x3x3xi8>, tensor<4x3x3x3xi8>, tensor<6xi32>) -> tensor<1x6x7x7xi32>
+  func.return %c : tensor<1x6x7x7xi32>
 }}""",
     "qmatmul": f"""
 func.func @qmatmul(%a: tensor<2x3x8xi8>) -> (tensor<2x3x5xi32>, tensor<2x3x5xi8>) {{

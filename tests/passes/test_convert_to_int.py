@@ -4,7 +4,9 @@ computes, to within one quantization step of the output, on random inputs."""
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
@@ -16,6 +18,7 @@ from graph_opt.dialects.nn.conv import ConvOp
 from graph_opt.dialects.nn.elementwise import (
     AddOp,
     ClipOp,
+    HardSwishOp,
     IdentityOp,
     ReluOp,
     SigmoidOp,
@@ -372,3 +375,74 @@ def test_quantize_calibrate_convert_pipeline(
         (expected,) = run_function(module, [x])
         (actual,) = run_function(converted, [x])
         assert np.abs(actual - expected).max() <= 1.001 * nudged.scale[0]
+
+
+def gemm_hard_swish_gemm() -> onnx.ModelProto:
+    """Gemm, HardSwish (which fuse-ops leaves apart from a gemm), Gemm."""
+    rng = np.random.default_rng(11)
+    weights = [
+        numpy_helper.from_array(rng.standard_normal((8, 6), np.float32) * 0.5, "w1"),
+        numpy_helper.from_array(rng.standard_normal(8, np.float32), "b1"),
+        numpy_helper.from_array(rng.standard_normal((4, 8), np.float32) * 0.3, "w2"),
+        numpy_helper.from_array(rng.standard_normal(4, np.float32) * 0.1, "b2"),
+    ]
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["g"], transB=1),
+        helper.make_node("HardSwish", ["g"], ["h"]),
+        helper.make_node("Gemm", ["h", "w2", "b2"], ["y"], transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "gemm_hard_swish_gemm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        weights,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_layer_then_float_activation_is_quantized_after_the_activation_only(
+    tmp_path,
+):
+    module = import_model(gemm_hard_swish_gemm())
+    rng = np.random.default_rng(12)
+    samples = tmp_path / "samples.npz"
+    np.savez(samples, x=rng.standard_normal((16, 1, 6)).astype(np.float32))
+    CalibratePass(inputs=str(samples)).apply(Context(), module)
+    QuantizePass(per_channel=True).apply(Context(), module)
+    [swish] = [op for op in module.walk() if isinstance(op, HardSwishOp)]
+    # The gemm's accumulator goes to the hard_swish unrounded, as if fused.
+    assert isinstance(swish.operands[0].owner, GemmOp)
+    assert isinstance(swish.output.get_user_of_unique_use(), FakeQuantOp)
+    (result,) = entry_function(module).body.block.last_op.operands
+    step = nudge(result.owner.mins, result.owner.maxs, 8, False).scale[0]
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    names = op_names(converted)
+    assert names.count("nn.qmatmul") == 2 and "nn.gemm" not in names
+    assert "nn.hard_swish" in names and "nn.fake_quant" not in names
+    for _ in range(3):
+        x = rng.standard_normal((1, 6)).astype(np.float32)
+        (expected,) = run_function(module, [x])
+        (actual,) = run_function(converted, [x])
+        assert np.abs(actual - expected).max() <= 1.001 * step
+
+
+def test_a_float32_tie_rounds_exactly_in_int8_where_fake_quant_rounds_up():
+    """The one input of the zoo ResNet's eval set where the integer graph and
+    its fake-quant graph part: x / scale = 22.4999964 rounds to 22, as the
+    integer graph's quantize does; TF's FakeQuant computes (x - nudged_min) /
+    scale = 148.5 in float32 and rounds up."""
+    g = QuantGraph((1, 1))
+    props = fake_quant_props([-4.59399033], [4.73195791])
+    module = g.module(g.op(FakeQuantOp, g.block.args[0], **props))
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    x = np.array([[0.8228777]], np.float32)
+    nudged = nudge([-4.59399033], [4.73195791], 8, False)
+    scale, zero = float(nudged.scale[0]), int(nudged.zero_point[0]) - 128
+    exact = np.floor(np.float64(x[0, 0]) / np.float64(scale) + 0.5) + zero
+    (fake,) = run_function(module, [x])
+    (integer,) = run_function(converted, [x])
+    assert np.rint(integer[0, 0] / scale) + zero == exact == 20
+    assert np.rint(fake[0, 0] / scale) + zero == 21

@@ -7,6 +7,7 @@ from graph_opt.dialects.nn.attention import AttentionOp
 from graph_opt.dialects.nn.compare import COMPARE_OPS
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
+from graph_opt.dialects.nn.detection import DETECTION_OPS
 from graph_opt.dialects.nn.device_copy import DEVICE_COPY_OPS
 from graph_opt.dialects.nn.elementwise import ELEMENTWISE_OPS
 from graph_opt.dialects.nn.fused import FUSED_OPS
@@ -50,6 +51,7 @@ NN = Dialect(
         *QINT_OPS,
         *QPOOL_OPS,
         *INDEX_OPS,
+        *DETECTION_OPS,
         *RESIZE_OPS,
         *DEVICE_COPY_OPS,
         *TRAINING_OPS,

@@ -1,4 +1,4 @@
-"""Ops that make or pick positions: range, one_hot, top_k, gather_nd."""
+"""Ops that make or pick positions: range, one_hot, top_k, gather_nd, gather_elements."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from graph_opt.dialects.nn.base import (
 )
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked, tensor_type
+from graph_opt.dialects.nn.tensor_ops import check_constant_indices, data_and_indices
 
 
 def range_length(start, limit, delta) -> int:
@@ -152,11 +153,10 @@ class GatherNdOp(NNOperation):
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
-        data, indices = ranked(operands[0]), ranked(operands[1])
-        if data is None or indices is None:
+        types = data_and_indices(operands)
+        if types is None:
             return None
-        if not isinstance(indices.element_type, IntegerType):
-            raise VerifyException(f"indices must be integers, got {indices}")
+        data, indices = types
         shape, index_shape = data.get_shape(), indices.get_shape()
         batch = int_value(props, "batch_dims", 0)
         if not index_shape or index_shape[-1] == DYN:
@@ -172,4 +172,45 @@ class GatherNdOp(NNOperation):
         return [tensor_type(data.element_type, out)]
 
 
-INDEX_OPS: Sequence[type[NNOperation]] = [RangeOp, OneHotOp, TopKOp, GatherNdOp]
+@irdl_op_definition
+class GatherElementsOp(NNOperation):
+    """ONNX's GatherElements: output[p] = data[p with its `axis` entry replaced
+    by indices[p]]; the output has the indices' shape, negative entries count
+    from the end."""
+
+    name = "nn.gather_elements"
+    data = operand_def()
+    indices = operand_def()
+    output = result_def()
+    axis = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        types = data_and_indices(operands)
+        if types is None:
+            return None
+        data, indices = types
+        shape, index_shape = data.get_shape(), indices.get_shape()
+        if len(shape) != len(index_shape):
+            raise VerifyException(
+                f"indices {list(index_shape)} must have the rank of data {list(shape)}"
+            )
+        axis = normalize_axis(int_value(props, "axis", 0), len(shape))
+        for k, (size, count) in enumerate(zip(shape, index_shape)):
+            if k != axis and DYN not in (size, count) and count > size:
+                raise VerifyException(
+                    f"indices dim {k} of size {count} is larger than data's ({size})"
+                )
+        check_constant_indices(operands[1], shape[axis], axis)
+        return [tensor_type(data.element_type, index_shape)]
+
+
+INDEX_OPS: Sequence[type[NNOperation]] = [
+    RangeOp,
+    OneHotOp,
+    TopKOp,
+    GatherNdOp,
+    GatherElementsOp,
+]

@@ -1,8 +1,9 @@
-"""Integer (quantized) ops: quantize, dequantize, integer conv and matmul, rescale.
+"""Integer (quantized) ops: quantize, dequantize, integer conv, transposed conv
+and matmul, rescale.
 
 Their semantics follow ONNX QuantizeLinear/DequantizeLinear and TOSA 1.0
-(CONV2D/DEPTHWISE_CONV2D/MATMUL with zero points, RESCALE), so each maps
-onto one TOSA op (plus constants and layout transposes).
+(CONV2D/DEPTHWISE_CONV2D/TRANSPOSE_CONV2D/MATMUL with zero points, RESCALE),
+so each maps onto one TOSA op (plus constants and layout transposes).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from graph_opt.dialects.nn.base import (
     int_value,
     str_value,
 )
-from graph_opt.dialects.nn.conv import ConvolutionBase, ConvOp
+from graph_opt.dialects.nn.conv import ConvolutionBase, ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.linalg import MatMulOp
 from graph_opt.dialects.nn.quant import f32_array, f32_values
 from graph_opt.dialects.nn.shapes import (
@@ -219,6 +220,32 @@ class DequantizeOp(QuantizationOp):
         self.verify_quantization(_element(self.input, "dequantize input", (8, 16, 32)))
 
 
+def integer_result(
+    float_op: type[NNOperation], operands, props, names: tuple[str, str, str, str]
+) -> list[Attribute] | None:
+    """The i32 result of an integer form of `float_op`: its first two operands
+    (`names[:2]`) signless i8 with zero points `names[2:]` in range, shapes as
+    `float_op` infers them."""
+    _check_signless(operands[0], names[0], 8)
+    _check_signless(operands[1], names[1], 8)
+    _check_zero_point(props, names[2], operands[0])
+    _check_zero_point(props, names[3], operands[1])
+    inferred = float_op.infer_result_types(operands, props)
+    if inferred is None:
+        return None
+    return [tensor_type(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
+
+
+def integer_conv_result(
+    float_op: type[ConvolutionBase], what: str, operands, props
+) -> list[Attribute] | None:
+    """integer_result of a conv-like op, whose optional bias is i32."""
+    if len(operands) == 3:
+        _check_signless(operands[2], f"{what} bias", 32)
+    names = (f"{what} input", f"{what} filter", "input_zp", "weight_zp")
+    return integer_result(float_op, operands, props, names)
+
+
 @irdl_op_definition
 class QConvOp(ConvolutionBase):
     """Integer nn.conv, as TOSA CONV2D / DEPTHWISE_CONV2D: i8 input and filter,
@@ -234,16 +261,29 @@ class QConvOp(ConvolutionBase):
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
-        _check_signless(operands[0], "qconv input", 8)
-        _check_signless(operands[1], "qconv filter", 8)
-        if len(operands) == 3:
-            _check_signless(operands[2], "qconv bias", 32)
-        _check_zero_point(props, "input_zp", operands[0])
-        _check_zero_point(props, "weight_zp", operands[1])
-        inferred = ConvOp.infer_result_types(operands, props)
-        if inferred is None:
-            return None
-        return [tensor_type(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
+        return integer_conv_result(ConvOp, "qconv", operands, props)
+
+
+@irdl_op_definition
+class QConvTransposeOp(ConvolutionBase):
+    """Integer nn.conv_transpose, as TOSA TRANSPOSE_CONV2D: i8 input and filter,
+    optional i32 bias, i32 result = the transposed convolution of
+    (x - input_zp) by (w - weight_zp), plus bias.
+
+    Cropped or added output (pads, output_padding) contributes zero. Layout
+    (filter IOHW or HWOI), strides, pads, dilations, groups, output_padding
+    and output_shape are nn.conv_transpose's.
+    """
+
+    name = "nn.qconv_transpose"
+    output_padding = opt_prop_def(DenseArrayBase)
+    output_shape = opt_prop_def(DenseArrayBase)
+    input_zp = opt_prop_def(IntegerAttr)
+    weight_zp = opt_prop_def(IntegerAttr)
+
+    @classmethod
+    def infer_result_types(cls, operands, props) -> list[Attribute] | None:
+        return integer_conv_result(ConvTransposeOp, "qconv_transpose", operands, props)
 
 
 @irdl_op_definition
@@ -262,14 +302,8 @@ class QMatMulOp(NNOperation):
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
-        _check_signless(operands[0], "qmatmul lhs", 8)
-        _check_signless(operands[1], "qmatmul rhs", 8)
-        _check_zero_point(props, "a_zp", operands[0])
-        _check_zero_point(props, "b_zp", operands[1])
-        inferred = MatMulOp.infer_result_types(operands, props)
-        if inferred is None:
-            return None
-        return [tensor_type(i32, inferred[0].get_shape())]  # type: ignore[attr-defined]
+        names = ("qmatmul lhs", "qmatmul rhs", "a_zp", "b_zp")
+        return integer_result(MatMulOp, operands, props, names)
 
 
 def _check_zero_point(props, name: str, value) -> None:
@@ -451,4 +485,4 @@ class RescaleOp(NNOperation):
             )
 
 
-QINT_OPS = [QuantizeOp, DequantizeOp, QConvOp, QMatMulOp, RescaleOp]
+QINT_OPS = [QuantizeOp, DequantizeOp, QConvOp, QConvTransposeOp, QMatMulOp, RescaleOp]

@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    TensorType,
 )
 from xdsl.ir import Attribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -211,6 +212,26 @@ class SliceOp(NNOperation):
         return [tensor_type(x.element_type, shape)]
 
 
+def data_and_indices(operands) -> tuple[TensorType, TensorType] | None:
+    """The ranked types of a gather's data and integer indices (None if unranked)."""
+    data, indices = ranked(operands[0]), ranked(operands[1])
+    if data is None or indices is None:
+        return None
+    if not isinstance(indices.element_type, IntegerType):
+        raise VerifyException(f"indices must be integers, got {indices}")
+    return data, indices
+
+
+def check_constant_indices(indices: SSAValue, size: int, axis: int) -> None:
+    """Constant indices must lie in [-size, size) (unchecked for a dynamic size)."""
+    known = constant_value(indices)
+    if known is not None and size != DYN and known.size:
+        if known.min() < -size or known.max() >= size:
+            raise VerifyException(
+                f"indices are out of range for dim {axis} of size {size}"
+            )
+
+
 @irdl_op_definition
 class GatherOp(NNOperation):
     """Pick entries along `axis` at `indices` (negative ones count from the end)."""
@@ -225,19 +246,13 @@ class GatherOp(NNOperation):
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:
-        x, indices = ranked(operands[0]), ranked(operands[1])
-        if x is None or indices is None:
+        types = data_and_indices(operands)
+        if types is None:
             return None
-        if not isinstance(indices.element_type, IntegerType):
-            raise VerifyException(f"indices must be integers, got {indices}")
+        x, indices = types
         shape = x.get_shape()
         axis = normalize_axis(int_value(props, "axis", 0), len(shape))
-        known = constant_value(operands[1])
-        if known is not None and shape[axis] != DYN and known.size:
-            if known.min() < -shape[axis] or known.max() >= shape[axis]:
-                raise VerifyException(
-                    f"indices are out of range for dim {axis} of size {shape[axis]}"
-                )
+        check_constant_indices(operands[1], shape[axis], axis)
         out = [*shape[:axis], *indices.get_shape(), *shape[axis + 1 :]]
         return [tensor_type(x.element_type, out)]
 

@@ -6,6 +6,7 @@ from graph_opt.frontend.onnx_mappings import (  # noqa: F401
     compare,
     constant,
     conv,
+    detection,
     elementwise,
     fused,
     index_ops,

@@ -1,4 +1,4 @@
-"""ONNX mappings of Range, OneHot, TopK and GatherND."""
+"""ONNX mappings of Range, OneHot, TopK, GatherND and GatherElements."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.frontend.onnx_op_table import exporter, importer, register_simple
 
 register_simple("GatherND", ix.GatherNdOp)
+register_simple("GatherElements", ix.GatherElementsOp)
 
 
 def check_opset(e, op, first: int) -> None:

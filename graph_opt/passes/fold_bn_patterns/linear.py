@@ -101,10 +101,9 @@ def _conv_like(
     def refuses(affine: ChannelAffine) -> str | None:
         if quantizer is None:
             return None
-        spread = factor(weights, np.ones(channels)).shape  # channels on one axis
-        if spread.count(channels) != 1 or len(spread) != weights.ndim:
+        filter_axis = _output_channel_axis(factor(weights, np.arange(channels)))
+        if filter_axis is None:
             return "the filter's output channels do not lie on one axis"
-        filter_axis = spread.index(channels)
         ranges = requantized_ranges(
             quantizer,
             quantizer_axis(filter_value, quantizer),
@@ -154,6 +153,18 @@ def _conv_like(
         rewriter.notify_op_modified(op)
 
     return OutputChannelFold(axis, channels, rewrite, refuses)
+
+
+def _output_channel_axis(spread: np.ndarray) -> int | None:
+    """The one filter axis along which the channel numbers `spread` (a factor
+    of 0, 1, ... over the output channels) vary; None when they vary along
+    several axes (a grouped transposed conv) or the filter has one channel."""
+    varying = [
+        axis
+        for axis in range(spread.ndim)
+        if spread.shape[axis] > 1 and np.ptp(spread, axis=axis).any()
+    ]
+    return varying[0] if len(varying) == 1 else None
 
 
 def _quantizer(value: SSAValue) -> FakeQuantOp | None:

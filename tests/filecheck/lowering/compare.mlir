@@ -88,19 +88,25 @@ func.func @reductions(%x: tensor<2x3xf32>, %p: tensor<2x3xi1>) -> (tensor<2xf32>
 
 // -----
 
-func.func @negative_argmax_i64(%x: tensor<2x3xf32>) -> tensor<1x3xi64> {
+/// i64 indices (ONNX's ArgMax) are TOSA's i32 ones cast; i64 compares as IREE accepts it.
+// CHECK-LABEL: func.func @argmax_i64_and_compare_i64
+func.func @argmax_i64_and_compare_i64(%x: tensor<2x3xf32>, %n: tensor<3xi64>) -> (tensor<1x3xi64>, tensor<3xi1>) {
+  // CHECK: %[[A:.*]] = tosa.argmax %x {axis = 0 : i32} : (tensor<2x3xf32>) -> tensor<3xi32>
+  // CHECK: %[[R:.*]] = tosa.reshape %[[A]], %{{.*}} -> tensor<1x3xi32>
+  // CHECK: %[[C:.*]] = tosa.cast %[[R]] : (tensor<1x3xi32>) -> tensor<1x3xi64>
   %m = nn.argmax %x : (tensor<2x3xf32>) -> tensor<1x3xi64>
-  func.return %m : tensor<1x3xi64>
+  // CHECK: tosa.greater %n, %n : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
+  %g = nn.greater %n, %n : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
+  func.return %m, %g : tensor<1x3xi64>, tensor<3xi1>
 }
-// CHECK: lower-to-tosa: cannot lower nn.argmax at {{.*}}: TOSA's argmax gives i32 indices: output_type must be i32
 
 // -----
 
-func.func @negative_compare_i64(%x: tensor<3xi64>) -> tensor<3xi1> {
-  %m = nn.equal %x, %x : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
+func.func @negative_compare_i8(%x: tensor<3xi8>) -> tensor<3xi1> {
+  %m = nn.equal %x, %x : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi1>
   func.return %m : tensor<3xi1>
 }
-// CHECK: lower-to-tosa: cannot lower nn.equal at {{.*}}: TOSA compares floats and i32 only
+// CHECK: lower-to-tosa: cannot lower nn.equal at {{.*}}: TOSA compares floats, i32 and i64 only
 
 // -----
 

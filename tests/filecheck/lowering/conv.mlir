@@ -143,8 +143,19 @@ func.func @conv_transpose(%x: tensor<1x3x4x5xf32>) -> tensor<1x4x8x11xf32> {
 
 // -----
 
-func.func @negative_grouped_conv_transpose(%x: tensor<1x4x4x4xf32>, %w: tensor<4x1x2x2xf32>) -> tensor<1x2x8x8xf32> {
+/// A grouped transposed conv: one transpose_conv2d per group on a channel
+/// slice of the input, of the OHWI filter's input channels and of the bias,
+/// concatenated on the channels.
+// CHECK-LABEL: func.func @grouped_conv_transpose
+func.func @grouped_conv_transpose(%x: tensor<1x4x4x4xf32>, %w: tensor<4x1x2x2xf32>) -> tensor<1x2x8x8xf32> {
+  // CHECK: %[[X:.*]] = tosa.transpose %x
+  // CHECK: %[[W:.*]] = tosa.transpose %w {perms = array<i32: 1, 2, 3, 0>} : (tensor<4x1x2x2xf32>) -> tensor<1x2x2x4xf32>
+  // CHECK: %[[X0:.*]] = tosa.slice %[[X]], {{.*}} -> tensor<1x4x4x2xf32>
+  // CHECK: %[[W0:.*]] = tosa.slice %[[W]], {{.*}} -> tensor<1x2x2x2xf32>
+  // CHECK: %[[B0:.*]] = tosa.slice {{.*}} -> tensor<1xf32>
+  // CHECK: %[[Y0:.*]] = tosa.transpose_conv2d %[[X0]], %[[W0]], %[[B0]], {{.*}} -> tensor<1x8x8x1xf32>
+  // CHECK: %[[Y1:.*]] = tosa.transpose_conv2d {{.*}} -> tensor<1x8x8x1xf32>
+  // CHECK: tosa.concat %[[Y0]], %[[Y1]] {axis = 3 : i32} : (tensor<1x8x8x1xf32>, tensor<1x8x8x1xf32>) -> tensor<1x8x8x2xf32>
   %y = nn.conv_transpose %x, %w {group = 2 : i64, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>, tensor<4x1x2x2xf32>) -> tensor<1x2x8x8xf32>
   func.return %y : tensor<1x2x8x8xf32>
 }
-// CHECK: lower-to-tosa: cannot lower nn.conv_transpose at {{.*}}: grouped transposed convolution (group 2)

@@ -127,8 +127,22 @@ func.func @integer_add_and_clamp(%x: tensor<4xi32>, %q: tensor<4xi8>) -> (tensor
 
 // -----
 
-func.func @negative_integer_mul(%x: tensor<4xi32>) -> tensor<4xi32> {
-  %y = nn.mul %x, %x : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
-  func.return %y : tensor<4xi32>
+/// Index arithmetic (batch * count + index) on i32 or i64: tosa.mul with shift 0, maximum.
+// CHECK-LABEL: func.func @integer_index_arithmetic
+func.func @integer_index_arithmetic(%x: tensor<4xi64>, %n: tensor<4xi32>) -> (tensor<4xi64>, tensor<4xi32>) {
+  // CHECK: %[[S:.*]] = "tosa.const"() <{values = dense<0> : tensor<1xi8>}>
+  // CHECK: tosa.mul %x, %x, %[[S]] : (tensor<4xi64>, tensor<4xi64>, tensor<1xi8>) -> tensor<4xi64>
+  %y = nn.mul %x, %x : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  // CHECK: tosa.maximum %n, %n : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %m = nn.max %n, %n : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  func.return %y, %m : tensor<4xi64>, tensor<4xi32>
+}
+
+// -----
+
+/// An i8 product would need TOSA's widening to i32 and a rescale back.
+func.func @negative_integer_mul(%x: tensor<4xi8>) -> tensor<4xi8> {
+  %y = nn.mul %x, %x : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  func.return %y : tensor<4xi8>
 }
 // CHECK: cannot lower nn.mul at {{.*}}: integer elementwise ops lower only through nn.rescale

@@ -93,3 +93,56 @@ func.func @negative_gather_nd_batch_dims(%x: tensor<2x4x3xf32>, %i: tensor<2x1xi
   func.return %y : tensor<2x3xf32>
 }
 // CHECK: lower-to-tosa: cannot lower nn.gather_nd at {{.*}}: only gather_nd with batch_dims 0 lowers to TOSA
+
+// -----
+
+/// gather_elements along axis 1 of [2, 3, 4] with [2, 2, 4] indices: the data
+/// flattened to [1, 24, 1], each position's index wrapped, scaled by the axis
+/// stride (4) and added to the constant offset of its other coordinates.
+// CHECK-LABEL: func.func @gather_elements
+func.func @gather_elements(%x: tensor<2x3x4xf32>, %i: tensor<2x2x4xi64>) -> tensor<2x2x4xf32> {
+  // CHECK: %[[I:.*]] = tosa.cast %i : (tensor<2x2x4xi64>) -> tensor<2x2x4xi32>
+  // CHECK: %[[W:.*]] = tosa.select %{{.*}}, %{{.*}}, %[[I]]
+  // CHECK: %[[S:.*]] = tosa.mul %[[W]], %{{.*}}, %{{.*}} : (tensor<2x2x4xi32>, tensor<1x1x1xi32>, tensor<1xi8>) -> tensor<2x2x4xi32>
+  // CHECK: %[[O:.*]] = "tosa.const"() <{values = dense<{{\[\[\[}}0, 1, 2, 3], [0, 1, 2, 3]], {{\[\[}}12, 13, 14, 15], [12, 13, 14, 15]]]> : tensor<2x2x4xi32>}>
+  // CHECK: %[[L:.*]] = tosa.add %[[S]], %[[O]]
+  // CHECK: %[[V:.*]] = tosa.reshape %x, %{{.*}} -> tensor<1x24x1xf32>
+  // CHECK: %[[F:.*]] = tosa.reshape %[[L]], %{{.*}} -> tensor<1x16xi32>
+  // CHECK: %[[G:.*]] = tosa.gather %[[V]], %[[F]] : (tensor<1x24x1xf32>, tensor<1x16xi32>) -> tensor<1x16x1xf32>
+  // CHECK: %[[R:.*]] = tosa.reshape %[[G]], %{{.*}} -> tensor<2x2x4xf32>
+  // CHECK: func.return %[[R]]
+  %y = nn.gather_elements %x, %i {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x2x4xi64>) -> tensor<2x2x4xf32>
+  func.return %y : tensor<2x2x4xf32>
+}
+
+// -----
+
+/// Constant indices fold to the linear indices (-1 on axis 0 of size 3 is 2).
+// CHECK-LABEL: func.func @gather_elements_constant_indices
+func.func @gather_elements_constant_indices(%x: tensor<3x2xf32>) -> tensor<1x2xf32> {
+  // CHECK: %[[L:.*]] = "tosa.const"() <{values = dense<{{\[\[}}4, 1]]> : tensor<1x2xi32>}>
+  // CHECK: tosa.gather %{{.*}}, %[[L]] : (tensor<1x6x1xf32>, tensor<1x2xi32>) -> tensor<1x2x1xf32>
+  %i = nn.constant dense<[[-1, 0]]> : tensor<1x2xi64>
+  %y = nn.gather_elements %x, %i : (tensor<3x2xf32>, tensor<1x2xi64>) -> tensor<1x2xf32>
+  func.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+/// More elements than an i32 index can address: no TOSA form.
+func.func @negative_gather_elements_too_large(%x: tensor<65536x32768xf32>, %i: tensor<1x2xi64>) -> tensor<1x2xf32> {
+  %y = nn.gather_elements %x, %i : (tensor<65536x32768xf32>, tensor<1x2xi64>) -> tensor<1x2xf32>
+  func.return %y : tensor<1x2xf32>
+}
+// CHECK: lower-to-tosa: cannot lower nn.gather_elements at {{.*}}: TOSA's i32 gather indices cannot address data this large
+
+// -----
+
+/// IREE gathers i64 values at i64 indices only: the i32 indices are cast.
+// CHECK-LABEL: func.func @gather_i64_values
+func.func @gather_i64_values(%x: tensor<5xi64>, %i: tensor<2xi32>) -> tensor<2xi64> {
+  // CHECK: %[[I:.*]] = tosa.cast %{{.*}} : (tensor<1x2xi32>) -> tensor<1x2xi64>
+  // CHECK: tosa.gather %{{.*}}, %[[I]] : (tensor<1x5x1xi64>, tensor<1x2xi64>) -> tensor<1x2x1xi64>
+  %y = nn.gather %x, %i : (tensor<5xi64>, tensor<2xi32>) -> tensor<2xi64>
+  func.return %y : tensor<2xi64>
+}

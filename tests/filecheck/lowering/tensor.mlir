@@ -103,23 +103,24 @@ func.func @negative_cropping_pad(%x: tensor<4xf32>) -> tensor<3xf32> {
 
 // -----
 
-/// An i32 sum (convert-to-int's integer mean) is in TOSA's integer profile.
-// CHECK-LABEL: func.func @i32_sum
-func.func @i32_sum(%x: tensor<2x3x4xi32>) -> tensor<2xi32> {
-  // CHECK: %[[S1:.*]] = tosa.reduce_sum %x {axis = 1 : i32} : (tensor<2x3x4xi32>) -> tensor<2x1x4xi32>
-  // CHECK: %[[S2:.*]] = tosa.reduce_sum %[[S1]] {axis = 2 : i32} : (tensor<2x1x4xi32>) -> tensor<2x1x1xi32>
-  // CHECK: tosa.reshape %[[S2]], %{{.*}} -> tensor<2xi32>
-  %y = nn.reduce_sum %x {axes = array<i64: 1, 2>, keepdims = 0 : i64} : (tensor<2x3x4xi32>) -> tensor<2xi32>
-  func.return %y : tensor<2xi32>
+/// Integer sum, max and min of i32 (and i64, which IREE accepts) are TOSA's.
+// CHECK-LABEL: func.func @integer_reductions
+func.func @integer_reductions(%x: tensor<2x4xi32>, %y: tensor<2x4xi64>) -> (tensor<1x4xi32>, tensor<2xi64>) {
+  // CHECK: tosa.reduce_sum %x {axis = 0 : i32} : (tensor<2x4xi32>) -> tensor<1x4xi32>
+  %s = nn.reduce_sum %x {axes = array<i64: 0>} : (tensor<2x4xi32>) -> tensor<1x4xi32>
+  // CHECK: tosa.reduce_max %y {axis = 1 : i32} : (tensor<2x4xi64>) -> tensor<2x1xi64>
+  %m = nn.reduce_max %y {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<2x4xi64>) -> tensor<2xi64>
+  func.return %s, %m : tensor<1x4xi32>, tensor<2xi64>
 }
 
 // -----
 
-func.func @negative_integer_reduction(%x: tensor<4xi8>) -> tensor<1xi8> {
-  %y = nn.reduce_sum %x : (tensor<4xi8>) -> tensor<1xi8>
-  func.return %y : tensor<1xi8>
+/// TOSA's product and a mean (a sum scaled by a float) are for floats only.
+func.func @negative_integer_reduction(%x: tensor<4xi32>) -> tensor<1xi32> {
+  %y = nn.reduce_prod %x : (tensor<4xi32>) -> tensor<1xi32>
+  func.return %y : tensor<1xi32>
 }
-// CHECK: cannot lower nn.reduce_sum at {{.*}}: integer reductions other than i32 sums do not lower to TOSA
+// CHECK: cannot lower nn.reduce_prod at {{.*}}: integer reductions lower to TOSA as sum, max or min of i32 or i64
 
 // -----
 

@@ -153,6 +153,46 @@ func.func @fused_conv(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
+/// An activation with no int8 form read straight from the layer (a
+/// hard_swish after a gemm, which fuse-ops does not fuse) counts as fused:
+/// one fake_quant after it, none between them, as convert-to-int runs it on
+/// the dequantized accumulator.
+// CHECK-LABEL: func.func @gemm_float_activation
+// OPTS-LABEL: func.func @gemm_float_activation
+func.func @gemm_float_activation(%x: tensor<1x3xf32>) -> tensor<1x2xf32> {
+  // CHECK: %[[G:.*]] = nn.gemm
+  // CHECK-NEXT: %[[H:.*]] = nn.hard_swish %[[G]]
+  // CHECK-NEXT: %[[HQ:.*]] = nn.fake_quant %[[H]] {min = array<f32: -3.750000e-01>, max = array<f32: 2.000000e+00>
+  // CHECK-NEXT: func.return %[[HQ]]
+  // OPTS: nn.hard_swish
+  // OPTS-NEXT: nn.fake_quant
+  // OPTS-NEXT: func.return
+  %w = nn.constant dense<[[1.0, 2.0, 3.0], [-4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %g = nn.gemm %x, %w {trans_b = 1 : i64, nn.range = array<f32: -1.0, 2.5>} : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<1x2xf32>
+  %h = nn.hard_swish %g {nn.range = array<f32: -0.375, 2.0>} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  func.return %h : tensor<1x2xf32>
+}
+
+// -----
+
+/// A sigmoid that is not the layer's only user is not followed: the layer
+/// is quantized at its own output.
+// CHECK-LABEL: func.func @negative_float_activation_with_two_users
+// OPTS-LABEL: func.func @negative_float_activation_with_two_users
+func.func @negative_float_activation_with_two_users(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  // CHECK: %[[M:.*]] = nn.matmul
+  // CHECK-NEXT: %[[MQ:.*]] = nn.fake_quant %[[M]] {min = array<f32: -1.000000e+00>, max = array<f32: 1.000000e+00>
+  // CHECK-NEXT: nn.sigmoid %[[MQ]]
+  // CHECK-NOT: nn.fake_quant
+  // CHECK: func.return
+  %w = nn.constant dense<[[1.0, -1.0], [2.0, 0.5]]> : tensor<2x2xf32>
+  %m = nn.matmul %x, %w {nn.range = array<f32: -1.0, 1.0>} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %s = nn.sigmoid %m {nn.range = array<f32: 0.25, 0.75>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  func.return %m, %s : tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
 /// When the layer's result has another user, the quantization point is the
 /// layer itself and the relu is not followed.
 // CHECK-LABEL: func.func @layer_with_two_users

@@ -89,3 +89,36 @@ func.func @one_hot_negative_depth(%i: tensor<3xi32>, %v: tensor<2xf32>) -> tenso
   func.return %0 : tensor<3x4xf32>
 }
 // CHECK: depth -4 must not be negative
+
+// -----
+
+func.func @gather_elements_rank_mismatch(%x: tensor<3x4xf32>, %i: tensor<5xi64>) -> tensor<5xf32> {
+  %0 = nn.gather_elements %x, %i : (tensor<3x4xf32>, tensor<5xi64>) -> tensor<5xf32>
+  func.return %0 : tensor<5xf32>
+}
+// CHECK: indices [5] must have the rank of data [3, 4]
+
+// -----
+
+func.func @gather_elements_indices_wider_than_data(%x: tensor<3x4xf32>, %i: tensor<4x2xi64>) -> tensor<4x2xf32> {
+  %0 = nn.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  func.return %0 : tensor<4x2xf32>
+}
+// CHECK: indices dim 0 of size 4 is larger than data's (3)
+
+// -----
+
+func.func @gather_elements_constant_out_of_range(%x: tensor<3x4xf32>) -> tensor<1x4xf32> {
+  %i = nn.constant dense<[[0, 3, -3, 1]]> : tensor<1x4xi64>
+  %0 = nn.gather_elements %x, %i : (tensor<3x4xf32>, tensor<1x4xi64>) -> tensor<1x4xf32>
+  func.return %0 : tensor<1x4xf32>
+}
+// CHECK: indices are out of range for dim 0 of size 3
+
+// -----
+
+func.func @non_max_suppression_box_count(%b: tensor<2x30x4xf32>, %s: tensor<2x3x20xf32>) -> tensor<?x3xi64> {
+  %0 = nn.non_max_suppression %b, %s {max_output_boxes_per_class = 5 : i64, iou_threshold = 0.5 : f32} : (tensor<2x30x4xf32>, tensor<2x3x20xf32>) -> tensor<?x3xi64>
+  func.return %0 : tensor<?x3xi64>
+}
+// CHECK: boxes and scores differ in box count: 30 and 20

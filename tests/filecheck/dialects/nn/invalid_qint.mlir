@@ -133,3 +133,27 @@ func.func @rescale_unsigned_to_i32(%x: tensor<4xui8>) -> tensor<4xi32> {
   func.return %0 : tensor<4xi32>
 }
 // CHECK: an i32 result needs a signed input
+
+// -----
+
+func.func @qconv_transpose_float_filter(%x: tensor<1x3x4x4xi8>, %w: tensor<3x2x2x2xf32>) -> tensor<1x2x8x8xi32> {
+  %0 = nn.qconv_transpose %x, %w {strides = array<i64: 2, 2>} : (tensor<1x3x4x4xi8>, tensor<3x2x2x2xf32>) -> tensor<1x2x8x8xi32>
+  func.return %0 : tensor<1x2x8x8xi32>
+}
+// CHECK: qconv_transpose filter must be a i8 tensor, got tensor<3x2x2x2xf32>
+
+// -----
+
+func.func @qconv_transpose_zero_point(%x: tensor<1x3x4x4xi8>, %w: tensor<3x2x2x2xi8>) -> tensor<1x2x8x8xi32> {
+  %0 = nn.qconv_transpose %x, %w {strides = array<i64: 2, 2>, weight_zp = 128 : i64} : (tensor<1x3x4x4xi8>, tensor<3x2x2x2xi8>) -> tensor<1x2x8x8xi32>
+  func.return %0 : tensor<1x2x8x8xi32>
+}
+// CHECK: weight_zp 128 is out of range [-128, 127]
+
+// -----
+
+func.func @qconv_transpose_result_type(%x: tensor<1x3x4x4xi8>, %w: tensor<3x2x2x2xi8>) -> tensor<1x2x8x8xf32> {
+  %0 = nn.qconv_transpose %x, %w {strides = array<i64: 2, 2>} : (tensor<1x3x4x4xi8>, tensor<3x2x2x2xi8>) -> tensor<1x2x8x8xf32>
+  func.return %0 : tensor<1x2x8x8xf32>
+}
+// CHECK: result #0 has type tensor<1x2x8x8xf32>, but the operands imply tensor<1x2x8x8xi32>

@@ -53,3 +53,19 @@ func.func @gather_nd(%x: tensor<2x4x3xf32>, %i: tensor<2x5x1xi32>) -> tensor<2x5
   %0 = nn.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<2x4x3xf32>, tensor<2x5x1xi32>) -> tensor<2x5x3xf32>
   func.return %0 : tensor<2x5x3xf32>
 }
+
+// CHECK-LABEL: func.func @gather_elements
+func.func @gather_elements(%x: tensor<3x4xf32>, %i: tensor<2x5xi64>) -> tensor<2x5xf32> {
+  /// The output has the indices' shape; off the axis they may be smaller than data.
+  // CHECK: nn.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<3x4xf32>, tensor<2x5xi64>) -> tensor<2x5xf32>
+  %0 = nn.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<2x5xi64>) -> tensor<2x5xf32>
+  func.return %0 : tensor<2x5xf32>
+}
+
+// CHECK-LABEL: func.func @non_max_suppression
+func.func @non_max_suppression(%b: tensor<2x30x4xf32>, %s: tensor<2x3x30xf32>) -> tensor<?x3xi64> {
+  /// The row count depends on the data.
+  // CHECK: nn.non_max_suppression %{{.*}}, %{{.*}} {max_output_boxes_per_class = 5 : i64, iou_threshold = 5.000000e-01 : f32, score_threshold = 2.000000e-01 : f32} : (tensor<2x30x4xf32>, tensor<2x3x30xf32>) -> tensor<?x3xi64>
+  %0 = nn.non_max_suppression %b, %s {max_output_boxes_per_class = 5 : i64, iou_threshold = 0.5 : f32, score_threshold = 0.2 : f32} : (tensor<2x30x4xf32>, tensor<2x3x30xf32>) -> tensor<?x3xi64>
+  func.return %0 : tensor<?x3xi64>
+}

@@ -38,3 +38,10 @@ func.func @rescale(%acc: tensor<1x4x4x3xi32>, %u: tensor<8xui8>, %s: tensor<8xi1
   %2 = nn.rescale %s {multiplier = array<i16: 16384>, shift = array<i8: 14>, scale32 = 0 : i64} : (tensor<8xi16>) -> tensor<8xi8>
   func.return %0, %1, %2 : tensor<1x4x4x3xi8>, tensor<8xi8>, tensor<8xi8>
 }
+
+// CHECK-LABEL: func.func @qconv_transpose
+func.func @qconv_transpose(%x: tensor<1x3x4x4xi8>, %w: tensor<3x2x3x3xi8>, %b: tensor<2xi32>) -> tensor<1x2x8x8xi32> {
+  // CHECK: nn.qconv_transpose %{{.*}}, %{{.*}}, %{{.*}} {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>, input_zp = -5 : i64, weight_zp = 1 : i64} : (tensor<1x3x4x4xi8>, tensor<3x2x3x3xi8>, tensor<2xi32>) -> tensor<1x2x8x8xi32>
+  %0 = nn.qconv_transpose %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>, input_zp = -5 : i64, weight_zp = 1 : i64} : (tensor<1x3x4x4xi8>, tensor<3x2x3x3xi8>, tensor<2xi32>) -> tensor<1x2x8x8xi32>
+  func.return %0 : tensor<1x2x8x8xi32>
+}

@@ -1,0 +1,54 @@
+"""bench/quantize_corpus.py's corpus check: a model misses the goal when a conv
+or matmul stays float, when its integer graph is more than one output step
+from its fake-quant graph, or when its max or rms error is above
+onnxruntime's as the table prints them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.quantize_corpus import as_printed, relative_rms, shortfalls
+
+
+def row(**changes) -> dict:
+    """A row that meets the goal, with `changes`."""
+    return {
+        "float": "0",
+        "steps": "1.00",
+        "go err": 1.0e-2,
+        "ort err": 1.2e-2,
+        "go rms": 2.0e-3,
+        "ort rms": 2.5e-3,
+    } | changes
+
+
+def test_a_model_meeting_the_goal_is_ok():
+    assert shortfalls(row()) == "ok"
+    assert shortfalls(row(steps="-")) == "ok"  # float output: no steps to count
+
+
+@pytest.mark.parametrize(
+    ("changes", "missed"),
+    [
+        ({"float": "1"}, "float"),
+        ({"steps": "2.00"}, "steps"),
+        ({"go err": 1.3e-2}, "err"),
+        ({"go rms": 2.6e-3}, "rms"),
+        ({"float": "2", "steps": "1.50", "go rms": 3e-3}, "float,steps,rms"),
+    ],
+)
+def test_each_shortfall_is_named(changes, missed):
+    assert shortfalls(row(**changes)) == missed
+
+
+def test_errors_are_compared_as_printed():
+    assert as_printed(2.0512e-2) == as_printed(2.0508e-2) == 2.05e-2
+    assert shortfalls(row(**{"go err": 2.0512e-2, "ort err": 2.0508e-2})) == "ok"
+    assert shortfalls(row(**{"go err": 2.056e-2, "ort err": 2.054e-2})) == "err"
+
+
+def test_rms_is_over_all_values_relative_to_the_largest_reference():
+    reference = [np.array([4.0, -2.0]), np.array([1.0, 0.0])]
+    outputs = [np.array([4.0, -1.0]), np.array([1.0, 1.0])]
+    assert relative_rms(outputs, reference) == pytest.approx(np.sqrt(2 / 4) / 4)
