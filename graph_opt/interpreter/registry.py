@@ -20,6 +20,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.opaque import OpaqueFunctions
     from graph_opt.interpreter.pool import PoolFunctions
     from graph_opt.interpreter.qint import QIntFunctions
+    from graph_opt.interpreter.qpool import QPoolFunctions
     from graph_opt.interpreter.quant import QuantFunctions, QuantTrainingFunctions
     from graph_opt.interpreter.reduce import ReduceFunctions
     from graph_opt.interpreter.resize import ResizeFunctions
@@ -41,6 +42,7 @@ def nn_functions() -> list[InterpreterFunctions]:
         TensorFunctions(),
         OpaqueFunctions(),
         QIntFunctions(),
+        QPoolFunctions(),
         QuantFunctions(),
         QuantTrainingFunctions(),
         IndexFunctions(),

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import tosa
-from xdsl.dialects.builtin import IntegerAttr, TensorType, i32
+from xdsl.dialects.builtin import AnyFloat, IntegerAttr, TensorType, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -30,6 +30,7 @@ from graph_opt.dialects.nn.fused import FusedConvOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, split_filter_shape
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
 from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp
+from graph_opt.dialects.nn.qpool import QAvgPoolOp
 from graph_opt.lowering.lowering_pattern import LoweringPattern, constant_array
 from graph_opt.lowering.tosa_builder import (
     HWIO_TO_OHWI,
@@ -331,15 +332,19 @@ class LowerConvTranspose(LoweringPattern):
 
 
 class LowerPool(LoweringPattern):
-    """nn.max_pool / nn.avg_pool (2-D) -> tosa.max_pool2d / tosa.avg_pool2d (max also on int8)."""
+    """nn.max_pool / nn.avg_pool (2-D) -> tosa.max_pool2d / tosa.avg_pool2d (max
+    also on int8); nn.qavg_pool -> int8 tosa.avg_pool2d with its zero points."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, MaxPoolOp | AvgPoolOp):
+        if not isinstance(op, MaxPoolOp | AvgPoolOp | QAvgPoolOp):
             return
         x = op.operands[0]
-        if len(shape_of(x)) != 4 or not (is_float(x) or isinstance(op, MaxPoolOp)):
+        integer = isinstance(op, MaxPoolOp | QAvgPoolOp)
+        if len(shape_of(x)) != 4 or not (is_float(x) or integer):
             self.decline(
-                op, "only 2-D float pooling lowers to TOSA (and int max pooling)"
+                op,
+                "only 2-D float pooling lowers to TOSA (and int max pooling, "
+                "nn.qavg_pool)",
             )
             return
         layout = op.layout
@@ -364,7 +369,13 @@ class LowerPool(LoweringPattern):
         x_nhwc, tosa_pads = fit_window(
             b, x_nhwc, explicit, kernel, strides, list(out_shape[1:3])
         )
-        y = pool(b, type(op), x_nhwc, kernel, strides, tosa_pads, out_shape)
+        zero_points = (
+            int_value(op.properties, "input_zp", 0),
+            int_value(op.properties, "output_zp", 0),
+        )
+        y = pool(
+            b, type(op), x_nhwc, kernel, strides, tosa_pads, out_shape, zero_points
+        )
         rewriter.replace(op, b.ops, [from_nhwc(b, y, layout)])
 
     @staticmethod
@@ -393,7 +404,10 @@ def pool(
     strides: list[int],
     pads: list[int],
     out_shape: tuple[int, ...],
+    zero_points: tuple[int, int] = (0, 0),
 ) -> SSAValue:
+    """A TOSA max or average pool; an integer average takes `zero_points`
+    (input, output) and accumulates in i32."""
     element: Attribute = element_of(x)
     props: dict[str, Attribute] = {
         "kernel": i64_array(kernel),
@@ -407,11 +421,14 @@ def pool(
                 operands=[x], properties=props, result_types=[result_type]
             )
         )
-    zero = b.zero_point(element)
+    input_zp = b.scalar(zero_points[0], element)
+    same = zero_points[1] == zero_points[0]
+    output_zp = input_zp if same else b.scalar(zero_points[1], element)
+    accumulator = element if isinstance(element, AnyFloat) else i32
     return b.add(
         tosa.AvgPool2DOp.build(
-            operands=[x, zero, zero],
-            properties={**props, "acc_type": element},
+            operands=[x, input_zp, output_zp],
+            properties={**props, "acc_type": accumulator},
             result_types=[result_type],
         )
     )

@@ -17,6 +17,7 @@ from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp, RescaleOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.frontend.names import op_result_names
+from graph_opt.passes.convert_to_int_float_ops import report_float_ops
 from graph_opt.passes.convert_to_int_patterns import (
     FoldWeightFakeQuant,
     convert_to_int_patterns,
@@ -38,10 +39,13 @@ class ConvertToIntPass(ModulePass):
     with an i32 accumulator and i32 bias (scale input * weight), then
     nn.rescale by a fixed-point multiplier and shift (per tensor or per output
     channel) to the output's scale, with the activation folded into a clamp.
-    Adds of int8 values rescale both sides to a common i32 scale; max_pool,
+    Adds of int8 values rescale both sides to a common i32 scale; means
+    (reduce_mean, global_avg_pool) are i32 sums rescaled once; a 2-D avg_pool
+    not counting padding is nn.qavg_pool (TOSA AVG_POOL2D), rescaled when
+    the output scale differs; max_pool,
     reshape, transpose, pad and concat run on int8. Ops that cannot take int8
-    stay float between nn.dequantize and nn.quantize; their weight fake quants
-    fold to constants. Outputs are dequantized. With `unsigned-io`, graph
+    stay float between nn.dequantize and nn.quantize, each reported (statistics
+    per op kind and a warning); their weight fake quants fold to constants. Outputs are dequantized. With `unsigned-io`, graph
     inputs are quantized to uint8 and outputs dequantized from uint8 (zero
     point + 128), converted to and from int8 by unit rescales. With
     `double-round`, the rescales round twice (TOSA DOUBLE_ROUND), as TFLite's
@@ -81,6 +85,7 @@ class ConvertToIntPass(ModulePass):
         if self.double_round:
             _round_twice([o for o in op.walk() if o not in existing])
         _report_float_linear_ops(op, reasons)
+        report_float_ops(op, FLOAT_LINEAR_OPS)
 
 
 def _round_twice(ops: list[Operation]) -> None:

@@ -29,7 +29,7 @@ from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from graph_opt.dialects.nn.fused import FusedActivation, FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
-from graph_opt.dialects.nn.pool import MaxPoolOp
+from graph_opt.dialects.nn.pool import AvgPoolOp, MaxPoolOp
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
     QConvOp,
@@ -61,6 +61,7 @@ from graph_opt.passes.convert_to_int_params import (
     rescale_channels,
     unsigned_to_int8,
 )
+from graph_opt.passes.convert_to_int_pool import MEAN_OPS, lower_avg_pool, lower_mean
 from graph_opt.passes.fusion_patterns import (
     activation_op,
     is_float_activation,
@@ -320,6 +321,10 @@ def lower_producer(
         lowered = lower_add(core, params)
     elif isinstance(core, ConcatOp):
         lowered = lower_concat(core, params)
+    elif isinstance(core, MEAN_OPS):
+        lowered = lower_mean(core, params)
+    elif isinstance(core, AvgPoolOp):
+        lowered = lower_avg_pool(core, params)
     else:
         lowered = lower_linear(core, requantized(params))
     return None if lowered is None else (lowered, act)

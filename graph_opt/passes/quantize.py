@@ -301,15 +301,16 @@ def _unquantized_inputs(
     matches: list[LayerMatch], outputs: set[SSAValue]
 ) -> list[SSAValue]:
     """The layers' float inputs that no fake quantization will cover: graph
-    inputs, and results of ops such as average pooling (full-integer PTQ)."""
+    inputs, and results of ops such as average pooling (full-integer PTQ),
+    taken before the range-keeping ops between them and the layer (a global
+    pool's result rather than its flattening, so that the pool is int8 too)."""
     inputs = []
     for match in matches:
-        value = match.layer.operands[0]
-        source = value
+        source = match.layer.operands[0]
         while isinstance(source.owner, RANGE_KEEPING_OPS):
             source = source.owner.operands[0]
         if source not in outputs and not is_quantized(source):
-            inputs.append(value)
+            inputs.append(source)
     return inputs
 
 

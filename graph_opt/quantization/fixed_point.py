@@ -65,3 +65,13 @@ def scale32_in_range(values: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """TOSA apply_scale_32's REQUIRE: -2^(shift-1) <= value < 2^(shift-1)."""
     limit = np.left_shift(np.int64(1), np.asarray(shift, dtype=np.int64) - 1)
     return (values >= -limit) & (values < limit)
+
+
+def reciprocal_scale(count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TOSA reciprocal_scale: (multiplier, shift) of 1 / count for counts >= 1,
+    k = ceil(log2(count)), multiplier = ((2^30 + 1) << k) // count, shift = 30 + k."""
+    count = np.asarray(count, dtype=np.int64)
+    k = np.array([int(c - 1).bit_length() for c in count.ravel()], np.int64)
+    k = k.reshape(count.shape)
+    multiplier = np.left_shift(np.int64((1 << 30) + 1), k) // count
+    return multiplier, 30 + k

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from graph_opt import api
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.frontend.tensorflow.saved_model import import_saved_model
 from graph_opt.interpreter import run_function
 from graph_opt.lowering.to_tosa import LowerToTosaPass
 from graph_opt.passes.optimize import OptimizePass
@@ -168,3 +169,49 @@ def test_filecheck_case_lowers_to_ir_upstream_mlir_verifies(chunk):
     LowerToTosaPass().apply(api.context(), module)
     with ir.Context():
         assert ir.Module.parse(generic_text(module)).operation.verify()
+
+
+def test_converted_qat_model_runs_on_iree_bit_exact():
+    """The tfmot QAT model after convert-to-int (int8 convs, mean and dense)
+    lowered to TOSA: IREE's outputs are the interpreter's bit for bit."""
+    module = api.run(
+        import_saved_model(TF_CORPUS / "qat_conv_bn_saved_model"),
+        "optimize,quantize,convert-to-int",
+    )
+    assert "nn.reduce_sum" in {op.name for op in module.walk()}
+    compiled = CompiledGraphs(module)
+    (function,) = module.ops
+    name = function.sym_name.data  # type: ignore[attr-defined]
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        inputs = compiled.inputs(name, rng)
+        np.testing.assert_array_equal(
+            compiled.run(name, inputs)[0], run_function(module, inputs)[0]
+        )
+
+
+POOLS_FAKE_QUANT = """
+func.func @pools(%x: tensor<1x3x7x7xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x1x1xf32>) {
+  %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 2.0>, num_bits = 8 : i64} : (tensor<1x3x7x7xf32>) -> tensor<1x3x7x7xf32>
+  %1 = nn.avg_pool %0 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
+  %2 = nn.fake_quant %1 {min = array<f32: -0.7>, max = array<f32: 1.3>, num_bits = 8 : i64} : (tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %3 = nn.global_avg_pool %0 : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>
+  %4 = nn.fake_quant %3 {min = array<f32: -0.4>, max = array<f32: 0.9>, num_bits = 8 : i64} : (tensor<1x3x1x1xf32>) -> tensor<1x3x1x1xf32>
+  func.return %2, %4 : tensor<1x3x4x4xf32>, tensor<1x3x1x1xf32>
+}"""
+
+
+def test_converted_pools_run_on_iree_bit_exact():
+    """convert-to-int's nn.qavg_pool + rescale and its i32-sum mean, lowered:
+    IREE's outputs are the interpreter's bit for bit."""
+    module = api.run(api.parse(POOLS_FAKE_QUANT), "convert-to-int")
+    names = {op.name for op in module.walk()}
+    assert {"nn.qavg_pool", "nn.reduce_sum"} <= names
+    compiled = CompiledGraphs(module)
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        inputs = [rng.uniform(-1.2, 2.2, (1, 3, 7, 7)).astype(np.float32)]
+        for got, want in zip(
+            compiled.run("pools", inputs), run_function(module, inputs)
+        ):
+            np.testing.assert_array_equal(got, want)

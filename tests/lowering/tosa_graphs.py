@@ -368,6 +368,22 @@ func.func @qmatmul(%a: tensor<2x3x8xi8>) -> (tensor<2x3x5xi32>, tensor<2x3x5xi8>
   %r = nn.rescale %m {{multiplier = array<i32: 1717986918>, shift = array<i8: 42>, output_zp = 10 : i64}} : (tensor<2x3x5xi32>) -> tensor<2x3x5xi8>
   func.return %m, %r : tensor<2x3x5xi32>, tensor<2x3x5xi8>
 }}""",
+    "qmean": """
+func.func @qmean(%x: tensor<2x5x6x4xi8>) -> (tensor<2x4xi8>, tensor<2x4x1x1xi8>) {
+  %w = nn.rescale %x {multiplier = array<i32: 1073741824>, shift = array<i8: 30>, input_zp = -3 : i64} : (tensor<2x5x6x4xi8>) -> tensor<2x5x6x4xi32>
+  %s = nn.reduce_sum %w {axes = array<i64: 1, 2>, keepdims = 0 : i64} : (tensor<2x5x6x4xi32>) -> tensor<2x4xi32>
+  %m = nn.rescale %s {multiplier = array<i32: 1145324612>, shift = array<i8: 35>, output_zp = 6 : i64} : (tensor<2x4xi32>) -> tensor<2x4xi8>
+  %r = nn.reduce_sum %w {axes = array<i64: 1, 2>, keepdims = 1 : i64} : (tensor<2x5x6x4xi32>) -> tensor<2x1x1x4xi32>
+  %n = nn.rescale %r {multiplier = array<i32: 1431655765>, shift = array<i8: 36>, output_zp = -100 : i64} : (tensor<2x1x1x4xi32>) -> tensor<2x1x1x4xi8>
+  %p = nn.transpose %n {perm = array<i64: 0, 3, 1, 2>} : (tensor<2x1x1x4xi8>) -> tensor<2x4x1x1xi8>
+  func.return %m, %p : tensor<2x4xi8>, tensor<2x4x1x1xi8>
+}""",
+    "qavg_pool": """
+func.func @qavg_pool(%x: tensor<1x7x6x3xi8>, %y: tensor<1x3x5x5xi8>) -> (tensor<1x4x3x3xi8>, tensor<1x3x3x3xi8>) {
+  %a = nn.qavg_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", data_layout = "NHWC", input_zp = -7 : i64, output_zp = 12 : i64} : (tensor<1x7x6x3xi8>) -> tensor<1x4x3x3xi8>
+  %b = nn.qavg_pool %y {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, input_zp = 100 : i64, output_zp = 90 : i64} : (tensor<1x3x5x5xi8>) -> tensor<1x3x3x3xi8>
+  func.return %a, %b : tensor<1x4x3x3xi8>, tensor<1x3x3x3xi8>
+}""",
     "quantize_per_axis": """
 func.func @quantize_per_axis(%x: tensor<2x3xf32>) -> (tensor<2x3xi8>, tensor<2x3xf32>) {
   %q = nn.quantize %x {scale = array<f32: 0.01, 0.02, 0.005>, zero_point = array<i64: 0, -3, 7>, axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xi8>

@@ -11,6 +11,7 @@ from graph_opt.quantization.fixed_point import (
     apply_scale,
     quantize_multiplier,
     quantize_multipliers,
+    reciprocal_scale,
 )
 
 
@@ -77,3 +78,34 @@ def test_apply_scale_double_round_hand_computed():
         apply_scale(values, 1 << 29, 31, double_round=True),
         apply_scale(values, 1 << 29, 31),
     )
+
+
+@pytest.mark.parametrize(
+    ("count", "expected"),
+    [
+        (1, ((1 << 30) + 1, 30)),  # k = 0
+        (2, ((((1 << 30) + 1) << 1) // 2, 31)),
+        (9, ((((1 << 30) + 1) << 4) // 9, 34)),  # 8 < 9 <= 16: k = 4
+        (16, ((((1 << 30) + 1) << 4) // 16, 34)),
+        (256, ((((1 << 30) + 1) << 8) // 256, 38)),
+    ],
+)
+def test_reciprocal_scale_is_tosas_definition(count, expected):
+    multiplier, shift = reciprocal_scale(np.array([count]))
+    assert (int(multiplier[0]), int(shift[0])) == expected
+    assert 1 << 30 <= multiplier[0] < 1 << 31
+
+
+def test_reciprocal_scale_divides_to_nearest():
+    """apply_scale_32 by reciprocal_scale(c) is acc / c to nearest for sums of
+    up to 64 int8 values; at a tie, the multiplier (a bit above 2^shift / c)
+    may round a negative sum down (-8191 / 2 gives -4096)."""
+    counts = np.arange(1, 65)
+    multiplier, shift = reciprocal_scale(counts)
+    for acc in (-8191, -255, -7, -1, 0, 1, 3, 254, 8128):
+        got = apply_scale(np.full(64, acc), multiplier, shift)
+        exact = acc / counts
+        assert (np.abs(got - exact) <= 0.5).all()
+        ties = np.abs(exact - np.floor(exact) - 0.5) < 1e-12
+        np.testing.assert_array_equal(got[~ties], np.rint(exact[~ties]))
+    assert apply_scale(np.array([-8191]), *reciprocal_scale(np.array([2])))[0] == -4096

@@ -17,6 +17,7 @@ from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.pool import POOL_OPS
 from graph_opt.dialects.nn.qint import QINT_OPS
+from graph_opt.dialects.nn.qpool import QPOOL_OPS
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.quant_training import QUANT_TRAINING_OPS
 from graph_opt.dialects.nn.reduce import REDUCE_OPS
@@ -48,6 +49,7 @@ NN = Dialect(
         FakeQuantOp,
         *QUANT_TRAINING_OPS,
         *QINT_OPS,
+        *QPOOL_OPS,
         *INDEX_OPS,
         *DETECTION_OPS,
         *RESIZE_OPS,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import ModuleOp, f32
+from xdsl.dialects.builtin import ModuleOp, f32, i32
 from xdsl.dialects.func import FunctionType
 
 from graph_opt import api
@@ -21,6 +21,7 @@ from graph_opt.dialects.nn.qint import (
     QConvOp,
     QMatMulOp,
     QuantizeOp,
+    RescaleOp,
 )
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.shapes import ranked
@@ -69,8 +70,9 @@ def test_every_conv_and_matmul_is_int8(integer_module):
         op.name
         for op in entry_function(integer_module).body.ops
         if op.results and ranked(op.results[0]).element_type == f32
-    ]  # the mean has no integer form: float between dequantize and quantize
-    assert float_results == ["nn.dequantize", "nn.reduce_mean", "nn.dequantize"]
+    ]  # the mean too is int8: an i32 sum rescaled once
+    assert float_results == ["nn.dequantize"]
+    assert names.count("nn.reduce_sum") == 1 and "nn.reduce_mean" not in names
     assert list(TFLITE["ops"]) == [
         "CONV_2D:int8", "DEPTHWISE_CONV_2D:int8", "MEAN:int8", "FULLY_CONNECTED:int8"
     ]  # fmt: skip
@@ -102,16 +104,22 @@ def int8_outputs(module: ModuleOp) -> np.ndarray:
     return np.rint(outputs / np.float32(scale)).astype(np.int64) + zero_point
 
 
+def widens(op) -> bool:
+    """An nn.rescale of int8 to i32 (the mean's sum reads those)."""
+    return isinstance(op, RescaleOp) and ranked(op.output).element_type == i32
+
+
 def int8_layers(module: ModuleOp) -> list[np.ndarray]:
     """graph-opt's int8 value after each TFLite operator, on each input: the
-    int8 operands of the integer layers and dequantizes after the first (the
-    graph input's), returned by a copy of the function."""
+    int8 operands of the integer layers (the mean's: of its widening to i32)
+    and of the dequantizes, after the first (the graph input's), returned by a
+    copy of the function."""
     probe = module.clone()
     function = entry_function(probe)
     values = [
         op.operands[0]
         for op in function.walk()
-        if isinstance(op, QConvOp | QMatMulOp | DequantizeOp)
+        if isinstance(op, QConvOp | QMatMulOp | DequantizeOp) or widens(op)
     ][1:]
     function.body.block.last_op.operands = values
     function.function_type = FunctionType.from_lists(
@@ -143,8 +151,8 @@ def test_builtin_kernels_are_within_one_step(integer_module):
 
 def test_double_round_gives_the_builtin_kernels_convs(integer_module):
     """TFLite's builtin kernels requantize as gemmlowp does, rounding twice:
-    with `double-round` the conv layers are theirs bit for bit (the mean,
-    float in graph-opt, is an integer kernel of its own there)."""
+    with `double-round` the conv layers are theirs bit for bit (their mean
+    is an integer kernel of its own, within one step)."""
     conv, depthwise, *_ = int8_layers(convert("{double-round=true}"))
     np.testing.assert_array_equal(conv, TFLITE["layer0_int8_builtin"])
     np.testing.assert_array_equal(depthwise, TFLITE["layer1_int8_builtin"])
