@@ -14,11 +14,17 @@ Table 2, `graph-opt -p fold-bn` as a whole process, `.mlir` in and out against
 network (random weights, printed as hex): CPU seconds of the process (user +
 system), then wall seconds.
 
+Table 3, the same command on ResNet-50 phase by phase, in this process: read
+(and verify, which the `.onnx` import does as it goes and the `.mlir` input
+gets after parsing), the pass, write; and the start-up of a `graph-opt`
+process. CPU seconds (wall seconds).
+
 Times are medians of CPU time (`time.process_time`, the children's rusage):
 this machine is shared, and wall time there measures the other processes.
 
 Usage: python bench/mlir_text.py [--runs 3] [--sizes 5000,20000,50000,100000]
-       [--xdsl-up-to 20000] [--chains 20000,50000] [--only parse-print|roundtrip]
+       [--xdsl-up-to 20000] [--chains 20000,50000]
+       [--only parse-print|roundtrip|phases]
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from functools import partial
 from io import StringIO
@@ -73,7 +80,9 @@ def median_process_seconds(command: list[str], runs: int) -> tuple[float, float]
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         wall.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -193,14 +202,78 @@ def roundtrip_table(chains: list[int], runs: int, work: Path) -> None:
         )
 
 
+def median_times(step: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Median CPU and wall seconds of `step` in this process."""
+    cpu, wall = [], []
+    for _ in range(runs):
+        gc.collect()
+        start_cpu, start_wall = time.process_time(), time.perf_counter()
+        step()
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start_wall)
+    return statistics.median(cpu), statistics.median(wall)
+
+
+def read_onnx(path: Path):
+    from graph_opt.frontend.onnx_import import import_model, load_model
+
+    return import_model(load_model(str(path)), verify=True)
+
+
+def read_mlir(path: Path):
+    from graph_opt.files import mapped
+    from graph_opt.mlir_text.parser import parse_module
+    from graph_opt.verification import verify_module
+
+    with open(path, "rb") as stream, mapped(stream) as source:
+        module = parse_module(api.context(), source, str(path))
+    verify_module(module)
+    return module
+
+
+def phases_table(runs: int, work: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from roundtrip import resnet50
+
+    onnx_in = work / "in.onnx"
+    onnx.save(resnet50(), onnx_in)
+    mlir_in = work / "in.mlir"
+    api.save(api.load(onnx_in), mlir_in)
+    fold_bn_pass = api.pipeline("fold-bn")
+    warnings.simplefilter("ignore")  # (fold-bn's remark that the random BNs stay)
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for source, read in ((onnx_in, read_onnx), (mlir_in, read_mlir)):
+        module = read(source)
+        target = work / f"out{source.suffix}"
+        rows.setdefault("read", []).append(median_times(partial(read, source), runs))
+        rows.setdefault("fold-bn", []).append(
+            median_times(partial(fold_bn_pass.apply, api.context(), module), runs)
+        )
+        rows.setdefault("write", []).append(
+            median_times(partial(api.save, module, target), runs)
+        )
+    start_up = median_process_seconds([GRAPH_OPT, "--version"], runs)
+    rows["start-up (process)"] = [start_up, start_up]
+    print(
+        f"{'ResNet-50 phase':<20} {'.onnx CPU (wall) s':>19} {'.mlir CPU (wall) s':>19}"
+    )
+    for name, cells in rows.items():
+        texts = [f"{cpu:.3f} ({wall:.3f})" for cpu, wall in cells]
+        print(f"{name:<20} {texts[0]:>19} {texts[1]:>19}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sizes", default="5000,20000,50000,100000")
     parser.add_argument("--xdsl-up-to", type=int, default=20000, metavar="OPS")
     parser.add_argument("--chains", default="20000,50000")
-    parser.add_argument("--only", choices=("parse-print", "roundtrip"))
+    parser.add_argument("--only", choices=("parse-print", "roundtrip", "phases"))
     args = parser.parse_args()
+    if args.only == "phases":
+        with tempfile.TemporaryDirectory() as tmp:
+            phases_table(args.runs, Path(tmp))
+        return
     if args.only != "roundtrip":
         sizes = [int(s) for s in args.sizes.split(",")]
         parse_print_table(sizes, args.runs, args.xdsl_up_to)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from io import StringIO, TextIOWrapper
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -23,9 +24,11 @@ from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.universe import Universe
 
-from graph_opt.files import write_atomically, writing_atomically
+from graph_opt.files import mapped, write_atomically, writing_atomically
 
 if TYPE_CHECKING:
+    from mmap import mmap
+
     from graph_opt.tools.verify_numerics import NumericCheck
 
 _extra_passes: dict[str, Callable[[], type[ModulePass]]] = {}
@@ -83,14 +86,14 @@ def context() -> Context:
     return ctx
 
 
-def parse(text: str, name: str = "<string>") -> ModuleOp:
-    """Parse MLIR text into a verified module (`dense_resource` weights read
-    from the text's resource section)."""
-    from graph_opt.mlir_text.parser import FastParser
+def parse(text: str | bytes | mmap, name: str = "<string>") -> ModuleOp:
+    """Parse MLIR text (a string, or UTF-8 bytes) into a verified module
+    (`dense_resource` weights read from the text's resource section)."""
+    from graph_opt.mlir_text.parser import parse_module
     from graph_opt.resources import resolve_resources
 
     ctx = context()
-    module = FastParser(ctx, text, name).parse_module()
+    module = parse_module(ctx, text, name)
     resolve_resources(module, ctx)
     module.verify()
     return module
@@ -119,7 +122,8 @@ def load(source, validate: bool = True) -> ModuleOp:
         from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 
         return import_graph_def(load_graph_def(str(path)), validate=validate)
-    return parse(path.read_text(), str(path))
+    with open(path, "rb") as stream, mapped(stream) as text:
+        return parse(text, str(path))
 
 
 def pipeline(spec: str | Sequence[ModulePass]) -> PassPipeline:
@@ -199,20 +203,25 @@ def to_mlir(
     """MLIR text; with `weights_as_resources=N`, dense elements of at least N
     bytes print as `dense_resource`s with their blobs in a resource section
     (upstream MLIR's form for large constants)."""
-    from io import StringIO
+    out = StringIO()
+    _write_mlir(module, out, generic, weights_as_resources)
+    return out.getvalue()
 
+
+def _write_mlir(
+    module: ModuleOp, out: IO[str], generic: bool, weights_as_resources: int | None
+) -> None:
     from graph_opt.mlir_text.printer import FastPrinter
 
-    out = StringIO()
     if weights_as_resources is None:
         FastPrinter(stream=out, print_generic_format=generic).print_op(module)
-        return out.getvalue() + "\n"
+        out.write("\n")
+        return
     from graph_opt.resources import print_with_resources
 
     print_with_resources(
         module, out, weights_as_resources, print_generic_format=generic
     )
-    return out.getvalue()
 
 
 def save(
@@ -237,6 +246,7 @@ def save(
 
         write_atomically(path, graph_def_bytes(module, text=path.suffix == ".pbtxt"))
         return
-    write_atomically(
-        path, to_mlir(module, weights_as_resources=weights_as_resources).encode()
-    )
+    with writing_atomically(path) as out:
+        text = TextIOWrapper(out, encoding="utf-8", newline="\n")
+        _write_mlir(module, text, False, weights_as_resources)
+        text.detach()  # (flushed; `out` is closed by writing_atomically)

@@ -37,6 +37,7 @@ from xdsl.printer import Printer
 
 from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.mlir_text.hex_literals import write_hex
 
 DEFAULT_MIN_BYTES = 64
 """`--weights-as-resources` without a size: dense elements of at least this many
@@ -192,7 +193,7 @@ class ResourcePrinter(Printer):
         for index, (key, attr) in enumerate(self._blobs.items()):
             write(f'      {key}: "0x')
             for piece in _blob_pieces(attr):
-                write(piece.hex().upper())
+                write_hex(self.stream, piece)
             write('",\n' if index + 1 < len(self._blobs) else '"\n')
         write("    }\n  }\n#-}")
 

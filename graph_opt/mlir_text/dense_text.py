@@ -46,7 +46,7 @@ def dense_text(attr: DenseIntOrFPElementsAttr, type_text: str) -> str | None:
     length = len(data) // size
     if length == 0:
         body = ""
-    elif length > HEX_ABOVE and not _is_splat_buffer(data, element_type, length):
+    elif _prints_as_hex(data, element_type, length):
         body = f'"0x{data.hex().upper()}"'
     else:
         values = element_type.unpack(data, length)  # (`attr.get_values()`)
@@ -58,6 +58,21 @@ def dense_text(attr: DenseIntOrFPElementsAttr, type_text: str) -> str | None:
                 shape = (length,)  # (`attr.shape_is_complete`)
             body = _nested(list(map(element_text, values)), shape)
     return f"dense<{body}> : {type_text}"
+
+
+def hex_data(attr: DenseIntOrFPElementsAttr) -> bytes | None:
+    """The bytes `dense_text` writes as hex digits (`dense<"0x...">`), or None if it
+    writes the literal otherwise."""
+    element_type = attr.type.element_type
+    printer = _element_printer(element_type)
+    if printer is None:
+        return None
+    data = attr.data.data
+    return data if _prints_as_hex(data, element_type, len(data) // printer[1]) else None
+
+
+def _prints_as_hex(data: bytes, element_type, length: int) -> bool:
+    return length > HEX_ABOVE and not _is_splat_buffer(data, element_type, length)
 
 
 def _nested(texts: list[str], shape: Sequence[int]) -> str:
@@ -81,6 +96,8 @@ def _is_splat_buffer(data: bytes, element_type, length: int) -> bool:
         values = list(element_type.iter_unpack(data))
         return values.count(values[0]) == length
     array = np.frombuffer(data, dtype)
+    if array[1] != array[0]:  # most weights: no pass over them all
+        return False
     return bool((array == array[0]).all())
 
 

@@ -11,7 +11,9 @@ forms graph-opt prints (and people write) with a few regular expressions:
 
 Types, function types and attribute dictionaries are parsed by xDSL's parser
 once per distinct text and then shared (attributes are immutable); `dense<...>`
-literals of floats are read by numpy, hex ones by `bytes.fromhex`. The op is
+literals of floats are read by numpy, hex ones by `bytes.fromhex`, or straight
+from the file's bytes when `parse_module` cut their digits out of the text
+(see `hex_literals`). The op is
 built as xDSL builds it (`new_op` is `Operation.create`). Consecutive fast lines
 are read without the lexer; it resumes where the fast path declines. Anything
 else, and any line the fast path cannot take whole (a forward reference, a type
@@ -58,6 +60,7 @@ from graph_opt.dialects.nn.new_op import new_op
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.gc_pause import collector_paused
 from graph_opt.mlir_text.forms import has_nn_custom_form
+from graph_opt.mlir_text.hex_literals import HexLiterals, cut_hex_literals
 
 _NAME = r"%[A-Za-z0-9_$.-]+"
 _NAMES = rf"{_NAME}(?:, {_NAME})*"
@@ -99,9 +102,17 @@ CACHED_TEXT_LIMIT = 512
 class FastParser(Parser):
     """xDSL's parser with a fast path for one-line ops (see the module docstring)."""
 
-    def __init__(self, ctx, input, name: str = "<unknown>") -> None:
+    def __init__(
+        self, ctx, input, name: str = "<unknown>", cut: HexLiterals | None = None
+    ) -> None:
         super().__init__(ctx, input, name)
         self._text = self.lexer.input.content
+        self._cut = cut
+        """The literals cut out of `input` (its text is `cut.text`)."""
+        self._cuts_read: set[int] = set()
+        """Where the placeholders of the ops built so far are."""
+        self._cuts_of_line: list[int] = []
+        """Where the placeholders read for the line being parsed are."""
         self._parsed: dict[tuple[str, str], object] = {}
         self._op_classes: dict[str, type[Operation] | None] = {}
 
@@ -144,10 +155,19 @@ class FastParser(Parser):
         it (and report its own error)."""
         if self.attribute_aliases:
             return None
+        self._cuts_of_line.clear()
         try:
-            return self._parse_fast_line(start)
+            parsed = self._parse_fast_line(start)
         except (ParseError, ValueError, TypeError, KeyError):
             return None
+        if parsed is not None:
+            self._cuts_read.update(self._cuts_of_line)
+        return parsed
+
+    def read_every_cut(self) -> bool:
+        """Whether each placeholder of a cut text was read by the fast path into an
+        op it built (then the module is the one the whole text gives)."""
+        return self._cut is None or len(self._cuts_read) == len(self._cut.spans)
 
     def _parse_fast_line(self, start: int) -> tuple[Operation, int] | None:
         text = self._text
@@ -327,6 +347,15 @@ class FastParser(Parser):
             self._parsed[key] = value
         return value
 
+    def _hex_bytes(self, start: int, end: int) -> bytes:
+        """The bytes of the hex digits at text[start:end], or of the literal cut
+        there."""
+        if self._cut is not None:
+            data = self._cut.digits_at(start, end)
+            if data is not None:
+                return data
+        return bytes.fromhex(self._text[start:end])
+
     def _dense(self, start: int, end: int):
         """The `dense<...> : tensor<...>` literal at text[start:end]: hex read by
         `bytes.fromhex`, float lists by numpy, anything else by xDSL."""
@@ -346,12 +375,16 @@ class FastParser(Parser):
                 isinstance(element_type, IntegerType) or dtype is not None
             ):
                 if text[split - 1] == '"':
-                    data = _hex_data(text, body + 3, split - 1, value_type)
+                    data = _elements_data(
+                        self._hex_bytes(body + 3, split - 1), value_type
+                    )
             elif dtype is not None:
                 floats = text[body:split]
                 if FLOAT_LIST.fullmatch(floats):
                     data = _float_data(floats, value_type.get_shape(), dtype)
             if data is not None:
+                if self._cut is not None and body + 3 in self._cut.spans:
+                    self._cuts_of_line.append(body + 3)
                 return dense_elements(value_type, data)
         return self._remembered("attr", text[start:end], Parser.parse_attribute)
 
@@ -381,10 +414,9 @@ def _interned(value_type: Attribute) -> Attribute:
     return value_type
 
 
-def _hex_data(text: str, start: int, end: int, value_type: TensorType) -> bytes | None:
-    """The bytes of the hex digits at text[start:end], a splat when they hold one
-    element."""
-    data = bytes.fromhex(text[start:end])
+def _elements_data(data: bytes, value_type: TensorType) -> bytes | None:
+    """The elements of `value_type` from a hex literal's bytes (a splat when they
+    hold one element)."""
     size = value_type.element_type.compile_time_size
     count = math.prod(value_type.get_shape())
     if len(data) == size:
@@ -407,6 +439,24 @@ def _float_data(body: str, shape: tuple[int, ...], dtype: str) -> bytes | None:
     return data.tobytes()
 
 
-def parse_module(ctx, text: str | bytes, name: str = "<unknown>", implicit=True):
-    """`Parser(ctx, text, name).parse_module(implicit)`, through the fast path."""
-    return FastParser(ctx, text, name).parse_module(implicit)
+def parse_module(
+    ctx, source: str | bytes, name: str = "<unknown>", implicit: bool = True
+) -> ModuleOp:
+    """`Parser(ctx, source, name).parse_module(implicit)`, through the fast path.
+
+    Bytes (or an mmap) are first read with the digits of their long hex literals
+    cut out (`cut_hex_literals`). If that parse fails, or xDSL rather than the fast
+    path met a placeholder, the whole text is parsed again: a module or an error
+    comes from the text as written, and so do the diagnostics' positions."""
+    if not isinstance(source, str):
+        cut = cut_hex_literals(source)
+        if cut is not None:
+            parser = FastParser(ctx, cut.text, name, cut)
+            try:
+                module = parser.parse_module(implicit)
+            except Exception:  # reported by the parse of the whole text below
+                module = None
+            if module is not None and parser.read_every_cut():
+                return module
+        source = str(source, "utf-8")
+    return FastParser(ctx, source, name).parse_module(implicit)

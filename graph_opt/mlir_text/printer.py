@@ -6,7 +6,8 @@ strings: the generic form of ops without regions or successors, nn ops in their
 and `func.return`. Every other op (modules, functions, other dialects' custom
 forms) goes through `Printer.print_op`, which calls back into this `print_op`
 for the ops of its regions, so both share one naming state. Types and
-attributes are printed once each by xDSL's printer and then reused.
+attributes are printed once each by xDSL's printer and then reused; the digits
+of a long hex literal go from its bytes to the file (`hex_literals.write_hex`).
 
 It writes the SSA names and the separators that xDSL 0.74's `Printer` writes,
 relying on its naming fields (`_ssa_values`, `ssa_names`,
@@ -32,8 +33,9 @@ from xdsl.irdl import IRDLOperation
 from xdsl.printer import Printer
 
 from graph_opt.dialects.nn.constant import ELISION, ConstantOp
-from graph_opt.mlir_text.dense_text import dense_text
+from graph_opt.mlir_text.dense_text import dense_text, hex_data
 from graph_opt.mlir_text.forms import has_nn_custom_form
+from graph_opt.mlir_text.hex_literals import LONG_HEX_DIGITS, write_hex
 
 
 @dataclass(eq=False, repr=False)
@@ -57,7 +59,14 @@ class FastPrinter(Printer):
         if text is None:
             super().print_op(op)
             return
-        self.stream.write(text)  # type: ignore[union-attr]
+        stream = self.stream
+        if type(text) is tuple:
+            before, data, after = text
+            stream.write(before)  # type: ignore[union-attr]
+            write_hex(stream, data)  # type: ignore[arg-type]
+            stream.write(after)  # type: ignore[union-attr]
+            return
+        stream.write(text)  # type: ignore[union-attr]
 
     def text_of(self, attr: Attribute) -> str:
         """`attr` as `print_attribute` prints it."""
@@ -76,6 +85,22 @@ class FastPrinter(Printer):
         text = out.getvalue()
         self._texts[id(attr)] = (attr, text)
         return text
+
+    def value_text(
+        self, before: str, value: Attribute, after: str
+    ) -> str | tuple[str, bytes, str]:
+        """`before`, then `value` as `text_of` prints it, then `after`; around a long
+        hex literal, (the text up to its digits, its bytes, the text after them) for
+        `write_hex` to write the digits."""
+        if (
+            isinstance(value, DenseIntOrFPElementsAttr)
+            and 2 * len(value.data.data) >= LONG_HEX_DIGITS
+        ):
+            data = hex_data(value)
+            if data is not None:
+                type_text = self.text_of(value.get_type())
+                return f'{before}dense<"0x', data, f'"> : {type_text}{after}'
+        return f"{before}{self.text_of(value)}{after}"
 
     def name_of(self, value: SSAValue) -> str:
         """`value`'s name, given as `print_ssa_value` gives it (without the `%`)."""
@@ -189,15 +214,15 @@ def _declarative(op_class: type[IRDLOperation]):
     return write
 
 
-def _constant(printer: FastPrinter, op: Operation) -> str | None:
+def _constant(printer: FastPrinter, op: Operation) -> str | tuple | None:
     if ELISION.larger_than is not None:
         return None
     attrs = f" {{{printer.dict_text(op.attributes)}}}" if op.attributes else ""
-    value = printer.text_of(op.properties["value"])
-    return f"{printer.results_text(op)}nn.constant{attrs} {value}"
+    before = f"{printer.results_text(op)}nn.constant{attrs} "
+    return printer.value_text(before, op.properties["value"], "")
 
 
-def _generic_constant(printer: FastPrinter, op: Operation) -> str:
+def _generic_constant(printer: FastPrinter, op: Operation) -> str | tuple:
     """`_generic` for the commonest op of a graph."""
     if op.attributes or len(op.properties) != 1 or len(op.results) != 1:
         return _generic(printer, op)
@@ -205,10 +230,9 @@ def _generic_constant(printer: FastPrinter, op: Operation) -> str:
     if value is None:
         return _generic(printer, op)
     result = op.results[0]
-    return (
-        f'%{printer.name_of(result)} = "nn.constant"() <{{value = '
-        f"{printer.text_of(value)}}}> : () -> {printer.text_of(result.type)}"
-    )
+    before = f'%{printer.name_of(result)} = "nn.constant"() <{{value = '
+    after = f"}}> : () -> {printer.text_of(result.type)}"
+    return printer.value_text(before, value, after)
 
 
 def _return(printer: FastPrinter, op: Operation) -> str | None:

@@ -59,10 +59,16 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
 
 def register_frontends(tool) -> None:
     def parse_mlir(stream: IO[bytes]) -> ModuleOp:
-        from graph_opt.mlir_text.parser import FastParser
+        from graph_opt.files import mapped
+        from graph_opt.mlir_text.parser import parse_module
 
-        parser = FastParser(tool.ctx, stream.read(), tool.get_input_name())
-        return parser.parse_module(not tool.args.no_implicit_module)
+        with mapped(stream) as source:
+            return parse_module(
+                tool.ctx,
+                source,
+                tool.get_input_name(),
+                not tool.args.no_implicit_module,
+            )
 
     tool.available_frontends["mlir"] = parse_mlir
 

@@ -91,6 +91,9 @@ def test_integers(element_type):
         np.arange(100, dtype=np.float32).reshape(4, 25),  # nested lists
         np.arange(101, dtype=np.float32),  # hex
         np.full(200, 2.0, np.float32),  # a large splat
+        np.array([0.0, -0.0] * 100, np.float32),  # a large splat by ==
+        np.full(200, np.nan, np.float32),  # not a splat: hex
+        np.append(np.full(199, 2.0, np.float32), 3.0),  # the last one differs
         np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4, 1),
         np.float32(3.0).reshape(()),  # rank 0
     ],

@@ -1,0 +1,107 @@
+"""Large `dense<"0x...">` literals kept out of Python strings.
+
+A ResNet-50 is 205 MB of text, nearly all of it hex digits. Reading, the digits
+of each long literal are cut out of the text the parser sees (`cut_hex_literals`)
+and decoded straight from the file's bytes when the fast parser reaches them;
+writing, `write_hex` streams a literal's bytes as hex to the file's binary buffer
+in small pieces. Neither makes a string of the digits, nor a second copy of them.
+"""
+
+from __future__ import annotations
+
+import binascii
+import codecs
+from dataclasses import dataclass
+from mmap import mmap
+from typing import IO
+
+LONG_HEX_DIGITS = 4096
+"""Hex literals of at least this many digits bypass strings; shorter ones stay in
+the text."""
+HEX_OPEN = b'dense<"0x'
+PLACEHOLDER = "#"
+"""What a cut literal's digits leave in the text (not a hex digit: xDSL's parser
+fails on it)."""
+
+HEX_PIECE_BYTES = 1 << 15
+"""Bytes converted to hex at a time: their digits (64 KiB) stay below the size at
+which the C allocator maps fresh pages for each piece."""
+BINARY_ENCODINGS = {"utf-8", "ascii"}
+"""Text-stream encodings in which hex digits are their ASCII bytes."""
+
+
+@dataclass
+class HexLiterals:
+    """`source` decoded to `text`, with the digits of its long hex literals replaced
+    by `PLACEHOLDER`; `spans` maps the offset of each placeholder in `text` to where
+    its digits are in `source`."""
+
+    text: str
+    source: bytes | mmap
+    spans: dict[int, tuple[int, int]]
+
+    def digits_at(self, start: int, end: int) -> bytes | None:
+        """The bytes of the literal cut at text[start:end], None if nothing was cut
+        there. Raises ValueError (binascii.Error) for digits that are not hex."""
+        span = self.spans.get(start)
+        if span is None or end != start + len(PLACEHOLDER):
+            return None
+        with memoryview(self.source) as source, source[span[0] : span[1]] as digits:
+            return binascii.unhexlify(digits)
+
+
+def cut_hex_literals(source: bytes | mmap) -> HexLiterals | None:
+    """`source` with the digits of its `dense<"0x...">` literals of at least
+    `LONG_HEX_DIGITS` cut out, or None if it has none (or is not UTF-8: its reader
+    reports that). Whatever was cut must be read back through `digits_at`: a cut
+    inside a comment or a string is a placeholder there too."""
+    parts: list[str] = []
+    spans: dict[int, tuple[int, int]] = {}
+    length = 0  # of the text in `parts`, in characters
+    copied = 0  # of `source`, in bytes
+    find = source.find
+    start = find(HEX_OPEN)
+    try:
+        while start >= 0:
+            digits = start + len(HEX_OPEN)
+            end = find(b'"', digits)
+            if end < 0:
+                break
+            if end - digits >= LONG_HEX_DIGITS:
+                parts.append(str(source[copied:digits], "utf-8"))
+                length += len(parts[-1])
+                spans[length] = (digits, end)
+                parts.append(PLACEHOLDER)
+                length += len(PLACEHOLDER)
+                copied = end
+            start = find(HEX_OPEN, end)
+        if not spans:
+            return None
+        parts.append(str(source[copied:], "utf-8"))
+    except UnicodeDecodeError:
+        return None
+    return HexLiterals("".join(parts), source, spans)
+
+
+def write_hex(stream: IO[str], data: bytes) -> None:
+    """`stream.write(data.hex().upper())`, written in pieces of bytes to the binary
+    buffer of a text file (after flushing the text before), so that no string of the
+    digits is made."""
+    buffer = getattr(stream, "buffer", None)
+    encoding = getattr(stream, "encoding", None)
+    if buffer is None or encoding is None or not _binary_encoding(encoding):
+        stream.write(data.hex().upper())
+        return
+    stream.flush()
+    with memoryview(data) as view:
+        for start in range(0, len(view), HEX_PIECE_BYTES):
+            buffer.write(
+                binascii.hexlify(view[start : start + HEX_PIECE_BYTES]).upper()
+            )
+
+
+def _binary_encoding(encoding: str) -> bool:
+    try:
+        return codecs.lookup(encoding).name in BINARY_ENCODINGS
+    except LookupError:
+        return False
