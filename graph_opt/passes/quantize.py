@@ -14,7 +14,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.elementwise import IdentityOp
-from graph_opt.dialects.nn.pool import MaxPoolOp
+from graph_opt.dialects.nn.pool import AvgPoolOp, MaxPoolOp
 from graph_opt.dialects.nn.quant import (
     MAX_BITS,
     MIN_BITS,
@@ -173,6 +173,7 @@ class QuantizePass(ModulePass):
         inputs = _calibrated_inputs(_unquantized_inputs(matches, set(outputs)))
         activations = _unique([*inputs, *outputs])
         ranges = _calibrated_ranges(activations)
+        _pools_keep_input_ranges(ranges)
         record("layers quantized", len(matches))
         record("activations quantized", len(activations))
         _report_float_layers(op, {m.layer for m in matches}, include, exclude)
@@ -336,6 +337,17 @@ def _unique(values) -> list[SSAValue]:
         if isinstance(element, AnyFloat) and not is_quantized(value):
             seen.setdefault(value)
     return list(seen)
+
+
+def _pools_keep_input_ranges(ranges: dict[SSAValue, tuple[float, float]]) -> None:
+    """An average pool's result takes its input's range, as TFLite gives
+    AVERAGE_POOL_2D its input's scale: its int8 form (TOSA's AVG_POOL2D, one
+    scale) then needs no rescale after it, which would round a second time.
+    An average lies within its inputs' range, so nothing is clipped."""
+    for value in ranges:
+        pool = value.owner
+        if isinstance(pool, AvgPoolOp) and pool.operands[0] in ranges:
+            ranges[value] = ranges[pool.operands[0]]
 
 
 def _calibrated_ranges(values: list[SSAValue]) -> dict[SSAValue, tuple[float, float]]:

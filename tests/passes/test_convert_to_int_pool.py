@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 
 from graph_opt import api
 from graph_opt.interpreter import run_function
@@ -172,3 +173,66 @@ def test_an_all_int8_graph_reports_no_float_ops(recwarn):
     )
     assert statistics[0].counters["ops float on int8 values"] == 0
     assert not [w for w in recwarn if issubclass(w.category, GraphOptWarning)]
+
+
+def conv_pool_conv(tmp_path) -> tuple[ModuleOp, np.ndarray]:
+    """conv -> relu -> average pool -> conv, calibrated on random samples."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    from graph_opt.frontend.onnx_import import import_model
+    from graph_opt.passes.calibrate import CalibratePass
+
+    rng = np.random.default_rng(3)
+    weights = [
+        numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
+        for n, s in (("w1", (4, 3, 3, 3)), ("w2", (2, 4, 1, 1)))
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node(
+            "AveragePool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]
+        ),
+        helper.make_node("Conv", ["p", "w2"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 4, 4])],
+        weights,
+    )  # fmt: skip
+    module = import_model(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    )
+    samples = rng.standard_normal((8, 1, 3, 8, 8)).astype(np.float32)
+    np.savez(tmp_path / "samples.npz", x=samples)
+    CalibratePass(inputs=str(tmp_path / "samples.npz")).apply(api.context(), module)
+    return module, samples
+
+
+def test_average_pool_keeps_its_input_range_and_rounds_once(tmp_path):
+    """quantize gives the pool's result its input's range (TFLite's
+    AVERAGE_POOL_2D restriction): no rescale follows nn.qavg_pool, and the int8
+    graph is within one output step of the fake-quant graph (with a range of its
+    own, the second rounding put a third of the outputs one step off, some two)."""
+    module, samples = conv_pool_conv(tmp_path)
+    api.run(module, "quantize")
+    quants = {
+        op.operands[0].owner.name: (tuple(op.mins), tuple(op.maxs))
+        for op in module.walk()
+        if op.name == "nn.fake_quant" and isinstance(op.operands[0].owner, Operation)
+    }
+    assert quants["nn.avg_pool"] == quants["nn.relu"]
+    converted = api.run(module.clone(), "convert-to-int")
+    (pool,) = [op for op in converted.walk() if op.name == "nn.qavg_pool"]
+    assert all(use.operation.name != "nn.rescale" for use in pool.results[0].uses)
+    low, high = quants["nn.conv"] if "nn.conv" in quants else quants["nn.fused_conv"]
+    scale = (high[0] - low[0]) / 255
+    steps = []
+    for x in samples:
+        (expected,) = run_function(module, [x])
+        (actual,) = run_function(converted, [x])
+        steps.append(np.abs(actual - expected).ravel() / scale)
+    steps = np.concatenate(steps)
+    assert steps.max() <= 1.001
+    assert (steps > 0.5).mean() < 0.1
