@@ -7,8 +7,10 @@ after the op; results that no node of their name produces get an Identity of
 that name. Control inputs come back from `tf.control_inputs`, and ops on one
 variable or queue are ordered as in the block (control edges where no data
 edge orders them). A variable's initial value is assigned by
-`<variable>/Assign`, grouped by the NoOp `init`. An op without a TensorFlow
-form is an error naming every such op.
+`<variable>/Assign`, grouped by the NoOp `init`. Loops and branches become
+functional While/If nodes with functions in the library
+(`export_control_flow`). An op without a TensorFlow form, at any depth, is an
+error naming every such op.
 """
 
 from __future__ import annotations

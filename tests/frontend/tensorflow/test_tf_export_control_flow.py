@@ -221,3 +221,17 @@ def test_predicate_read_as_a_value_has_no_form():
         FrontendError, match="the i1 is read by func.return, not as a predicate"
     ):
         export_graph_def(api.parse(text))
+
+
+def test_stateful_op_in_a_function_makes_while_and_if_stateful():
+    """Timestamp is stateful in TensorFlow's registry: the loop and the branch
+    holding it are While and If (a nested stateful op counts too)."""
+    stamp = '%t = nn.opaque {op_type = "Timestamp", domain = "tf"} : () -> tensor<f64>'
+    branch = BRANCH_IN_LOOP.replace(
+        "scf.yield %m : tensor<2x3xf32>",
+        f"{stamp}\n      scf.yield %m : tensor<2x3xf32>",
+    )
+    _, graph = export(branch)
+    loop = node(graph, "While")
+    body = library(graph)[loop.attr["body"].func.name]
+    assert [n.op for n in body.node_def if n.op.endswith("If")] == ["If"]
