@@ -86,6 +86,8 @@ def function(
         shapes = definition.arg_attr[position].attr["_output_shapes"].list
         set_shape(shapes.shape.add(), shape_of(value)[1])
     export_ops(body, ops)
+    if body.initializers:  # a function's nodes cannot be run by the graph's init
+        raise no_form(ops[0].parent_op(), "a variable is declared in a region")
     args = {arg.name for arg in definition.signature.input_arg}
     returned = {}
     for position, value in enumerate(results):

@@ -235,3 +235,46 @@ def test_stateful_op_in_a_function_makes_while_and_if_stateful():
     loop = node(graph, "While")
     body = library(graph)[loop.attr["body"].func.name]
     assert [n.op for n in body.node_def if n.op.endswith("If")] == ["If"]
+
+
+VARIABLE_LOOP = """
+func.func @main(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
+  OUTSIDE
+  %y = scf.while (%a = %x) : (tensor<2xf32>) -> tensor<2xf32> {
+    %c = tensor.extract %p[] : tensor<i1>
+    scf.condition(%c) %a : tensor<2xf32>
+  } do {
+  ^bb0(%a: tensor<2xf32>):
+    INSIDE
+    %r = tf_state.read %v : (!tf_state.variable<tensor<2xf32>>) -> tensor<2xf32>
+    scf.yield %r : tensor<2xf32>
+  }
+  func.return %y : tensor<2xf32>
+}
+"""
+VARIABLE = (
+    '%v = tf_state.variable {var_name = "v", initial_value = dense<1.0> : tensor<2xf32>}'
+    " : !tf_state.variable<tensor<2xf32>>"
+)
+
+
+@pytest.mark.parametrize(
+    "where, reason",
+    [
+        (
+            "OUTSIDE",
+            "a region reads a !tf_state.variable<tensor<2xf32>>, which is no tensor",
+        ),
+        ("INSIDE", "a variable is declared in a region"),
+    ],
+)
+def test_variables_in_loops_have_no_form(where: str, reason: str):
+    text = (
+        VARIABLE_LOOP.replace(where, VARIABLE)
+        .replace("OUTSIDE", "")
+        .replace("INSIDE", "")
+    )
+    with pytest.raises(FrontendError) as error:
+        export_graph_def(api.parse(text))
+    assert "no TensorFlow form for scf.while" in str(error.value)
+    assert reason in str(error.value) and "\n" not in str(error.value)
