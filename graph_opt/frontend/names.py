@@ -128,3 +128,13 @@ def _hint_for(name: str) -> str:
         if not (underscore and number.isdigit()):
             return name
         name = head
+
+
+def unused_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_N` with the first N not in `taken`; taken from now on."""
+    name, count = base, 0
+    while name in taken:
+        count += 1
+        name = f"{base}_{count}"
+    taken.add(name)
+    return name

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.names import unused_name
 from graph_opt.frontend.tensorflow.functions import ARG_OP, Body
 from graph_opt.frontend.tensorflow.schema import NodeDef
 
@@ -43,15 +44,6 @@ def _split(text: str) -> tuple[str, int, bool]:
 
 def _ref(name: str, index: int) -> str:
     return name if index == 0 else f"{name}:{index}"
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, counter = base, 0
-    while name in taken:
-        counter += 1
-        name = f"{base}_{counter}"
-    taken.add(name)
-    return name
 
 
 def functionalize(nodes: Sequence[NodeDef], library: dict[str, Body]) -> list[NodeDef]:
@@ -251,9 +243,9 @@ def _loop_functions(loop: _Loop, nodes, args: list[str]):
 
 
 def _functionalize_loop(loop: _Loop, nodes, library, taken) -> list[NodeDef]:
-    while_name = _fresh(loop.frame, taken)
+    while_name = unused_name(loop.frame, taken)
     values = len(loop.variables) + len(loop.invariants)
-    args = [_fresh(f"{while_name}/arg{i}", taken) for i in range(values)]
+    args = [unused_name(f"{while_name}/arg{i}", taken) for i in range(values)]
     functional = NodeDef(name=while_name, op="While")
     functional.input.extend(e.input[0] for e in loop.variables + loop.invariants)
     removed = {n.name for n in loop.variables + loop.invariants + loop.merges}
@@ -437,7 +429,7 @@ def _functionalize_one_cond(nodes: list[NodeDef], library) -> list[NodeDef] | No
     predicate = _side_tag(merges[0], tags, by_name)[0][0]
     group = [m for m in merges if _side_tag(m, tags, by_name)[0][0] == predicate]
     taken = {n.name for n in nodes} | set(library)
-    if_name = _fresh(f"{group[0].name}/If", taken)
+    if_name = unused_name(f"{group[0].name}/If", taken)
     sides = {
         side: [
             n
@@ -464,7 +456,7 @@ def _functionalize_one_cond(nodes: list[NodeDef], library) -> list[NodeDef] | No
             elif node in group:
                 continue
             if outer not in captures:
-                captures[outer] = _fresh(f"{if_name}/arg{len(captures)}", taken)
+                captures[outer] = unused_name(f"{if_name}/arg{len(captures)}", taken)
             renames[ref] = captures[outer]
     args = list(captures.values())
     for side, label in ((True, "then"), (False, "else")):

@@ -2,7 +2,8 @@
 
 A FunctionDef's nodes name their inputs `arg` (an argument of the function) or
 `node:out_arg:index` (element `index` of the output argument `out_arg` of a
-node's op), where a GraphDef writes `node:flat_index`. A `Body` holds the nodes
+node's op, as its OpDef in `op_defs` sizes them), where a GraphDef writes
+`node:flat_index`. A `Body` holds the nodes
 rewritten to GraphDef syntax, with one `_Arg` node per argument, so a body
 imports like a graph whose arguments are bound to given values.
 """
@@ -12,28 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.tensorflow.op_defs import output_args
 from graph_opt.frontend.tensorflow.schema import FunctionDef, GraphDef, NodeDef
 
 ARG_OP = "_Arg"
 """The pseudo-op of a body argument (TensorFlow's name for it too)."""
-
-_FUSED_BATCH_NORM_OUTPUTS = [
-    "y", "batch_mean", "batch_variance",
-    "reserve_space_1", "reserve_space_2", "reserve_space_3",
-]  # fmt: skip
-OUTPUT_ARGS = {
-    "Switch": ["output_false", "output_true"],
-    "RefSwitch": ["output_false", "output_true"],
-    "Merge": ["output", "value_index"],
-    "RefMerge": ["output", "value_index"],
-    "TopKV2": ["values", "indices"],
-    "Unique": ["y", "idx"],
-    "FusedBatchNorm": _FUSED_BATCH_NORM_OUTPUTS[:5],
-    "FusedBatchNormV2": _FUSED_BATCH_NORM_OUTPUTS[:5],
-    "FusedBatchNormV3": _FUSED_BATCH_NORM_OUTPUTS,
-}
-"""The output arguments of ops with several, each one tensor; every other op
-has one output argument (a tensor or a list), indexed directly."""
 
 
 @dataclass
@@ -56,14 +40,17 @@ def _flat_input(function: str, nodes: dict[str, NodeDef], text: str) -> str:
     name, out_arg, index = parts
     if name not in nodes or not index.isdigit():
         return text  # an undefined node: reported when the body is imported
-    arg_names = OUTPUT_ARGS.get(nodes[name].op)
-    if arg_names is None:
+    args = output_args(nodes[name])
+    if args is None:  # an unregistered op, or one not saying its output counts
         return f"{name}:{index}"
-    if out_arg not in arg_names:
-        raise FrontendError(
-            f"function '{function}': node '{name}' ({nodes[name].op}) has no output '{out_arg}'"
-        )
-    return f"{name}:{arg_names.index(out_arg) + int(index)}"
+    offset = 0
+    for arg_name, size in args:
+        if arg_name == out_arg:
+            return f"{name}:{offset + int(index)}"
+        offset += size
+    raise FrontendError(
+        f"function '{function}': node '{name}' ({nodes[name].op}) has no output '{out_arg}'"
+    )
 
 
 def function_body(function: FunctionDef) -> Body:

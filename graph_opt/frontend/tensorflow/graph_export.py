@@ -7,8 +7,10 @@ after the op; results that no node of their name produces get an Identity of
 that name. Control inputs come back from `tf.control_inputs`, and ops on one
 variable or queue are ordered as in the block (control edges where no data
 edge orders them). A variable's initial value is assigned by
-`<variable>/Assign`, grouped by the NoOp `init`. An op without a TensorFlow
-form is an error naming every such op.
+`<variable>/Assign`, grouped by the NoOp `init`. Loops and branches become
+functional While/If nodes with functions in the library
+(`export_control_flow`). An op without a TensorFlow form, at any depth, is an
+error naming every such op.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -30,6 +32,7 @@ from graph_opt.frontend.names import (
     location_names,
     op_result_names,
     result_names,
+    unused_name,
 )
 from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
@@ -42,6 +45,10 @@ PRODUCER_VERSION = 1882  # a GraphDef version of TensorFlow 2.x
 
 class DataType(int):
     """A DataType attribute value (told apart from an int attribute)."""
+
+
+class Function(str):
+    """A function attribute value: the name of a function of the library."""
 
 
 def dtype_of(value: SSAValue | Attribute) -> DataType:
@@ -64,9 +71,12 @@ def tensor_proto(array: np.ndarray, proto) -> None:
 
 def set_attr(attr, value) -> None:
     """Fill an AttrValue from a Python value: bool, int, float, str, DataType,
-    numpy array (a tensor), ("shape", dims), or a list of ints, DataTypes or shapes."""
+    Function, numpy array (a tensor), ("shape", dims), or a list of ints,
+    DataTypes or shapes."""
     if isinstance(value, DataType):
         attr.type = int(value)
+    elif isinstance(value, Function):
+        attr.func.name = str(value)
     elif isinstance(value, bool):
         attr.b = value
     elif isinstance(value, int):
@@ -78,12 +88,12 @@ def set_attr(attr, value) -> None:
     elif isinstance(value, np.ndarray):
         tensor_proto(value, attr.tensor)
     elif isinstance(value, tuple) and value and value[0] == "shape":
-        _set_shape(attr.shape, value[1])
+        set_shape(attr.shape, value[1])
     elif value and all(isinstance(v, DataType) for v in value):
         attr.list.type.extend(int(v) for v in value)
     elif value and all(isinstance(v, tuple) for v in value):
         for _, dims in value:
-            _set_shape(attr.list.shape.add(), dims)
+            set_shape(attr.list.shape.add(), dims)
     elif all(isinstance(v, int) for v in value):
         attr.list.i.extend(int(v) for v in value)
         attr.list.SetInParent()
@@ -91,7 +101,8 @@ def set_attr(attr, value) -> None:
         raise TypeError(f"no TensorFlow attribute for {value!r}")
 
 
-def _set_shape(shape_proto, dims: Sequence[int] | None) -> None:
+def set_shape(shape_proto, dims: Sequence[int] | None) -> None:
+    """Fill a TensorShapeProto (`dims` None: unknown rank)."""
     if dims is None:
         shape_proto.unknown_rank = True
         return
@@ -108,9 +119,14 @@ def shape_of(value: SSAValue) -> tuple[str, list[int] | None]:
 class GraphExporter:
     """The GraphDef being written: unique node names and each value's tensor name."""
 
-    def __init__(self):
+    def __init__(self, parent: GraphExporter | None = None):
+        """A GraphDef, or with `parent` the nodes of a function of its library."""
         self.graph = GraphDef()
         self.graph.versions.producer = PRODUCER_VERSION
+        self.library = self.graph.library if parent is None else parent.library
+        self.function_names: set[str] = (
+            set() if parent is None else parent.function_names
+        )
         self.tensors: dict[SSAValue, str] = {}
         self.taken: set[str] = set()
         self.nodes_of: dict[Operation, list[NodeDef]] = {}
@@ -120,13 +136,11 @@ class GraphExporter:
         self.initializers: list[str] = []
 
     def unique(self, base: str) -> str:
-        base = base or "node"
-        name, count = base, 0
-        while name in self.taken:
-            count += 1
-            name = f"{base}_{count}"
-        self.taken.add(name)
-        return name
+        return unused_name(base or "node", self.taken)
+
+    def function_name(self, base: str) -> str:
+        """A name no other function of the library has."""
+        return unused_name(re.sub(r"[^A-Za-z0-9_]", "_", base), self.function_names)
 
     def node_name(self, op: Operation) -> str:
         """The name of the TensorFlow node the op came from, else the op's."""
@@ -192,6 +206,7 @@ def exporter(*op_classes: type[Operation]):
 
 def _exporter_for(op: Operation) -> Exporter | None:
     from graph_opt.frontend.tensorflow import (  # noqa: F401
+        export_control_flow,
         export_ops,
         export_state,
         export_tensor_ops,
@@ -205,14 +220,21 @@ def _exporter_for(op: Operation) -> Exporter | None:
     return found
 
 
+TERMINATORS = (func.ReturnOp, scf.YieldOp, scf.ConditionOp)
+"""Ops that end a function or region: its outputs, not nodes."""
+
+
 def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
     """The GraphDef of the module's entry function."""
     try:
         target = entry_function(module, function)
     except Exception as e:
         raise FrontendError(str(e)) from e
-    ops = list(target.body.block.ops)[:-1]
-    missing = Counter(op.name for op in ops if _exporter_for(op) is None)
+    missing = Counter(
+        op.name
+        for op in target.body.walk()
+        if not isinstance(op, TERMINATORS) and _exporter_for(op) is None
+    )
     if missing:
         listing = ", ".join(f"{name} ({n})" for name, n in sorted(missing.items()))
         raise FrontendError(f"ops without a TensorFlow GraphDef form: {listing}")
@@ -220,6 +242,15 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
     for arg, name in zip(target.body.block.args, argument_names(target)):
         node = e.add("Placeholder", [], name, dtype=dtype_of(arg), shape=shape_of(arg))
         e.tensors[arg] = node.name
+    export_ops(e, list(target.body.block.ops)[:-1])
+    if e.initializers:
+        e.add("NoOp", [f"^{n}" for n in e.initializers], "init")
+    _name_results(e, target)
+    return e.graph
+
+
+def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
+    """The nodes of `ops` (in block order), with their control edges."""
     from graph_opt.frontend.tensorflow.export_state import ResourceOrder
 
     order = ResourceOrder()
@@ -234,10 +265,6 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
             _control_edges(e, op, nodes)
             order.add(e, op)
     e.op = None
-    if e.initializers:
-        e.add("NoOp", [f"^{n}" for n in e.initializers], "init")
-    _name_results(e, target)
-    return e.graph
 
 
 def _record_source_names(e: GraphExporter, op: Operation, nodes: list[NodeDef]) -> None:

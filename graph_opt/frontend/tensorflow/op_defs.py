@@ -50,6 +50,25 @@ def arg_types(node: NodeDef, args: Iterable) -> list[int] | None:
     return types
 
 
+def output_args(node: NodeDef) -> list[tuple[str, int]] | None:
+    """Each output argument of `node` (its OpDef's, sized by the node's
+    attributes) and its length, or None for an unregistered op or a missing
+    attribute. A FunctionDef names output `k` of argument `arg` `node:arg:k`."""
+    op_def = op_defs().get(node.op)
+    if op_def is None:
+        return None
+    sizes = []
+    for arg in op_def.output_arg:
+        size_attr = arg.type_list_attr or arg.number_attr
+        if size_attr and size_attr not in node.attr:
+            return None
+        if arg.type_list_attr:
+            sizes.append((arg.name, len(node.attr[size_attr].list.type)))
+        else:
+            sizes.append((arg.name, node.attr[size_attr].i if size_attr else 1))
+    return sizes
+
+
 def output_types(graph: GraphDef) -> dict[str, list[int] | None]:
     """Each node's output types (None for unregistered ops or missing attributes)."""
     defs = op_defs()

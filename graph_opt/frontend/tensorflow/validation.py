@@ -40,6 +40,39 @@ def validate_graph_def(graph: GraphDef) -> None:
             _refuse(node, _input_problem(node, defs[node.op], types))
 
 
+def validate_functions(graph: GraphDef) -> None:
+    """`validate_graph_def` for the nodes of each function of the graph's
+    library (its arguments as Placeholders of their types), and each return's
+    type against the function's signature."""
+    from graph_opt.frontend.tensorflow.functions import function_body
+
+    for function in graph.library.function:
+        body = function_body(function)
+        nodes = GraphDef()
+        nodes.library.CopyFrom(graph.library)
+        nodes.node.extend(body.nodes)
+        for node, arg in zip(nodes.node, function.signature.input_arg):
+            node.op = "Placeholder"
+            node.attr["dtype"].type = arg.type
+        try:
+            validate_graph_def(nodes)
+            _check_returns(nodes, body.outputs, function.signature.output_arg)
+        except FrontendError as e:
+            raise FrontendError(f"function '{body.name}': {e}") from None
+
+
+def _check_returns(nodes: GraphDef, outputs: list[str], output_args) -> None:
+    types = output_types(nodes)
+    for text, arg in zip(outputs, output_args):
+        name, index = source(text)
+        found = types.get(name)
+        if found is not None and index < len(found) and found[index] != arg.type:
+            raise FrontendError(
+                f"output '{arg.name}' is {TYPE_NAMES.get(found[index])} from '{text}', "
+                f"declared {TYPE_NAMES.get(arg.type)}"
+            )
+
+
 def _refuse(node: NodeDef, problem: str | None) -> None:
     if problem:
         raise FrontendError(f"node '{node.name}' ({node.op}): {problem}")

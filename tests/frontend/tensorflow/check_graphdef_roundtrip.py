@@ -4,7 +4,7 @@ graphdef`), TensorFlow runs the export on the stored inputs, and the outputs
 are compared with the ones TensorFlow gave on the original; the exported
 training graphs (training/) train in TensorFlow to the stored variable values.
 Writes
-graphdef_roundtrip.json, which test_tf_graph_export.py reads.
+graphdef_roundtrip.json, which test_tf_graphdef_roundtrip.py reads.
 
     /work/tfenv/bin/python tests/frontend/tensorflow/check_graphdef_roundtrip.py
 

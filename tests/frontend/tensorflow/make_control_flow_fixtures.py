@@ -63,7 +63,13 @@ def partitioned_call(x):
     return scaled(tf.nn.relu(x), 3.0) - x
 
 
-def save(name: str, graph_def, feeds: list[dict], outputs: list[list] | None) -> None:
+def save(
+    name: str,
+    graph_def,
+    feeds: list[dict],
+    outputs: list[list] | None,
+    output_names: list[str],
+) -> None:
     if name.endswith("_pbtxt"):
         name = name.removesuffix("_pbtxt")
         (FIXTURES / f"{name}.pbtxt").write_text(str(graph_def))
@@ -71,7 +77,7 @@ def save(name: str, graph_def, feeds: list[dict], outputs: list[list] | None) ->
         (FIXTURES / f"{name}.pb").write_bytes(graph_def.SerializeToString())
     if outputs is None:  # an error case: no outputs to compare
         return
-    arrays = {}
+    arrays = {"outputs": np.array(output_names)}
     for k, (feed, outs) in enumerate(zip(feeds, outputs)):
         arrays |= {f"in{k}_{key}": value for key, value in feed.items()}
         arrays |= {f"out{k}_{i}": np.asarray(v) for i, v in enumerate(outs)}
@@ -88,7 +94,8 @@ def functional(name: str, fn, specs, freeze: bool = True) -> None:
         graph_def = concrete.graph.as_graph_def()
     feeds = [{s.name: f[s.name] for s in specs} for f in input_sets()]
     outputs = [[concrete(*f.values())] for f in feeds]
-    save(name, graph_def, feeds, outputs)
+    names = [t.name.removesuffix(":0") for t in concrete.outputs]
+    save(name, graph_def, feeds, outputs, names)
 
 
 def v1(name: str, fn, specs, run: bool = True) -> None:
@@ -105,7 +112,7 @@ def v1(name: str, fn, specs, run: bool = True) -> None:
                 [session.run(result, dict(zip(args, f.values())))] for f in feeds
             ]
     tf.compat.v1.enable_control_flow_v2()
-    save(name, graph.as_graph_def(), feeds, outputs)
+    save(name, graph.as_graph_def(), feeds, outputs, ["result"])
 
 
 def not_nested(x, n):

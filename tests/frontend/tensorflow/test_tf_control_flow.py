@@ -45,13 +45,14 @@ def load(name: str):
 def cases(name: str) -> list[tuple[dict[str, np.ndarray], np.ndarray]]:
     """TensorFlow's inputs and output for each input set of a fixture."""
     data = np.load(FIXTURES / f"{name}.npz")
-    found = []
-    for k in range(len([key for key in data if key.startswith("out")])):
+    found, k = [], 0
+    while f"out{k}_0" in data.files:
         prefix = f"in{k}_"
         inputs = {
             key[len(prefix) :]: data[key] for key in data if key.startswith(prefix)
         }
         found.append((inputs, data[f"out{k}_0"]))
+        k += 1
     return found
 
 

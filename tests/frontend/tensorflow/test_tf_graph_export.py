@@ -126,8 +126,25 @@ def test_output_suffix_selects_binary_or_text(tmp_path: Path):
 
 
 def test_cli_export_failure_is_one_line_and_leaves_no_file(tmp_path: Path):
-    target = tmp_path / "loop.pb"
-    run = run_cli(str(HERE / "fixtures" / "while_v1.pb"), "-o", str(target))
+    """An op without a TensorFlow form inside a loop is named."""
+    source, target = tmp_path / "loop.mlir", tmp_path / "loop.pb"
+    source.write_text(LOOP_WITH_GELU)
+    run = run_cli(str(source), "-o", str(target))
     assert run.returncode == 1 and not target.exists()
     assert run.stderr.count("\n") == 1
-    assert "ops without a TensorFlow GraphDef form: scf.while (1)" in run.stderr
+    assert "ops without a TensorFlow GraphDef form: nn.gelu (1)" in run.stderr
+
+
+LOOP_WITH_GELU = """
+func.func @main(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
+  %y = scf.while (%a = %x) : (tensor<2xf32>) -> tensor<2xf32> {
+    %c = tensor.extract %p[] : tensor<i1>
+    scf.condition(%c) %a : tensor<2xf32>
+  } do {
+  ^bb0(%a: tensor<2xf32>):
+    %g = nn.gelu %a : (tensor<2xf32>) -> tensor<2xf32>
+    scf.yield %g : tensor<2xf32>
+  }
+  func.return %y : tensor<2xf32>
+}
+"""
