@@ -8,18 +8,13 @@ from xdsl.ir import Operation, SSAValue
 
 from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from graph_opt.dialects.nn.linalg import GemmOp
-from graph_opt.dialects.nn.pool import MaxPoolOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
-from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
-from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
+from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp
 from graph_opt.passes.convert_to_int_params import int_weights
-from graph_opt.passes.convert_to_int_patterns import weight_constant
+from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING, weight_constant
 from graph_opt.passes.quantize_patterns import weight_operand
 
-INT8_CARRIERS = (
-    MaxPoolOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, PadOp,
-    ConcatOp, IdentityOp,
-)  # fmt: skip
+INT8_CARRIERS = (*SCALE_PRESERVING, PadOp, ConcatOp)
 """Ops that carry an int8 value from a fake quantization to the layer."""
 OUTPUT_STEPS = (AddOp, ReluOp, ClipOp, IdentityOp)
 """Ops between a layer and the fake quantization of its output (bias, activation)."""

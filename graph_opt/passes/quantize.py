@@ -13,19 +13,17 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.constant import constant_value
-from graph_opt.dialects.nn.elementwise import IdentityOp
-from graph_opt.dialects.nn.pool import AvgPoolOp, MaxPoolOp
+from graph_opt.dialects.nn.pool import AvgPoolOp
 from graph_opt.dialects.nn.quant import (
     MAX_BITS,
     MIN_BITS,
     FakeQuantOp,
     fake_quant_props,
 )
-from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
-from graph_opt.dialects.nn.tensor_ops import TransposeOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.bias_rounding import round_biases
 from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
+from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING
 from graph_opt.passes.quantize_patterns import (
     LayerMatch,
     activation_range,
@@ -292,9 +290,7 @@ def _selected(
     return exclude is None or not exclude.search(name)
 
 
-RANGE_KEEPING_OPS = (
-    MaxPoolOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp, IdentityOp,
-)  # fmt: skip
+RANGE_KEEPING_OPS = SCALE_PRESERVING
 """Ops whose int8 form reuses their input's quantization (convert-to-int)."""
 
 
