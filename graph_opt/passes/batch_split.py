@@ -65,6 +65,10 @@ def split_batch(function: func.FuncOp, replicas: int) -> bool:
     batch = batch_size(function, replicas)
     if batch is None:
         return False
+    nested = next((op for op in block.ops if op.regions), None)
+    if nested is not None:
+        warn(f"auto-parallel: cannot split the batch: {describe(nested)} has regions")
+        return False
     batched: set[SSAValue] = set(block.args)
     replicated: list[Operation] = []
     for op in list(block.ops)[:-1]:
@@ -137,6 +141,10 @@ def op_reason(op: Operation, batched: set[SSAValue], rank: int) -> str | None:
         if not all(keeps_dim0_apart(v, rank) for v in shared):
             return "has a batch-sized operand that is not split"
         return None
+    if isinstance(op, ConcatOp):
+        if len(data) != len(op.operands):
+            return "joins a batched value with one that is not split"
+        return "joins along the batch axis 0" if 0 in sample_axes(op, rank) else None  # type: ignore[operator]
     if data != [0]:
         return "reads batched values in an operand other than its data"
     if isinstance(op, (ElementwiseUnaryOp, CastOp, *SAMPLE_WISE_ON_DATA)):
@@ -174,6 +182,8 @@ def sample_axes(op: Operation, rank: int) -> tuple[int, ...] | None:
         return reduced_axes(op.properties, in_rank)
     if isinstance(op, ArgReduceOp):
         return (normalize_axis(int_value(op.properties, "axis", 0), in_rank),)
+    if isinstance(op, ConcatOp):
+        return (normalize_axis(int_value(op.properties, "axis", 0), rank),)
     if isinstance(op, TransposeOp):
         return (TransposeOp.permutation(op.properties, rank)[0],)
     return None

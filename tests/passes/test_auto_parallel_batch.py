@@ -14,7 +14,7 @@ import pytest
 from graph_opt import api
 from graph_opt.interpreter import run_function
 from graph_opt.remarks import GraphOptWarning
-from graph_opt.testing.model_zoo import small_models
+from graph_opt.testing.model_zoo import small_models, unet
 
 FILECHECK = Path(__file__).parents[1] / "filecheck" / "transforms"
 
@@ -37,7 +37,7 @@ def split_input_cases(path: Path) -> list[str]:
 
 
 def model_zoo_with_batch(name: str, batch: int) -> onnx.ModelProto:
-    model = small_models(chain_nodes=12)[name]()
+    model = {**small_models(chain_nodes=12), "unet": unet}[name]()
     for value in (*model.graph.input, *model.graph.output):
         value.type.tensor_type.shape.dim[0].dim_value = batch
     return model
@@ -68,13 +68,18 @@ def assert_split_computes_the_same(module, replicas: int, seed: int = 0):
     return split, stats
 
 
-@pytest.mark.parametrize("case", [0, 1], ids=["small_cnn", "reshape_softmax"])
-def test_filecheck_graphs_compute_the_same(case):
+@pytest.mark.parametrize(
+    "case, ops",
+    [(0, 5), (1, 3), (6, 2)],
+    ids=["small_cnn", "reshape_softmax", "concat_channels"],
+)
+def test_filecheck_graphs_compute_the_same(case, ops):
     text = split_input_cases(FILECHECK / "auto-parallel-batch.mlir")[case]
     split, stats = assert_split_computes_the_same(api.parse(text), 2)
-    assert stats.counters["replicated-ops"] == (5 if case == 0 else 3)
-    ops = [op.name for op in split.walk()]
-    assert ops.count("nn.split") == 1 and ops.count("nn.concat") == 1
+    assert stats.counters["replicated-ops"] == ops
+    names = [op.name for op in split.walk()]
+    assert names.count("nn.split") == 1
+    assert names.count("nn.concat") == 1 + 2 * (case == 6)
 
 
 def test_mlp_with_two_results_in_three_replicas():
@@ -83,7 +88,7 @@ def test_mlp_with_two_results_in_three_replicas():
     assert [op.name for op in split.walk()].count("nn.concat") == 2
 
 
-@pytest.mark.parametrize("name", ["resnet", "mobilenet_v2", "conv_chain"])
+@pytest.mark.parametrize("name", ["resnet", "mobilenet_v2", "conv_chain", "unet"])
 def test_model_zoo_cnn_with_batch_4(name):
     module = api.load(model_zoo_with_batch(name, 4))
     split, stats = assert_split_computes_the_same(module, 2)
@@ -117,6 +122,8 @@ def test_op_outside_the_allow_list_is_refused():
         (3, "batch 3 is not divisible by 2 replicas"),
         (4, "nn.mul 'scaled' has a batch-sized operand that is not split"),
         (5, r"arguments differ in dim 0 \[2, 4\]"),
+        (7, "nn.concat 'joined' joins along the batch axis 0"),
+        (8, "scf.if 'r' has regions"),
     ],
 )
 def test_refusals_leave_the_graph_and_say_why(case, reason):

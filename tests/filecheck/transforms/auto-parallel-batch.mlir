@@ -105,3 +105,53 @@ func.func @negative_batches_differ(%x: tensor<4x2xf32>, %y: tensor<2x3xf32>) -> 
   %mm = nn.matmul %x, %y : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
   func.return %mm : tensor<4x3xf32>
 }
+
+// -----
+
+/// A skip connection joined along the channels (axis 1) is split; the
+/// replicas' concats keep their axis.
+// CHECK-LABEL: func.func @concat_channels
+// CHECK: %[[X0:.*]], %[[X1:.*]] = nn.split %x
+// CHECK-NEXT: %[[R0:.*]] = nn.relu %[[X0]]
+// CHECK-NEXT: nn.concat %[[X0]], %[[R0]] {axis = 1 : i64} : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT: %[[R1:.*]] = nn.relu %[[X1]]
+// CHECK-NEXT: nn.concat %[[X1]], %[[R1]] {axis = 1 : i64}
+// CHECK-NEXT: %[[OUT:.*]] = nn.concat %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: func.return %[[OUT]]
+func.func @concat_channels(%x: tensor<2x2xf32>) -> tensor<2x4xf32> {
+  %relu = nn.relu %x : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %joined = nn.concat %x, %relu {axis = 1 : i64} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x4xf32>
+  func.return %joined : tensor<2x4xf32>
+}
+
+// -----
+
+/// Joining along the batch axis mixes the replicas' samples: no change.
+// CHECK-LABEL: func.func @negative_concat_batch_axis
+// CHECK-NEXT: nn.relu %x
+// CHECK-NEXT: nn.concat
+// CHECK-NEXT: func.return
+// WARN: auto-parallel: cannot split the batch of 2: nn.concat 'joined' joins along the batch axis 0
+func.func @negative_concat_batch_axis(%x: tensor<2x2xf32>) -> tensor<4x2xf32> {
+  %relu = nn.relu %x : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %joined = nn.concat %x, %relu {axis = 0 : i64} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  func.return %joined : tensor<4x2xf32>
+}
+
+// -----
+
+/// An op with regions may read batched values inside them: no change.
+// CHECK-LABEL: func.func @negative_nested_region
+// CHECK: scf.if
+// CHECK-NOT: AutoParallel
+// WARN: auto-parallel: cannot split the batch: scf.if 'r' has regions
+func.func @negative_nested_region(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %true = arith.constant true
+  %r = scf.if %true -> (tensor<2x2xf32>) {
+    %relu = nn.relu %x : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    scf.yield %relu : tensor<2x2xf32>
+  } else {
+    scf.yield %x : tensor<2x2xf32>
+  }
+  func.return %r : tensor<2x2xf32>
+}
