@@ -38,16 +38,12 @@ from graph_opt.frontend.tensorflow.effects import (
     CONTROL_INPUTS_ATTR,
     control_inputs_attr,
 )
+from graph_opt.passes.batch_split import PREFIX, replica_name, split_batch
 from graph_opt.remarks import warn
 from graph_opt.statistics import count, record
 
-PREFIX = "AutoParallel"
 GRADIENT_OPERAND = {ApplyGradientDescentOp: 2, ApplyMomentumOp: 3, ApplyAdamOp: 9}
 """The operand of each optimizer update that is the gradient."""
-
-
-def replica_name(name: str, replica: int) -> str:
-    return f"{PREFIX}-Replica-{replica}/{name}"
 
 
 def node_name(op: Operation) -> str | None:
@@ -93,7 +89,8 @@ def fetched(function: func.FuncOp, ops: list[Operation]) -> list[Operation]:
 
 @dataclass(frozen=True)
 class AutoParallelPass(ModulePass):
-    """Replicate the per-batch part of a training step, as Grappler's AutoParallel.
+    """Replicate the per-batch part of a training step, as Grappler's AutoParallel;
+    split the batch of an inference graph.
 
     The ops the fetched results and training-step groups depend on are copied
     `replicas` times, named AutoParallel-Replica-i/<name>; variables, queues and
@@ -108,6 +105,17 @@ class AutoParallelPass(ModulePass):
     Replicas are synchronous: all compute their gradients (from the same
     variable values) before the first update of any replica runs, then each
     applies its share in replica order.
+
+    On an inference graph (no variables, no Apply update) the batch is split
+    instead: every argument's dim 0 (one static size, divisible by `replicas`)
+    is cut into equal slices (nn.split), the ops are copied per slice as
+    AutoParallel-Replica-i/<name> with constants shared, and each result is
+    concatenated back along dim 0 (nn.concat); the signature is unchanged. Only
+    ops known to keep samples apart along dim 0 are split (elementwise ops with
+    non-batch-sized constants, convs, pools, batch norm, matmul/gemm with a
+    constant rhs, reshapes and flattens keeping dim 0, softmax/reductions/
+    transposes not across axis 0); otherwise nothing changes and a warning
+    names the first op that mixes samples.
     """
 
     name = "auto-parallel"
@@ -122,7 +130,10 @@ class AutoParallelPass(ModulePass):
         function = entry_function(op)
         ops = list(function.body.block.ops)[:-1]
         updates = [o for o in ops if type(o) in GRADIENT_OPERAND]
-        if not any(isinstance(o, VariableOp) for o in ops) or not updates:
+        if not updates and not any(isinstance(o, VariableOp) for o in ops):
+            split_batch(function, self.replicas)
+            return
+        if not updates:
             warn(
                 "auto-parallel: found no variable with an optimizer update (Apply*) to parallelize"
             )

@@ -122,19 +122,19 @@ def test_two_replicas_train_as_their_export_in_tensorflow():
     train_and_compare(module, data, feeds)
 
 
-def test_negative_inference_graph_is_left_with_a_warning():
+def test_negative_inference_graph_without_a_batch_is_left_with_a_warning():
+    """An inference graph is batch-split (test_auto_parallel_batch.py), but a
+    scalar argument has no batch to split."""
     module = api.parse(
         """
-        func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
-          %0 = nn.relu %x : (tensor<2xf32>) -> tensor<2xf32>
-          func.return %0 : tensor<2xf32>
+        func.func @main(%x: tensor<f32>) -> tensor<f32> {
+          %0 = nn.relu %x : (tensor<f32>) -> tensor<f32>
+          func.return %0 : tensor<f32>
         }
         """
     )
     before = api.to_mlir(module)
-    with pytest.warns(
-        GraphOptWarning, match="found no variable with an optimizer update"
-    ):
+    with pytest.warns(GraphOptWarning, match="an argument has no static dim 0"):
         api.run(module, "auto-parallel")
     assert api.to_mlir(module) == before
 
