@@ -28,9 +28,15 @@ _KIND_NAMES = {field: kind for kind, field in _VALUE_FIELDS.items()}
 
 
 def validate_graph_def(graph: GraphDef) -> None:
-    """Raise a one-line FrontendError naming the first node TensorFlow would refuse."""
-    defs = op_defs()
+    """Raise a one-line FrontendError naming the first node TensorFlow would
+    refuse, in the graph or in a function of its library."""
     functions = {f.signature.name for f in graph.library.function}
+    _validate_nodes(graph, functions)
+    _validate_functions(graph, functions)
+
+
+def _validate_nodes(graph: GraphDef, functions: set[str]) -> None:
+    defs = op_defs()
     for node in graph.node:
         if node.op in defs:
             _refuse(node, _attr_problem(node, defs[node.op], functions))
@@ -40,22 +46,20 @@ def validate_graph_def(graph: GraphDef) -> None:
             _refuse(node, _input_problem(node, defs[node.op], types))
 
 
-def validate_functions(graph: GraphDef) -> None:
-    """`validate_graph_def` for the nodes of each function of the graph's
-    library (its arguments as Placeholders of their types), and each return's
-    type against the function's signature."""
+def _validate_functions(graph: GraphDef, functions: set[str]) -> None:
+    """The nodes of each library function (its arguments as Placeholders of
+    their types), and each return's type against the function's signature."""
     from graph_opt.frontend.tensorflow.functions import function_body
 
     for function in graph.library.function:
         body = function_body(function)
         nodes = GraphDef()
-        nodes.library.CopyFrom(graph.library)
         nodes.node.extend(body.nodes)
         for node, arg in zip(nodes.node, function.signature.input_arg):
             node.op = "Placeholder"
             node.attr["dtype"].type = arg.type
         try:
-            validate_graph_def(nodes)
+            _validate_nodes(nodes, functions)
             _check_returns(nodes, body.outputs, function.signature.output_arg)
         except FrontendError as e:
             raise FrontendError(f"function '{body.name}': {e}") from None

@@ -206,12 +206,14 @@ def test_scalar_predicate_selects_the_branch():
         function {
           signature { name: "double" input_arg { name: "a" type: DT_FLOAT }
                       output_arg { name: "r" type: DT_FLOAT } }
-          node_def { name: "sum" op: "AddV2" input: "a" input: "a" }
+          node_def { name: "sum" op: "AddV2" input: "a" input: "a"
+                     attr { key: "T" value { type: DT_FLOAT } } }
           ret { key: "r" value: "sum:z:0" } }
         function {
           signature { name: "negate" input_arg { name: "a" type: DT_FLOAT }
                       output_arg { name: "r" type: DT_FLOAT } }
-          node_def { name: "neg" op: "Neg" input: "a" }
+          node_def { name: "neg" op: "Neg" input: "a"
+                     attr { key: "T" value { type: DT_FLOAT } } }
           ret { key: "r" value: "neg:y:0" } } }
         node { name: "if" op: "StatelessIf" input: "p" input: "x"
           attr { key: "Tcond" value { type: DT_BOOL } }
@@ -241,3 +243,29 @@ def test_import_leaves_the_graph_def_unchanged():
     before = graph.SerializeToString()
     import_graph_def(graph, outputs=["result"])
     assert graph.SerializeToString() == before
+
+
+def test_a_function_tensorflow_would_refuse_is_refused_on_import():
+    """Library functions are checked against the op registry like the graph's
+    own nodes: a branch whose AddV2 lacks its `T`."""
+    graph = _graph(
+        PLACEHOLDER
+        + """library {
+        function {
+          signature { name: "double" input_arg { name: "a" type: DT_FLOAT }
+                      output_arg { name: "r" type: DT_FLOAT } }
+          node_def { name: "sum" op: "AddV2" input: "a" input: "a" }
+          ret { key: "r" value: "sum:z:0" } } }
+        node { name: "if" op: "StatelessIf" input: "p" input: "x"
+          attr { key: "Tcond" value { type: DT_BOOL } }
+          attr { key: "Tin" value { list { type: DT_FLOAT } } }
+          attr { key: "Tout" value { list { type: DT_FLOAT } } }
+          attr { key: "then_branch" value { func { name: "double" } } }
+          attr { key: "else_branch" value { func { name: "double" } } } }"""
+    )
+    with pytest.raises(
+        FrontendError,
+        match=r"function 'double': node 'sum' \(AddV2\): missing attr 'T'",
+    ):
+        import_graph_def(graph)
+    import_graph_def(graph, validate=False)

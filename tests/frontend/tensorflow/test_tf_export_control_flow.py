@@ -14,7 +14,6 @@ from graph_opt.frontend.tensorflow import import_graph_def
 from graph_opt.frontend.tensorflow.graph_export import export_graph_def
 from graph_opt.frontend.tensorflow.schema import GraphDef
 from graph_opt.frontend.tensorflow.validation import (
-    validate_functions,
     validate_graph_def,
 )
 from graph_opt.interpreter import run_function
@@ -61,8 +60,7 @@ BRANCH_IN_LOOP = LOOP.replace(
 def export(text: str) -> tuple[object, GraphDef]:
     module = api.parse(text)
     graph = export_graph_def(module)
-    validate_graph_def(graph)
-    validate_functions(graph)
+    validate_graph_def(graph)  # the library's functions too
     again = GraphDef()
     again.ParseFromString(graph.SerializeToString())
     return module, again
@@ -178,13 +176,13 @@ def test_validation_refuses_a_wrong_output_argument_and_a_wrong_return_type():
     cond = functions[node(graph, "StatelessWhile").attr["cond"].func.name]
     cond.ret["output_0"] = cond.ret["output_0"].replace(":z:", ":y:")
     with pytest.raises(FrontendError, match=r"has no output 'y'"):
-        validate_functions(graph)
+        import_graph_def(graph)  # validated on import
     cond.ret["output_0"] = cond.ret["output_0"].replace(":y:", ":z:")
     cond.signature.output_arg[0].type = 1
     with pytest.raises(
         FrontendError, match=r"output 'output_0' is bool .*declared float"
     ):
-        validate_functions(graph)
+        validate_graph_def(graph)
 
 
 def test_condition_passing_other_values_has_no_form():
