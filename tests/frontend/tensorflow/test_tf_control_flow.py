@@ -178,20 +178,42 @@ def test_loop_without_loop_cond_is_an_error():
         import_graph_def(graph)
 
 
-def test_predicate_must_be_a_bool_scalar():
-    graph = _graph(
+DOUBLE = """function {
+          signature { name: "double" input_arg { name: "a" type: DT_FLOAT }
+                      output_arg { name: "r" type: DT_FLOAT } }
+          node_def { name: "sum" op: "AddV2" input: "a" input: "a" BODY }
+          ret { key: "r" value: "sum:z:0" } }"""
+NEGATE = """function {
+          signature { name: "negate" input_arg { name: "a" type: DT_FLOAT }
+                      output_arg { name: "r" type: DT_FLOAT } }
+          node_def { name: "neg" op: "Neg" input: "a"
+                     attr { key: "T" value { type: DT_FLOAT } } }
+          ret { key: "r" value: "neg:y:0" } }"""
+
+
+def _if_graph(functions: str, then: str, otherwise: str, **node) -> object:
+    """PLACEHOLDER's graph with library `functions` and an If (`node`: op,
+    cond, tcond) choosing between `then` and `otherwise` on x."""
+    op, cond = node.get("op", "StatelessIf"), node.get("cond", "p")
+    tcond = node.get("tcond", "DT_BOOL")
+    return _graph(
         PLACEHOLDER
-        + """library { function {
+        + f"""library {{ {functions} }}
+        node {{ name: "if" op: "{op}" input: "{cond}" input: "x"
+          attr {{ key: "Tcond" value {{ type: {tcond} }} }}
+          attr {{ key: "Tin" value {{ list {{ type: DT_FLOAT }} }} }}
+          attr {{ key: "Tout" value {{ list {{ type: DT_FLOAT }} }} }}
+          attr {{ key: "then_branch" value {{ func {{ name: "{then}" }} }} }}
+          attr {{ key: "else_branch" value {{ func {{ name: "{otherwise}" }} }} }} }}"""
+    )
+
+
+def test_predicate_must_be_a_bool_scalar():
+    function = """function {
           signature { name: "same" input_arg { name: "a" type: DT_FLOAT }
                       output_arg { name: "r" type: DT_FLOAT } }
-          ret { key: "r" value: "a" } } }
-        node { name: "if" op: "If" input: "x" input: "x"
-          attr { key: "Tcond" value { type: DT_FLOAT } }
-          attr { key: "Tin" value { list { type: DT_FLOAT } } }
-          attr { key: "Tout" value { list { type: DT_FLOAT } } }
-          attr { key: "then_branch" value { func { name: "same" } } }
-          attr { key: "else_branch" value { func { name: "same" } } } }"""
-    )
+          ret { key: "r" value: "a" } }"""
+    graph = _if_graph(function, "same", "same", op="If", cond="x", tcond="DT_FLOAT")
     with pytest.raises(
         FrontendError, match="one-element bool tensor, not tensor<2xf32>"
     ):
@@ -200,27 +222,10 @@ def test_predicate_must_be_a_bool_scalar():
 
 def test_scalar_predicate_selects_the_branch():
     """A hand-written If whose branches read a multi-output op by `node:arg:index`."""
-    graph = _graph(
-        PLACEHOLDER
-        + """library {
-        function {
-          signature { name: "double" input_arg { name: "a" type: DT_FLOAT }
-                      output_arg { name: "r" type: DT_FLOAT } }
-          node_def { name: "sum" op: "AddV2" input: "a" input: "a"
-                     attr { key: "T" value { type: DT_FLOAT } } }
-          ret { key: "r" value: "sum:z:0" } }
-        function {
-          signature { name: "negate" input_arg { name: "a" type: DT_FLOAT }
-                      output_arg { name: "r" type: DT_FLOAT } }
-          node_def { name: "neg" op: "Neg" input: "a"
-                     attr { key: "T" value { type: DT_FLOAT } } }
-          ret { key: "r" value: "neg:y:0" } } }
-        node { name: "if" op: "StatelessIf" input: "p" input: "x"
-          attr { key: "Tcond" value { type: DT_BOOL } }
-          attr { key: "Tin" value { list { type: DT_FLOAT } } }
-          attr { key: "Tout" value { list { type: DT_FLOAT } } }
-          attr { key: "then_branch" value { func { name: "double" } } }
-          attr { key: "else_branch" value { func { name: "negate" } } } }"""
+    graph = _if_graph(
+        DOUBLE.replace("BODY", 'attr { key: "T" value { type: DT_FLOAT } }') + NEGATE,
+        "double",
+        "negate",
     )
     module = import_graph_def(graph)
     x = np.array([1.5, -2.0], np.float32)
@@ -248,21 +253,7 @@ def test_import_leaves_the_graph_def_unchanged():
 def test_a_function_tensorflow_would_refuse_is_refused_on_import():
     """Library functions are checked against the op registry like the graph's
     own nodes: a branch whose AddV2 lacks its `T`."""
-    graph = _graph(
-        PLACEHOLDER
-        + """library {
-        function {
-          signature { name: "double" input_arg { name: "a" type: DT_FLOAT }
-                      output_arg { name: "r" type: DT_FLOAT } }
-          node_def { name: "sum" op: "AddV2" input: "a" input: "a" }
-          ret { key: "r" value: "sum:z:0" } } }
-        node { name: "if" op: "StatelessIf" input: "p" input: "x"
-          attr { key: "Tcond" value { type: DT_BOOL } }
-          attr { key: "Tin" value { list { type: DT_FLOAT } } }
-          attr { key: "Tout" value { list { type: DT_FLOAT } } }
-          attr { key: "then_branch" value { func { name: "double" } } }
-          attr { key: "else_branch" value { func { name: "double" } } } }"""
-    )
+    graph = _if_graph(DOUBLE.replace("BODY", ""), "double", "double")
     with pytest.raises(
         FrontendError,
         match=r"function 'double': node 'sum' \(AddV2\): missing attr 'T'",
