@@ -27,10 +27,8 @@ from graph_opt.dialects.tf_state import (
 from graph_opt.entry import entry_function
 from graph_opt.frontend.names import (
     argument_names,
-    location_names,
     name_attrs,
     name_location,
-    op_result_names,
     result_names,
     set_name_hint,
 )
@@ -38,7 +36,13 @@ from graph_opt.frontend.tensorflow.effects import (
     CONTROL_INPUTS_ATTR,
     control_inputs_attr,
 )
-from graph_opt.passes.batch_split import PREFIX, replica_name, split_batch
+from graph_opt.passes.batch_split import (
+    PREFIX,
+    name_replica,
+    node_names,
+    replica_name,
+    split_batch,
+)
 from graph_opt.remarks import warn
 from graph_opt.statistics import count, record
 
@@ -47,7 +51,7 @@ GRADIENT_OPERAND = {ApplyGradientDescentOp: 2, ApplyMomentumOp: 3, ApplyAdamOp: 
 
 
 def node_name(op: Operation) -> str | None:
-    names = location_names(op) or [n for n in op_result_names(op) if n]
+    names = node_names(op)
     return names[0].split(":")[0] if names else None
 
 
@@ -249,12 +253,7 @@ class _Replicator:
             values.update(zip(op.results, copy.results))
 
     def rename(self, op: Operation, replica: int) -> None:
-        names = location_names(op) or [n for n in op_result_names(op) if n]
-        if names:
-            op.location = name_location([replica_name(n, replica) for n in names])
-            for value, label in zip(op.results, op_result_names(op)):
-                if label:
-                    set_name_hint(value, label)
+        name_replica(op, node_names(op), replica)
         controls = control_names(op)
         if controls:
             op.attributes[CONTROL_INPUTS_ATTR] = control_inputs_attr(

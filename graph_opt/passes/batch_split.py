@@ -50,6 +50,17 @@ def node_names(op: Operation) -> list[str]:
     return location_names(op) or [n for n in op_result_names(op) if n]
 
 
+def name_replica(target: Operation, names: list[str], replica: int) -> None:
+    """Locate `target` as replica `replica` of the nodes `names`, and give its
+    results the matching name hints."""
+    if not names:
+        return
+    target.location = name_location([replica_name(n, replica) for n in names])
+    for result, label in zip(target.results, op_result_names(target)):
+        if label:
+            set_name_hint(result, label)
+
+
 def describe(op: Operation) -> str:
     names = node_names(op)
     return f"{op.name} '{names[0]}'" if names else op.name
@@ -241,12 +252,7 @@ class _Splitter:
             properties=dict(op.properties),
             attributes=dict(op.attributes),
         )
-        names = node_names(op)
-        if names:
-            copy.location = name_location([replica_name(n, replica) for n in names])
-            for result, label in zip(copy.results, op_result_names(copy)):
-                if label:
-                    set_name_hint(result, label)
+        name_replica(copy, node_names(op), replica)
         self.block.insert_op_before(copy, before)
         values.update(zip(op.results, copy.results))
 

@@ -38,16 +38,15 @@ def test_rewrite_meets_the_budget_and_computes_the_same(case: str):
     budget = op_floor(plan_function(entry_function(module)).liveness, "")[0]
     assert (peak(module), budget) == (stored["peak_before"], stored["budget"])
     assert budget < stored["peak_before"]
+    pipeline = ",".join(f"{r}{{budget={budget}}}" for r in rewrites.split(","))
     if name.startswith("training/"):
-        api.run(
-            module, ",".join(f"{r}{{budget={budget}}}" for r in rewrites.split(","))
-        )
+        api.run(module, pipeline)
         assert peak(module) == stored["peak_after"] <= budget
         train_in_interpreter(module, data)
         return
     (feed,) = [data[k] for k in data.files if k.startswith("in:")]
     (expected,) = run_function(module, [feed])
-    api.run(module, ",".join(f"{r}{{budget={budget}}}" for r in rewrites.split(",")))
+    api.run(module, pipeline)
     assert peak(module) == stored["peak_after"] <= budget
     (actual,) = run_function(module, [feed])
     np.testing.assert_array_equal(actual, expected)

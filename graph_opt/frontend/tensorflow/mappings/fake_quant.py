@@ -60,15 +60,14 @@ def import_fake_quant_args(b, node, inputs):
 
 @importer("FakeQuantWithMinMaxVars")
 def import_fake_quant_vars(b, node, inputs):
-    if any(computed_constant(_read_through(v)) is None for v in inputs[1:]):
+    mins, maxs = (computed_constant(_read_through(v)) for v in inputs[1:])
+    if mins is None or maxs is None:
         # a range the graph computes: quantization-aware training's variables
-        shapes = [getattr(v.type, "shape", None) for v in inputs[1:]]
-        if any(shape is not None and len(shape) for shape in shapes):
-            shapes = [list(v.type.get_shape()) for v in inputs[1:]]
+        shapes = [ranked(v) for v in inputs[1:]]
+        if any(t is not None and t.get_shape() for t in shapes):
+            shapes = [list(t.get_shape()) if t else None for t in shapes]
             raise b.error(f"min and max must be scalars, got shapes {shapes}")
         return _checked(b, b.create(FakeQuantVarsOp, inputs, _range_props(b)))
-    mins = _constant_bound(b, inputs[1], "min")
-    maxs = _constant_bound(b, inputs[2], "max")
     if mins.size != 1 or maxs.size != 1:
         raise b.error(
             f"min and max must be scalars, got shapes {mins.shape} and {maxs.shape}"

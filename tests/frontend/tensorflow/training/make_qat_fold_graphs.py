@@ -52,7 +52,13 @@ HERE = Path(__file__).parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 from check_graphdef_roundtrip import export, load_graph  # noqa: E402
-from make_qat_graphs import EMA_DECAY, QUANT_DELAY, Quantization, placement  # noqa: E402
+from make_qat_graphs import (  # noqa: E402
+    EMA_DECAY,
+    QUANT_DELAY,
+    Quantization,
+    placement,
+    report_difference,
+)
 
 tf1 = tf.compat.v1
 FREEZE_BN_DELAY = 4
@@ -369,13 +375,7 @@ def main() -> None:
     np.savez(HERE / "qat_fold.npz", **record)
     summary = {"placement": placement(reference), "folded_ops": folded_ops(reference)}
     (HERE / "qat_fold_reference.json").write_text(json.dumps(summary, indent=1) + "\n")
-    keys = [k for k in record if k.startswith(("after", "loss"))]
-    difference = max(
-        float(np.max(np.abs(record[k] - record[f"export_{k}"]))) for k in keys
-    )
-    print(
-        f"export trained in TensorFlow vs reference: max |difference| {difference:.3g}"
-    )
+    report_difference(record, [k for k in record if k.startswith(("after", "loss"))])
 
 
 if __name__ == "__main__":

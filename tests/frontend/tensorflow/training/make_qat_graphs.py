@@ -148,6 +148,16 @@ def train(graph: tf.Graph, feeds: list[dict], prefix: str) -> dict:
     return record
 
 
+def report_difference(record: dict, keys: list[str]) -> None:
+    """Print how far the export, trained in TensorFlow, ends from the reference."""
+    difference = max(
+        float(np.max(np.abs(record[k] - record[f"export_{k}"]))) for k in keys
+    )
+    print(
+        f"export trained in TensorFlow vs reference: max |difference| {difference:.3g}"
+    )
+
+
 def main() -> None:
     tf1.disable_eager_execution()
     data = np.load(HERE / "conv_bn_relu.npz")
@@ -167,13 +177,7 @@ def main() -> None:
     (HERE / "qat_conv_bn_relu_placement.json").write_text(
         json.dumps(placement(reference)) + "\n"
     )
-    keys = [k for k in record if not k.startswith("export_")]
-    difference = max(
-        float(np.max(np.abs(record[k] - record[f"export_{k}"]))) for k in keys
-    )
-    print(
-        f"export trained in TensorFlow vs reference: max |difference| {difference:.3g}"
-    )
+    report_difference(record, [k for k in record if not k.startswith("export_")])
 
 
 if __name__ == "__main__":
