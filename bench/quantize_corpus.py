@@ -17,10 +17,11 @@ onnxruntime on these models, see the corpus tests). Columns:
   graph evaluated in float64 (`graph_opt.interpreter.precise.run_float64`:
   the same grids, each level rounded as exact arithmetic does), in steps of
   the output's quantization (the dequantize feeding the result; "-" when the
-  output is float). The integer graph's own roundings are exact but for its
-  input quantize (x / scale in float32, as ONNX's QuantizeLinear) and the
-  31-bit rescale multipliers (relative error below 2^-31): a value within
-  about 1e-6 steps of a tie there can still flip.
+  output is float). What can still part them, at values within about 1e-6
+  steps of a tie: the integer graph's input quantize (x / scale in float32,
+  as ONNX's QuantizeLinear), its 31-bit rescale multipliers (relative error
+  below 2^-31), and the fake-quant graph's biases, on the accumulator's int32
+  grid only to float32 precision.
 - `steps f32`: the same against the fake-quant graph evaluated in float32
   (TensorFlow's FakeQuant arithmetic), which is no stable reference: it moves
   `fq ulp` steps when its input moves by one ulp, so no integer graph, however
