@@ -14,9 +14,11 @@ from xdsl.ir import Block, Region
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt import api
+from graph_opt.dialects.nn.base import i64_attr
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.elementwise import AddOp
 from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
+from graph_opt.dialects.nn.quant_training import FakeQuantVarsOp
 from graph_opt.dialects.nn.tensor_ops import CastOp
 from graph_opt.entry import entry_function
 from graph_opt.frontend.onnx_import import import_model
@@ -105,6 +107,25 @@ def test_a_tie_rounds_exactly_in_float64_and_in_int8_not_in_float32():
 
     assert level(run_function, module) == 21
     assert level(run_float64, module) == level(run_function, converted) == 20
+
+
+def test_a_tie_rounds_exactly_with_the_range_as_operands():
+    """nn.fake_quant_vars (QAT's range variables) on the same tie."""
+
+    def build(x):
+        low, high = (
+            ConstantOp.from_array(np.array(v, F32)) for v in (-4.59399033, 4.73195791)
+        )
+        quantized = FakeQuantVarsOp.create_inferred(
+            [x, low.output, high.output], {"num_bits": i64_attr(8)}
+        )
+        return [low, high, quantized]
+
+    module = one_op_module(build)
+    x = np.array([[0.8228777]], F32)
+    scale = float(nudge([-4.59399033], [4.73195791], 8, False).scale[0])
+    assert np.rint(run_function(module, [x])[0][0, 0] / scale) == 23
+    assert np.rint(run_float64(module, [x])[0][0, 0] / scale) == 22
 
 
 def test_a_fake_quantized_constant_keeps_tensorflow_float32_levels():
