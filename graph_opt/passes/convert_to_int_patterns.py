@@ -29,6 +29,7 @@ from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from graph_opt.dialects.nn.fused import FusedActivation, FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.norm import SoftmaxOp
 from graph_opt.dialects.nn.pool import AvgPoolOp, MaxPoolOp
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
@@ -394,8 +395,10 @@ class IntegerConvFloatActivation(RewritePattern):
 def _feeds_float_activation(op: Operation) -> bool:
     if isinstance(op, FusedActivation) and op.activation_name != "none":
         return fused_range(op) is None
-    value = op.results[0]
-    return value.has_one_use() and is_float_activation(next(iter(value.uses)).operation)
+    user = op.results[0].get_user_of_unique_use()
+    return user is not None and (
+        is_float_activation(user) or isinstance(user, SoftmaxOp)
+    )
 
 
 SCALE_PRESERVING = (
