@@ -39,6 +39,12 @@ onnxruntime on these models, see the corpus tests). Columns:
   TFLite's int8 conv refuses) with the same samples as representative data (TF
   models, when `--tf-python` names a Python with TensorFlow; its `int8 ops`
   column counts convs and fully-connected ops with int8 inputs).
+- `f spread`: how much the float output depends on the input: its standard
+  deviation over the --eval inputs, / mean |float| (averaged over the
+  outputs). Near 0 (about 1e-7 on four of the CNNs here, randomly
+  initialized deep networks whose activations fade out before the
+  classifier, leaving its bias), the float output is one constant, and the
+  errors measure how quantization noise moves it, with the max one draw.
 - `check`: "ok", or what misses the goal: `float` (a conv or matmul stayed
   float), `steps` (more than one output step from the fake-quant graph),
   `err` (max error above onnxruntime's), `rms` (rms error above
@@ -154,6 +160,12 @@ def relative_rms(outputs: list[np.ndarray], reference: list[np.ndarray]) -> floa
     scale = max(float(np.abs(r).max()) for r in reference)
     squares = [np.square(o.astype(np.float64) - r) for o, r in zip(outputs, reference)]
     return float(np.sqrt(np.mean(np.concatenate([q.ravel() for q in squares])))) / scale
+
+
+def spread(reference: list[np.ndarray]) -> float:
+    """The float output's standard deviation over the inputs / its mean magnitude."""
+    stacked = np.stack(reference).astype(np.float64)
+    return float(stacked.std(axis=0).mean() / np.abs(stacked).mean())
 
 
 def relative_l2(outputs: list[np.ndarray], reference: list[np.ndarray]) -> float:
@@ -342,7 +354,7 @@ def main() -> None:
     if args.tflite_worker:
         tflite_worker(*args.tflite_worker)
         return
-    columns = ["model", "int8 MACs", "float", "steps", "fq ulp", "go err", "ort err",
+    columns = ["model", "int8 MACs", "float", "steps", "fq ulp", "f spread", "go err", "ort err",
                "go rms", "ort rms", "go l2", "ort l2", "ort int8", "tflite err", "tflite int8",
                "check"]  # fmt: skip
     print(
@@ -365,6 +377,7 @@ def main() -> None:
             evals = list(rng.standard_normal((args.eval, *shape)).astype(np.float32))
             row = graph_opt_row(model, samples, evals, work)
             reference = row.pop("reference")
+            row["f spread"] = spread(reference)
             row["ort err"], row["ort rms"], row["ort l2"], share = ort_error(
                 row.pop("float_onnx"), row.pop("input"), samples, evals, reference, work
             )

@@ -375,7 +375,8 @@ class ConvertFakeQuant(RewritePattern):
 class IntegerConvFloatActivation(RewritePattern):
     """A conv or matmul on an int8 input whose activation has no int8 form
     (sigmoid, tanh, silu, hard_swish, gelu, ...; fused or the sole user of its
-    result): the conv or matmul in int8, its accumulator dequantized, the
+    result), or whose result only a softmax reads (a classifier's logits):
+    the conv or matmul in int8, its accumulator dequantized, the
     activation in float, as TFLite runs a float kernel after an int8 conv where
     it has no integer one."""
 

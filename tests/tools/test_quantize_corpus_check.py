@@ -8,7 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.quantize_corpus import as_printed, relative_l2, relative_rms, shortfalls
+from bench.quantize_corpus import (
+    as_printed,
+    relative_l2,
+    relative_rms,
+    shortfalls,
+    spread,
+)
 
 
 def row(**changes) -> dict:
@@ -61,3 +67,10 @@ def test_l2_is_each_inputs_relative_error_averaged():
     reference = [np.array([3.0, 4.0]), np.array([1.0, 0.0])]
     outputs = [np.array([3.0, 3.0]), np.array([1.0, 0.0])]
     assert relative_l2(outputs, reference) == pytest.approx((1 / 5 + 0) / 2)
+
+
+def test_spread_is_zero_for_an_input_independent_output():
+    constant = [np.array([2.0, -1.0])] * 3
+    assert spread(constant) == 0.0
+    varying = [np.array([1.0, 3.0]), np.array([3.0, 1.0])]
+    assert spread(varying) == pytest.approx(1.0 / 2.0)
