@@ -350,7 +350,9 @@ def _keep_logits_unrounded(matches: list[LayerMatch]) -> None:
     result is quantized only where a layer reads it."""
     for match in matches:
         result = match.layer.results[0]
-        if isinstance(result.get_user_of_unique_use(), SoftmaxOp):
+        if result in match.activations and isinstance(
+            result.get_user_of_unique_use(), SoftmaxOp
+        ):
             match.activations.remove(result)
 
 
