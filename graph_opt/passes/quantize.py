@@ -172,12 +172,12 @@ class QuantizePass(ModulePass):
                 if _selected(layer, include, exclude)
                 and (match := match_layer(layer)) is not None
             ]
-        _keep_logits_unrounded(matches)
+        record("classifier logits left unrounded", _keep_logits_unrounded(matches))
         outputs = [v for m in matches for v in m.activations]
         inputs = _calibrated_inputs(_unquantized_inputs(matches, set(outputs)))
         activations = _unique([*inputs, *outputs])
         ranges = _calibrated_ranges(activations)
-        _concat_inputs_take_output_ranges(ranges)
+        record("inputs at their concat's range", _concat_inputs_take_ranges(ranges))
         _pools_keep_input_ranges(ranges)
         record("layers quantized", len(matches))
         record("activations quantized", len(activations))
@@ -342,35 +342,41 @@ def _unique(values) -> list[SSAValue]:
     return list(seen)
 
 
-def _keep_logits_unrounded(matches: list[LayerMatch]) -> None:
+def _keep_logits_unrounded(matches: list[LayerMatch]) -> int:
     """A layer that only a softmax reads (a classifier's logits) gets no
     fake quantization after it: convert-to-int runs it in int8 and the softmax
     on its dequantized accumulator, as for an activation with no int8 form, so
     the logits are not rounded to int8 only to feed a float op. The softmax's
-    result is quantized only where a layer reads it."""
+    result is quantized only where a layer reads it. Returns how many."""
+    kept = 0
     for match in matches:
         result = match.layer.results[0]
         if result in match.activations and isinstance(
             result.get_user_of_unique_use(), SoftmaxOp
         ):
             match.activations.remove(result)
+            kept += 1
+    return kept
 
 
-def _concat_inputs_take_output_ranges(
-    ranges: dict[SSAValue, tuple[float, float]],
-) -> None:
+def _concat_inputs_take_ranges(ranges: dict[SSAValue, tuple[float, float]]) -> int:
     """A tensor read only by a concat whose result is quantized takes the
     concat's range, as TFLite gives CONCATENATION's inputs its output's scale:
     it is then rounded once, to the grid of the concat's result, rather than to
     its own grid and again to the concat's (a rounding twice is never nearer,
     and nearly always farther). convert-to-int's concat then needs no rescale
-    for it. The concat's range holds its inputs' (or clips them anyway)."""
+    for it. The concat's range holds its inputs' (or clips them anyway).
+    Through nested concats, the first quantized one counts. Returns how many."""
+    moved = 0
     for value in list(ranges):
         target = value
         while isinstance(user := target.get_user_of_unique_use(), ConcatOp):
             target = user.output
             if target in ranges:
                 ranges[value] = ranges[target]
+                moved += 1
+                break
+    return moved
 
 
 def _pools_keep_input_ranges(ranges: dict[SSAValue, tuple[float, float]]) -> None:
