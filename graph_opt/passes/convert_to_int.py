@@ -38,7 +38,9 @@ class ConvertToIntPass(ModulePass):
     nn.qconv/nn.qconv_transpose/nn.qmatmul
     with an i32 accumulator and i32 bias (scale input * weight), then
     nn.rescale by a fixed-point multiplier and shift (per tensor or per output
-    channel) to the output's scale, with the activation folded into a clamp.
+    channel) to the output's scale, with the activation folded into a clamp;
+    before an activation with no int8 form (sigmoid, silu, ...) or a softmax
+    that alone reads it, the accumulator is dequantized for it instead.
     Adds of int8 values rescale both sides to a common i32 scale; means
     (reduce_mean, global_avg_pool) are i32 sums rescaled once; a 2-D avg_pool
     not counting padding is nn.qavg_pool (TOSA AVG_POOL2D), rescaled when

@@ -29,6 +29,7 @@ from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
 from graph_opt.dialects.nn.fused import FusedActivation, FusedConvOp, FusedMatMulOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.norm import SoftmaxOp
 from graph_opt.dialects.nn.pool import AvgPoolOp, MaxPoolOp
 from graph_opt.dialects.nn.qint import (
     DequantizeOp,
@@ -374,7 +375,8 @@ class ConvertFakeQuant(RewritePattern):
 class IntegerConvFloatActivation(RewritePattern):
     """A conv or matmul on an int8 input whose activation has no int8 form
     (sigmoid, tanh, silu, hard_swish, gelu, ...; fused or the sole user of its
-    result): the conv or matmul in int8, its accumulator dequantized, the
+    result), or whose result only a softmax reads (a classifier's logits):
+    the conv or matmul in int8, its accumulator dequantized, the
     activation in float, as TFLite runs a float kernel after an int8 conv where
     it has no integer one."""
 
@@ -394,8 +396,10 @@ class IntegerConvFloatActivation(RewritePattern):
 def _feeds_float_activation(op: Operation) -> bool:
     if isinstance(op, FusedActivation) and op.activation_name != "none":
         return fused_range(op) is None
-    value = op.results[0]
-    return value.has_one_use() and is_float_activation(next(iter(value.uses)).operation)
+    user = op.results[0].get_user_of_unique_use()
+    return user is not None and (
+        is_float_activation(user) or isinstance(user, SoftmaxOp)
+    )
 
 
 SCALE_PRESERVING = (

@@ -13,6 +13,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.norm import SoftmaxOp
 from graph_opt.dialects.nn.pool import AvgPoolOp
 from graph_opt.dialects.nn.quant import (
     MAX_BITS,
@@ -20,6 +21,7 @@ from graph_opt.dialects.nn.quant import (
     FakeQuantOp,
     fake_quant_props,
 )
+from graph_opt.dialects.nn.tensor_ops import ConcatOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.bias_rounding import round_biases
 from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
@@ -55,8 +57,11 @@ class QuantizePass(ModulePass):
     hard_swish, too when it alone reads the layer: convert-to-int runs it on
     the dequantized accumulator, as a fused one); a bypass add (residual)
     gets them on its inputs and output, an add after the activation on its
-    output. A layer input that
-    no other fake quantization covers (the graph input, an average pool's
+    output. A layer that only a softmax reads (a classifier) gets none after
+    it: the logits reach the float softmax unrounded. A tensor that only a
+    quantized concat reads takes the concat's range (rounded once, to the
+    concat's grid, as TFLite gives concat inputs its output's scale). A layer
+    input that no other fake quantization covers (the graph input, an average pool's
     result) gets one too, so that convert-to-int makes every layer int8, first
     conv and classifier included, with float I/O quantized at the boundary.
     Weight ranges are symmetric (`symmetric`, default true: one zero point,
@@ -167,10 +172,12 @@ class QuantizePass(ModulePass):
                 if _selected(layer, include, exclude)
                 and (match := match_layer(layer)) is not None
             ]
+        record("classifier logits left unrounded", _keep_logits_unrounded(matches))
         outputs = [v for m in matches for v in m.activations]
         inputs = _calibrated_inputs(_unquantized_inputs(matches, set(outputs)))
         activations = _unique([*inputs, *outputs])
         ranges = _calibrated_ranges(activations)
+        record("inputs at their concat's range", _concat_inputs_take_ranges(ranges))
         _pools_keep_input_ranges(ranges)
         record("layers quantized", len(matches))
         record("activations quantized", len(activations))
@@ -333,6 +340,43 @@ def _unique(values) -> list[SSAValue]:
         if isinstance(element, AnyFloat) and not is_quantized(value):
             seen.setdefault(value)
     return list(seen)
+
+
+def _keep_logits_unrounded(matches: list[LayerMatch]) -> int:
+    """A layer that only a softmax reads (a classifier's logits) gets no
+    fake quantization after it: convert-to-int runs it in int8 and the softmax
+    on its dequantized accumulator, as for an activation with no int8 form, so
+    the logits are not rounded to int8 only to feed a float op. The softmax's
+    result is quantized only where a layer reads it. Returns how many."""
+    kept = 0
+    for match in matches:
+        result = match.layer.results[0]
+        if result in match.activations and isinstance(
+            result.get_user_of_unique_use(), SoftmaxOp
+        ):
+            match.activations.remove(result)
+            kept += 1
+    return kept
+
+
+def _concat_inputs_take_ranges(ranges: dict[SSAValue, tuple[float, float]]) -> int:
+    """A tensor read only by a concat whose result is quantized takes the
+    concat's range, as TFLite gives CONCATENATION's inputs its output's scale:
+    it is then rounded once, to the grid of the concat's result, rather than to
+    its own grid and again to the concat's (a rounding twice is never nearer,
+    and nearly always farther). convert-to-int's concat then needs no rescale
+    for it. The concat's range holds its inputs' (or clips them anyway).
+    Through nested concats, the first quantized one counts. Returns how many."""
+    moved = 0
+    for value in list(ranges):
+        target = value
+        while isinstance(user := target.get_user_of_unique_use(), ConcatOp):
+            target = user.output
+            if target in ranges:
+                ranges[value] = ranges[target]
+                moved += 1
+                break
+    return moved
 
 
 def _pools_keep_input_ranges(ranges: dict[SSAValue, tuple[float, float]]) -> None:

@@ -38,7 +38,7 @@ from graph_opt.passes.convert_to_int import ConvertToIntPass
 from graph_opt.passes.fold_bn import FoldBatchNormPass
 from graph_opt.passes.fuse_ops import FuseOpsPass
 from graph_opt.passes.quantize import QuantizePass
-from graph_opt.quantization.fake_quant_math import nudge
+from graph_opt.quantization.fake_quant_math import fake_quant, nudge
 from graph_opt.testing import model_zoo
 
 
@@ -425,6 +425,120 @@ def test_layer_then_float_activation_is_quantized_after_the_activation_only(
         x = rng.standard_normal((1, 6)).astype(np.float32)
         (expected,) = run_function(module, [x])
         (actual,) = run_function(converted, [x])
+        assert np.abs(actual - expected).max() <= 1.001 * step
+
+
+def gemm_model(name: str, nodes, outputs, weights) -> onnx.ModelProto:
+    """A graph on x: [1, 6] of the nodes, with seeded weights (name: shape)."""
+    rng = np.random.default_rng(13)
+    initializers = [
+        numpy_helper.from_array(rng.standard_normal(shape, np.float32) * 0.4, n)
+        for n, shape in weights.items()
+    ]
+    graph = helper.make_graph(
+        nodes,
+        name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outputs],
+        initializers,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def calibrated_and_quantized(model: onnx.ModelProto, tmp_path) -> ModuleOp:
+    module = import_model(model)
+    samples = tmp_path / "samples.npz"
+    rng = np.random.default_rng(14)
+    np.savez(samples, x=rng.standard_normal((16, 1, 6)).astype(np.float32))
+    CalibratePass(inputs=str(samples)).apply(Context(), module)
+    QuantizePass(per_channel=True).apply(Context(), module)
+    return module
+
+
+def logits_of(module: ModuleOp) -> ModuleOp:
+    """A clone returning the gemm's result instead of the softmax's."""
+    clone = module.clone()
+    [gemm] = [op for op in clone.walk() if isinstance(op, GemmOp)]
+    entry_function(clone).body.block.last_op.operands[0] = gemm.results[0]
+    return clone
+
+
+def test_classifier_logits_reach_the_softmax_unrounded(tmp_path):
+    """Gemm then Softmax: the gemm runs in int8 and the softmax on its
+    dequantized accumulator, so the int8 graph computes the fake-quant graph's
+    probabilities, and these are nearer the float model's than with the
+    logits rounded to int8 at their calibrated range."""
+    model = gemm_model(
+        "classifier",
+        [
+            helper.make_node("Gemm", ["x", "w", "b"], ["logits"], transB=1),
+            helper.make_node("Softmax", ["logits"], ["p"]),
+        ],
+        [("p", [1, 10])],
+        {"w": (10, 6), "b": (10,)},
+    )
+    reference = import_model(model)
+    module = calibrated_and_quantized(model, tmp_path)
+    [gemm] = [op for op in module.walk() if isinstance(op, GemmOp)]
+    assert not isinstance(gemm.results[0].get_user_of_unique_use(), FakeQuantOp)
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    names = op_names(converted)
+    assert "nn.qmatmul" in names and "nn.gemm" not in names
+    assert "nn.fake_quant" not in names
+    samples = np.load(tmp_path / "samples.npz")["x"]
+    float_logits = [run_function(logits_of(reference), [x])[0] for x in samples]
+    low = min(0.0, min(float(v.min()) for v in float_logits))
+    high = max(0.0, max(float(v.max()) for v in float_logits))
+    rng = np.random.default_rng(15)
+    unrounded_errors, rounded_errors = [], []
+    for x in rng.standard_normal((16, 1, 6)).astype(np.float32):
+        (expected,) = run_function(module, [x])
+        (actual,) = run_function(converted, [x])
+        np.testing.assert_allclose(actual, expected, atol=1e-6)
+        (logits,) = run_function(logits_of(module), [x])
+        rounded = fake_quant(logits, np.array([low]), np.array([high]), 8, False)
+        rounded = np.exp(rounded - rounded.max())
+        (probabilities,) = run_function(reference, [x])
+        unrounded_errors.append(actual - probabilities)
+        rounded_errors.append(rounded / rounded.sum() - probabilities)
+    assert np.sqrt(np.mean(np.square(unrounded_errors))) < np.sqrt(
+        np.mean(np.square(rounded_errors))
+    )
+
+
+def test_concat_inputs_are_rounded_once_on_the_concat_grid(tmp_path):
+    """Two layers that only a concat reads take the concat's range (one
+    rounding, no rescale before the int8 concat); a third that the graph also
+    returns keeps its own and is rescaled. The int8 graph stays within one
+    output step of the fake-quant graph."""
+    model = gemm_model(
+        "concat",
+        [
+            helper.make_node("Gemm", ["x", "w1"], ["a"], transB=1),
+            helper.make_node("Gemm", ["x", "w2"], ["g"], transB=1),
+            helper.make_node("Relu", ["g"], ["r"]),
+            helper.make_node("Gemm", ["x", "w3"], ["s"], transB=1),
+            helper.make_node("Concat", ["a", "r", "s"], ["c"], axis=1),
+            helper.make_node("Gemm", ["c", "w4"], ["y"], transB=1),
+        ],
+        [("y", [1, 3]), ("s", [1, 2])],
+        {"w1": (4, 6), "w2": (5, 6), "w3": (2, 6), "w4": (3, 11)},
+    )
+    module = calibrated_and_quantized(model, tmp_path)
+    [concat] = [op for op in module.walk() if isinstance(op, ConcatOp)]
+    out = concat.output.get_user_of_unique_use()
+    ranges = [(op.mins, op.maxs) for op in (v.owner for v in concat.inputs)]
+    assert ranges[0] == ranges[1] == (out.mins, out.maxs) != ranges[2]
+    (result, _) = entry_function(module).body.block.last_op.operands
+    step = nudge(result.owner.mins, result.owner.maxs, 8, False).scale[0]
+    converted = module.clone()
+    ConvertToIntPass().apply(Context(), converted)
+    # each layer's requantization, and the third input's move to the concat's scale
+    assert op_names(converted).count("nn.rescale") == 4 + 1
+    rng = np.random.default_rng(16)
+    for x in rng.standard_normal((8, 1, 6)).astype(np.float32):
+        expected, actual = run_function(module, [x])[0], run_function(converted, [x])[0]
         assert np.abs(actual - expected).max() <= 1.001 * step
 
 

@@ -359,6 +359,56 @@ def test_user_pattern_layers_are_within_quantization_error(tmp_path, monkeypatch
         assert float(np.abs(actual - expected).max() / np.ptp(expected)) < 0.05
 
 
+def test_user_pattern_ending_in_a_softmax_quantizes_its_root(monkeypatch):
+    """A pattern's root is quantized as asked even past a softmax; the logits
+    the softmax reads stay unrounded, as in the built-in rules."""
+    monkeypatch.setattr(registry, "_user_patterns", {})
+    layer = is_op("matmul")(wildcard(), is_constant())
+    registry.register_pattern("classifier", is_op("softmax")(layer))
+    module = parse(
+        """
+        func.func @main(%x: tensor<1x2xf32> {nn.range = array<f32: -1.0, 1.0>}) -> tensor<1x2xf32> {
+          %w = nn.constant dense<[[1.0, -1.0], [2.0, 0.5]]> : tensor<2x2xf32>
+          %m = nn.matmul %x, %w {nn.range = array<f32: -3.0, 3.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+          %s = nn.softmax %m {nn.range = array<f32: 0.0, 1.0>} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+          func.return %s : tensor<1x2xf32>
+        }
+        """
+    )
+    quant = quantized(module, patterns="classifier")
+    quantized_values = [op.input for op in fake_quants(quant) if not op.is_narrow]
+    assert [getattr(v.owner, "name", "argument") for v in quantized_values] == [
+        "argument",
+        "nn.softmax",
+    ]
+
+
+def test_statistics_count_concat_inputs_and_classifier_logits():
+    """Two layers only a quantized concat reads, and a classifier whose
+    logits only a softmax reads, are counted in the pass statistics."""
+    from graph_opt import api
+
+    module = parse(
+        """
+        func.func @main(%x: tensor<1x2xf32> {nn.range = array<f32: -1.0, 1.0>}) -> tensor<1x2xf32> {
+          %w = nn.constant dense<[[1.0, -1.0], [2.0, 0.5]]> : tensor<2x2xf32>
+          %a = nn.matmul %x, %w {nn.range = array<f32: -1.0, 1.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+          %b = nn.matmul %x, %w {nn.range = array<f32: 0.5, 4.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+          %c = nn.concat %a, %b {axis = 1 : i64, nn.range = array<f32: -1.0, 4.0>} : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x4xf32>
+          %v = nn.constant dense<0.5> : tensor<4x2xf32>
+          %m = nn.matmul %c, %v {nn.range = array<f32: -2.0, 2.0>} : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+          %s = nn.softmax %m {nn.range = array<f32: 0.0, 1.0>} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+          func.return %s : tensor<1x2xf32>
+        }
+        """
+    )
+    stats: list = []
+    api.run(module, "quantize", statistics=stats)
+    counters = stats[0].counters
+    assert counters["inputs at their concat's range"] == 2
+    assert counters["classifier logits left unrounded"] == 1
+
+
 def test_quantize_unknown_pattern_is_one_line():
     with pytest.raises(PassFailedException, match="quantize: unknown pattern 'nope'"):
         QuantizePass(patterns="nope").apply(Context(), float_module("resnet"))

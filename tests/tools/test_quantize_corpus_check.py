@@ -1,14 +1,20 @@
 """bench/quantize_corpus.py's corpus check: a model misses the goal when a conv
 or matmul stays float, when its integer graph is more than one output step
-from its fake-quant graph evaluated in float64, or when its max or rms error
-is above onnxruntime's as the table prints them."""
+from its fake-quant graph evaluated in float64, or when its max, rms or mean
+relative error is above onnxruntime's as the table prints them."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bench.quantize_corpus import as_printed, relative_rms, shortfalls
+from bench.quantize_corpus import (
+    as_printed,
+    relative_l2,
+    relative_rms,
+    shortfalls,
+    spread,
+)
 
 
 def row(**changes) -> dict:
@@ -20,6 +26,8 @@ def row(**changes) -> dict:
         "ort err": 1.2e-2,
         "go rms": 2.0e-3,
         "ort rms": 2.5e-3,
+        "go l2": 1.5e-2,
+        "ort l2": 1.8e-2,
     } | changes
 
 
@@ -35,6 +43,7 @@ def test_a_model_meeting_the_goal_is_ok():
         ({"steps": "2.00"}, "steps"),
         ({"go err": 1.3e-2}, "err"),
         ({"go rms": 2.6e-3}, "rms"),
+        ({"go l2": 1.9e-2}, "l2"),
         ({"float": "2", "steps": "1.50", "go rms": 3e-3}, "float,steps,rms"),
     ],
 )
@@ -57,3 +66,16 @@ def test_rms_is_over_all_values_relative_to_the_largest_reference():
     reference = [np.array([4.0, -2.0]), np.array([1.0, 0.0])]
     outputs = [np.array([4.0, -1.0]), np.array([1.0, 1.0])]
     assert relative_rms(outputs, reference) == pytest.approx(np.sqrt(2 / 4) / 4)
+
+
+def test_l2_is_each_inputs_relative_error_averaged():
+    reference = [np.array([3.0, 4.0]), np.array([1.0, 0.0])]
+    outputs = [np.array([3.0, 3.0]), np.array([1.0, 0.0])]
+    assert relative_l2(outputs, reference) == pytest.approx((1 / 5 + 0) / 2)
+
+
+def test_spread_is_zero_for_an_input_independent_output():
+    constant = [np.array([2.0, -1.0])] * 3
+    assert spread(constant) == 0.0
+    varying = [np.array([1.0, 3.0]), np.array([3.0, 1.0])]
+    assert spread(varying) == pytest.approx(1.0 / 2.0)

@@ -145,6 +145,40 @@ func.func @fused_silu_after_an_int8_conv(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x
 
 // -----
 
+/// A classifier's logits that only a softmax reads (quantize leaves them
+/// unrounded): the matmul in int8, its accumulator dequantized per output
+/// channel, the softmax in float on it, and its result returned as float.
+// CHECK-LABEL: func.func @softmax_after_an_int8_matmul
+// CHECK:         %[[M:.*]] = nn.qmatmul
+// CHECK-NEXT:    %[[D:.*]] = nn.dequantize %[[M]] {{.*}} : (tensor<1x2xi32>) -> tensor<1x2xf32>
+// CHECK-NEXT:    %[[S:.*]] = nn.softmax %[[D]]
+// CHECK-NEXT:    func.return %[[S]]
+func.func @softmax_after_an_int8_matmul(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %w = nn.constant dense<[[0.3, -0.6], [0.5, 0.25]]> : tensor<2x2xf32>
+  %wq = nn.fake_quant %w {min = array<f32: -0.5, -1.0>, max = array<f32: 0.5, 1.0>, num_bits = 8 : i64, narrow_range = 1 : i64, axis = 1 : i64} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %1 = nn.matmul %0, %wq : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %2 = nn.softmax %1 : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  func.return %2 : tensor<1x2xf32>
+}
+
+// -----
+
+/// A matmul whose result other ops read too stays float before a softmax.
+// CHECK-LABEL: func.func @negative_shared_matmul_result_before_softmax
+// CHECK:         nn.matmul
+// CHECK-NOT:     nn.qmatmul
+func.func @negative_shared_matmul_result_before_softmax(%x: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>) {
+  %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %w = nn.constant dense<[[0.3, -0.6], [0.5, 0.25]]> : tensor<2x2xf32>
+  %wq = nn.fake_quant %w {min = array<f32: -0.5, -1.0>, max = array<f32: 0.5, 1.0>, num_bits = 8 : i64, narrow_range = 1 : i64, axis = 1 : i64} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %1 = nn.matmul %0, %wq : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %2 = nn.softmax %1 : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  func.return %2, %1 : tensor<1x2xf32>, tensor<1x2xf32>
+}
+
+// -----
+
 /// A conv whose result other ops read too stays float before a sigmoid.
 // CHECK-LABEL: func.func @negative_shared_conv_result_before_sigmoid
 // CHECK:         nn.conv

@@ -242,6 +242,89 @@ func.func @negative_already_quantized(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+/// A layer output that only a concat reads takes the concat's range (when
+/// the concat's result is quantized, here as the next layer's input): it is
+/// rounded once, to the concat's grid. One that is also returned keeps its own.
+// CHECK-LABEL: func.func @concat_input_takes_concat_range
+// OPTS-LABEL: func.func @concat_input_takes_concat_range
+func.func @concat_input_takes_concat_range(%x: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>) {
+  // CHECK: %[[A:.*]] = nn.matmul
+  // CHECK-NEXT: nn.fake_quant %[[A]] {min = array<f32: -1.000000e+00>, max = array<f32: 4.000000e+00>
+  // CHECK: %[[B:.*]] = nn.matmul
+  // CHECK-NEXT: nn.fake_quant %[[B]] {min = array<f32: 0.000000e+00>, max = array<f32: 4.000000e+00>
+  // CHECK: %[[C:.*]] = nn.concat
+  // CHECK-NEXT: nn.fake_quant %[[C]] {min = array<f32: -1.000000e+00>, max = array<f32: 4.000000e+00>
+  // OPTS: nn.concat
+  %w = nn.constant dense<[[1.0, -1.0], [2.0, 0.5]]> : tensor<2x2xf32>
+  %a = nn.matmul %x, %w {nn.range = array<f32: -1.0, 1.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %b = nn.matmul %x, %w {nn.range = array<f32: 0.5, 4.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %c = nn.concat %a, %b {axis = 1 : i64, nn.range = array<f32: -1.0, 4.0>} : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x4xf32>
+  %v = nn.constant dense<0.5> : tensor<4x2xf32>
+  %m = nn.matmul %c, %v {nn.range = array<f32: -2.0, 2.0>} : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  func.return %m, %b : tensor<1x2xf32>, tensor<1x2xf32>
+}
+
+// -----
+
+/// A concat whose result no layer reads gets no fake quantization: its
+/// inputs keep their own ranges.
+// CHECK-LABEL: func.func @negative_concat_not_quantized
+// OPTS-LABEL: func.func @negative_concat_not_quantized
+func.func @negative_concat_not_quantized(%x: tensor<1x2xf32>) -> tensor<1x4xf32> {
+  // CHECK: %[[A:.*]] = nn.matmul
+  // CHECK-NEXT: nn.fake_quant %[[A]] {min = array<f32: -1.000000e+00>, max = array<f32: 1.000000e+00>
+  // CHECK: %[[B:.*]] = nn.matmul
+  // CHECK-NEXT: nn.fake_quant %[[B]] {min = array<f32: 0.000000e+00>, max = array<f32: 4.000000e+00>
+  // CHECK: %[[C:.*]] = nn.concat
+  // CHECK-NEXT: func.return %[[C]]
+  // OPTS: nn.concat
+  %w = nn.constant dense<[[1.0, -1.0], [2.0, 0.5]]> : tensor<2x2xf32>
+  %a = nn.matmul %x, %w {nn.range = array<f32: -1.0, 1.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %b = nn.matmul %x, %w {nn.range = array<f32: 0.5, 4.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %c = nn.concat %a, %b {axis = 1 : i64, nn.range = array<f32: -1.0, 4.0>} : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x4xf32>
+  func.return %c : tensor<1x4xf32>
+}
+
+// -----
+
+/// A classifier's logits that only a softmax reads are not rounded: no
+/// fake_quant after the gemm, nor after the softmax (no layer reads it);
+/// convert-to-int runs the softmax on the dequantized accumulator.
+// CHECK-LABEL: func.func @classifier_softmax
+// OPTS-LABEL: func.func @classifier_softmax
+func.func @classifier_softmax(%x: tensor<1x3xf32> {nn.range = array<f32: -1.0, 1.0>}) -> tensor<1x2xf32> {
+  // CHECK: %[[G:.*]] = nn.gemm
+  // CHECK-NEXT: %[[S:.*]] = nn.softmax %[[G]]
+  // CHECK-NEXT: func.return %[[S]]
+  // OPTS: nn.gemm
+  // OPTS-NEXT: nn.softmax
+  %w = nn.constant dense<[[1.0, 2.0, 3.0], [-4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %g = nn.gemm %x, %w {trans_b = 1 : i64, nn.range = array<f32: -1.0, 2.5>} : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<1x2xf32>
+  %s = nn.softmax %g {nn.range = array<f32: 0.0, 1.0>} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  func.return %s : tensor<1x2xf32>
+}
+
+// -----
+
+/// A softmax after a separate bias add does not read the layer: the biased
+/// logits are quantized as usual.
+// CHECK-LABEL: func.func @negative_softmax_after_bias_add
+// OPTS-LABEL: func.func @negative_softmax_after_bias_add
+func.func @negative_softmax_after_bias_add(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  // CHECK: %[[A:.*]] = nn.add
+  // CHECK-NEXT: %[[AQ:.*]] = nn.fake_quant %[[A]] {min = array<f32: -1.000000e+00>, max = array<f32: 2.000000e+00>
+  // CHECK-NEXT: nn.softmax %[[AQ]]
+  // OPTS: nn.softmax
+  %w = nn.constant dense<[[1.0, -1.0], [2.0, 0.5]]> : tensor<2x2xf32>
+  %b = nn.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %m = nn.matmul %x, %w {nn.range = array<f32: -1.0, 1.0>} : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %a = nn.add %m, %b {nn.range = array<f32: -1.0, 2.0>} : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %s = nn.softmax %a {nn.range = array<f32: 0.0, 1.0>} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  func.return %s : tensor<1x2xf32>
+}
+
+// -----
+
 /// include / exclude select layers by name (here the SSA names).
 // CHECK-LABEL: func.func @selected_by_name
 // EXCL-LABEL: func.func @selected_by_name
