@@ -15,15 +15,22 @@ onnxruntime on these models, see the corpus tests). Columns:
   nn.qconv_transpose or nn.qmatmul;
   `float`: how many convs and matmuls stay float.
 - `steps`: the largest difference between the int8 graph and its fake-quant
-  graph, in steps of the output's quantization (the dequantize feeding the
-  result; "-" when the output is float).
-- `fq ulp`: how far the fake-quant graph itself moves, in output steps, when
+  graph evaluated in float64 (`graph_opt.interpreter.precise.run_float64`:
+  the same grids, each level rounded as exact arithmetic does), in steps of
+  the output's quantization (the dequantize feeding the result; "-" when the
+  output is float). What can still part them, at values within about 1e-6
+  steps of a tie: the integer graph's input quantize (x / scale in float32,
+  as ONNX's QuantizeLinear), its 31-bit rescale multipliers (relative error
+  below 2^-31), and the fake-quant graph's biases, on the accumulator's int32
+  grid only to float32 precision.
+- `steps f32`: the same against the fake-quant graph evaluated in float32
+  (TensorFlow's FakeQuant arithmetic), which is no stable reference: it moves
+  `fq ulp` steps when its input moves by one ulp, so no integer graph, however
+  exactly it rounds, can be guaranteed within one step of it.
+- `fq ulp`: how far the float32 fake-quant graph moves, in output steps, when
   every input moves by one float32 ulp (up, then down; the largest over the
   --eval inputs): a value rounded at a tie in float32 flips one level, and the
-  flip travels to the output. The integer convs, matmuls and adds round
-  exactly (i32 accumulators, 31-bit multipliers), so `steps` above 1 where
-  `fq ulp` is as large come from ties that the fake-quant graph's float32
-  arithmetic rounds the other way, not from the integer arithmetic.
+  flip travels to the output.
 - `go err`, `ort err`, `tflite err`: max |output - float| / max |float| over
   --eval other seeded inputs; `go rms`, `ort rms`: the root mean square of
   output - float over all of them, / max |float| (less sensitive to the one
@@ -38,7 +45,8 @@ onnxruntime on these models, see the corpus tests). Columns:
   models, when `--tf-python` names a Python with TensorFlow; its `int8 ops`
   column counts convs and fully-connected ops with int8 inputs).
 - `check`: "ok", or what misses the goal: `float` (a conv or matmul stayed
-  float), `steps` (more than one output step from the fake-quant graph),
+  float), `steps` (more than one output step from the float64 fake-quant
+  graph),
   `err` (max error above onnxruntime's), `rms` (rms error above
   onnxruntime's), each compared as printed (three digits). A last line counts
   the models that miss it.
@@ -193,6 +201,7 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
 
     from graph_opt import api
     from graph_opt.interpreter import run_function
+    from graph_opt.interpreter.precise import run_float64
 
     module, input_name, _ = model.load()
     api.run(module, "optimize")
@@ -206,6 +215,7 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
     np.savez(work / "samples.npz", **{input_name: samples})
     api.run(module, f'calibrate{{inputs="{work / "samples.npz"}"}},{QUANTIZE}')
     fake_quant = [run_function(module, [x])[0] for x in evals]
+    precise = [run_float64(module, [x])[0] for x in evals]
     perturbed = [
         run_function(module, [np.nextafter(x, np.float32(toward))])[0]
         for toward in (np.inf, -np.inf)
@@ -217,14 +227,21 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
     api.run(module, "convert-to-int")
     int8 = [run_function(module, [x])[0] for x in evals]
     step = output_step(module)
-    steps = max(float(np.abs(a - b).max()) for a, b in zip(int8, fake_quant))
+
+    def steps(reference) -> str:
+        if step is None:
+            return "-"
+        apart = max(float(np.abs(a - b).max()) for a, b in zip(int8, reference))
+        return f"{apart / step:.2f}"
+
     return {
         "reference": reference,
         "float_onnx": float_onnx,
         "input": input_name,
         "int8 MACs": f"{nn_int8_share(module):.0%}",
         "float": str(sum(op.name in LINEAR_OPS for op in module.walk())),
-        "steps": "-" if step is None else f"{steps / step:.2f}",
+        "steps": steps(precise),
+        "steps f32": steps(fake_quant),
         "fq ulp": "-" if step is None else f"{moved / step:.2f}",
         "go err": relative_error(int8, reference),
         "go rms": relative_rms(int8, reference),
@@ -423,7 +440,7 @@ def main() -> None:
     if args.tflite_worker:
         tflite_worker(*args.tflite_worker)
         return
-    columns = ["model", "int8 MACs", "float", "steps", "fq ulp", "go err", "ort err",
+    columns = ["model", "int8 MACs", "float", "steps", "steps f32", "fq ulp", "go err", "ort err",
                "go rms", "ort rms", "ort int8", "tflite err", "tflite int8",
                "check"]  # fmt: skip
     print(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.utils.exceptions import InterpretationError
@@ -46,6 +47,15 @@ def run_function(
     """Evaluate a function on inputs (positional, or by argument name) and return
     its results; `state` holds variables and queues (see `tf_state.Session`)."""
     target = entry_function(module, function)
+    args = function_arguments(target, inputs)
+    results = make_function_interpreter(module, state).call_op(target, tuple(args))
+    return [np.asarray(r) for r in results]
+
+
+def function_arguments(
+    target: func.FuncOp, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray]
+) -> list:
+    """The inputs in argument order, as arrays of the argument types."""
     if isinstance(inputs, Mapping):
         from graph_opt.frontend.names import argument_names
 
@@ -59,11 +69,9 @@ def run_function(
         raise InterpretationError(
             f"expected {len(arg_types)} inputs, got {len(inputs)}"
         )
-    args = [
+    return [
         np.asarray(value, dtype=numpy_dtype(t.element_type))
         if hasattr(t, "element_type")
         else value
         for value, t in zip(inputs, arg_types)
     ]
-    results = make_function_interpreter(module, state).call_op(target, tuple(args))
-    return [np.asarray(r) for r in results]

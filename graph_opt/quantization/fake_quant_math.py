@@ -147,3 +147,33 @@ def fake_quant_gradient_masks(
     below = (x < low) & ~empty
     above = (x > high) & ~empty
     return GradientMasks(inside=~(below | above), below=below, above=above)
+
+
+def fake_quant_exact(
+    x: np.ndarray,
+    mins,
+    maxs,
+    num_bits: int,
+    narrow_range: bool,
+    axis: int | None = None,
+) -> np.ndarray:
+    """`fake_quant` of float64 values without float32 rounding: the nudged range
+    and scale as TF computes them in float32 (the same levels), each value's
+    level as exact arithmetic rounds it (half up, like TF's floor(v + 0.5)) and
+    the result exactly level x scale. Ranges with no positive finite scale
+    ((0, 0), NaN bounds, ...) keep `fake_quant`'s float32 result."""
+    nudged = nudge(mins, maxs, num_bits, narrow_range)
+    qmin, qmax = quant_range(num_bits, narrow_range)
+    shape = channel_shape(x.ndim, axis)
+    scale = nudged.scale.astype(np.float64).reshape(shape)
+    zero_point = nudged.zero_point.reshape(shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps = x / scale  # correctly rounded: a tie in float64 is an exact tie
+        level = np.floor(steps)
+        level += steps - level >= 0.5
+        out = np.clip(level, qmin - zero_point, qmax - zero_point) * scale
+    ordinary = np.isfinite(scale) & (scale > 0)
+    if ordinary.all():
+        return out
+    fallback = fake_quant(x, mins, maxs, num_bits, narrow_range, axis)
+    return np.where(ordinary, out, fallback.astype(np.float64))
