@@ -94,7 +94,8 @@ HEADER = (
 
 
 def nn_int8_share(module) -> float:
-    """The share of conv and matrix-product MACs in nn.qconv / nn.qconv_transpose / nn.qmatmul."""
+    """The share of conv and matrix-product MACs in nn.qconv / nn.qconv_transpose /
+    nn.qmatmul; a dynamic dimension counts as 1 (a dynamic batch cancels out)."""
     from graph_opt.dialects.nn.conv import ConvolutionBase
     from graph_opt.dialects.nn.fused import FusedMatMulOp
     from graph_opt.dialects.nn.layout import channel_axis
@@ -107,7 +108,7 @@ def nn_int8_share(module) -> float:
         out = ranked(op.results[0]) if op.results else None
         if out is None:
             continue
-        out_shape = out.get_shape()
+        out_shape = [max(size, 1) for size in out.get_shape()]
         if isinstance(op, ConvolutionBase):
             weights = int(np.prod(ranked(op.filter).get_shape()))
             channels = out_shape[channel_axis(op.layout, len(out_shape))]

@@ -2,8 +2,9 @@
 onnxruntime's quantize_static and TFLite's full-integer converter.
 
 The models: the TensorFlow corpus (tests/frontend/tensorflow/corpus, SavedModels
-written by TensorFlow) and the CNNs of the ONNX zoo (bench/make_zoo.py's folder,
-`--zoo`, when present), with the batch fixed to 1. graph-opt runs `optimize`,
+written by TensorFlow) and the zoo's models with convolutions (bench/make_zoo.py's
+folder, `--zoo`, when present: MobileNetV3, ResNet, UNet, SegFormer and the two
+detectors), with the batch fixed to 1. graph-opt runs `optimize`,
 `calibrate` on --samples seeded normal inputs, `quantize{per-channel=true}`
 (symmetric per-channel weights, asymmetric activations: onnxruntime's
 settings below) and `convert-to-int`; the
@@ -66,6 +67,14 @@ MobileNetV3 missed at 8 inputs and not at 32, EfficientNet the other way
 round); `l2` adds the standard per-input relative error, which the max and
 rms (dominated by the inputs with the largest outputs) leave out.
 
+The detectors (boxes, scores and labels after a top-k or NMS selection) get a
+table of their own: a quantized model may keep a slightly different set of
+boxes, so their outputs are compared as detections. `recall`: the share of
+the float model's detections (score > 0) that the quantized model also
+reports (same label, IoU >= 0.5; greedy, best score first); `score`: the
+largest score difference of a matched pair. Their `check` flags `float`,
+`recall` (below onnxruntime's) and `score` (above onnxruntime's).
+
 Usage: python bench/quantize_corpus.py [--zoo /work/zoo] [--samples 16] [--eval 32]
        [--tf-python /work/tfenv/bin/python] [--models a,b]
 """
@@ -87,8 +96,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 TF_CORPUS = Path(__file__).parents[1] / "tests/frontend/tensorflow/corpus"
 TF_CNNS = ("mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0", "densenet",
            "dilated_conv_bn", "qat_conv_bn")  # fmt: skip
-ZOO_CNNS = ("mobilenet_v3", "resnet_tiny", "unet")
+ZOO_CNNS = ("mobilenet_v3", "resnet_tiny", "unet", "segformer")
+ZOO_DETECTORS = ("box_detector", "nms_detector")
 QUANTIZE = "quantize{per-channel=true}"
+DETECTOR_COLUMNS = ["model", "int8 MACs", "float", "go recall", "ort recall",
+                    "go score", "ort score", "check"]  # fmt: skip
 LINEAR_OPS = (
     "nn.conv",
     "nn.fused_conv",
@@ -129,13 +141,13 @@ def tf_models() -> list[Model]:
     return models
 
 
-def zoo_models(zoo: Path, work: Path) -> list[Model]:
+def zoo_models(zoo: Path, work: Path, sources=ZOO_CNNS) -> list[Model]:
     import onnx
 
     from graph_opt.frontend.onnx_import import import_model
 
     models = []
-    for source in ZOO_CNNS:
+    for source in sources:
         for exporter in ("ts", "dynamo"):
             path = zoo / f"{source}_{exporter}.onnx"
             if not path.exists():
@@ -273,8 +285,8 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
     }
 
 
-def ort_error(float_onnx: Path, input_name: str, samples, evals, reference, work):
-    import onnxruntime as ort
+def ort_quantized(float_onnx: Path, input_name: str, samples, work: Path) -> Path:
+    """onnxruntime's quantize_static of the float model: the settings above."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
         CalibrationMethod,
@@ -283,7 +295,6 @@ def ort_error(float_onnx: Path, input_name: str, samples, evals, reference, work
         quantize_static,
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
-    from quantize import qdq_int8_share
 
     class Samples(CalibrationDataReader):
         def __init__(self):
@@ -301,14 +312,110 @@ def ort_error(float_onnx: Path, input_name: str, samples, evals, reference, work
         weight_type=QuantType.QInt8, calibrate_method=CalibrationMethod.MinMax,
         extra_options={"WeightSymmetric": True, "ActivationSymmetric": False},
     )  # fmt: skip
+    return quantized
+
+
+def ort_outputs(quantized: Path, input_name: str, evals) -> list[list[np.ndarray]]:
+    import onnxruntime as ort
+
     session = ort.InferenceSession(str(quantized), providers=["CPUExecutionProvider"])
-    outputs = [session.run(None, {input_name: x})[0] for x in evals]
+    return [session.run(None, {input_name: x}) for x in evals]
+
+
+def ort_error(float_onnx: Path, input_name: str, samples, evals, reference, work):
+    from quantize import qdq_int8_share
+
+    quantized = ort_quantized(float_onnx, input_name, samples, work)
+    outputs = [out[0] for out in ort_outputs(quantized, input_name, evals)]
     return (
         relative_error(outputs, reference),
         relative_rms(outputs, reference),
         relative_l2(outputs, reference),
         qdq_int8_share(quantized),
     )
+
+
+def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """IoU of one corner box (x1, y1, x2, y2) with each of `boxes`."""
+    corners = np.clip(
+        np.minimum(box[2:], boxes[:, 2:]) - np.maximum(box[:2], boxes[:, :2]), 0, None
+    )
+    inter = corners.prod(-1)
+    area = lambda b: np.clip(b[..., 2:] - b[..., :2], 0, None).prod(-1)  # noqa: E731
+    return inter / (area(box) + area(boxes) - inter + 1e-12)
+
+
+def matched_detections(reference, outputs) -> tuple[int, int, float]:
+    """(matched, kept, largest score difference): each kept float detection
+    (score > 0), best score first, takes the unused detection of the same
+    label overlapping it most, if their IoU is at least 0.5."""
+    boxes, scores, labels = (a.reshape(-1, 4) if i == 0 else a.ravel()
+                             for i, a in enumerate(reference))  # fmt: skip
+    q_boxes, q_scores, q_labels = (a.reshape(-1, 4) if i == 0 else a.ravel()
+                                   for i, a in enumerate(outputs))  # fmt: skip
+    free = q_scores > 0
+    matched = kept = 0
+    largest = 0.0
+    for i in np.argsort(-scores, kind="stable"):
+        if scores[i] <= 0:
+            continue
+        kept += 1
+        overlap = np.where(
+            free & (q_labels == labels[i]), box_iou(boxes[i], q_boxes), -1
+        )
+        j = int(overlap.argmax())
+        if overlap[j] >= 0.5:
+            free[j] = False
+            matched += 1
+            largest = max(largest, abs(float(q_scores[j]) - float(scores[i])))
+    return matched, kept, largest
+
+
+def detection_cells(references, outputs) -> tuple[str, float]:
+    """Recall of the float detections, and the largest score difference."""
+    counts = [matched_detections(r, o) for r, o in zip(references, outputs)]
+    recall = sum(c[0] for c in counts) / max(sum(c[1] for c in counts), 1)
+    return f"{recall:.1%}", max(c[2] for c in counts)
+
+
+def detector_row(model: Model, samples, evals, work: Path) -> dict:
+    """A detector (boxes, scores, labels after a top-k or NMS selection): its
+    outputs are compared as detections, not element by element."""
+    from quantize import nn_int8_share
+
+    from graph_opt import api
+    from graph_opt.interpreter import run_function
+
+    module, input_name, _ = model.load()
+    api.run(module, "optimize")
+    reference = [run_function(module, [x]) for x in evals]
+    np.savez(work / "samples.npz", **{input_name: samples})
+    api.run(
+        module,
+        f'calibrate{{inputs="{work / "samples.npz"}"}},{QUANTIZE},convert-to-int',
+    )
+    row = {
+        "int8 MACs": f"{nn_int8_share(module):.0%}",
+        "float": str(sum(op.name in LINEAR_OPS for op in module.walk())),
+    }
+    int8 = [run_function(module, [x]) for x in evals]
+    row["go recall"], row["go score"] = detection_cells(reference, int8)
+    quantized = ort_quantized(model.onnx_path, input_name, samples, work)
+    ort_int8 = ort_outputs(quantized, input_name, evals)
+    row["ort recall"], row["ort score"] = detection_cells(reference, ort_int8)
+    row["check"] = detector_shortfalls(row)
+    return row
+
+
+def detector_shortfalls(row: dict) -> str:
+    """What keeps a detector from the goal: all layers int8, recall and score
+    difference no worse than onnxruntime's, as printed."""
+    missed = ["float"] if row["float"] != "0" else []
+    if float(row["go recall"][:-1]) < float(row["ort recall"][:-1]):
+        missed.append("recall")
+    if as_printed(row["go score"]) > as_printed(row["ort score"]):
+        missed.append("score")
+    return ",".join(missed) or "ok"
 
 
 def tflite_worker(frozen_graph: str, arrays: str, out: str) -> None:
@@ -378,21 +485,16 @@ def main() -> None:
     print(
         f"samples={args.samples} eval={args.eval}; err = max |out - float| / max |float|"
     )
-    print(
-        "  ".join(f"{c:>22}" if i == 0 else f"{c:>10}" for i, c in enumerate(columns))
-    )
+    print_cells(columns)
+    wanted = set(filter(None, args.models.split(",")))
+    checked = missed = 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         models = tf_models() + (zoo_models(args.zoo, work) if args.zoo.exists() else [])
-        wanted = set(filter(None, args.models.split(",")))
-        checked = missed = 0
         for model in models:
             if wanted and model.name not in wanted:
                 continue
-            rng = np.random.default_rng(0)
-            _, _, shape = model.load()
-            samples = rng.standard_normal((args.samples, *shape)).astype(np.float32)
-            evals = list(rng.standard_normal((args.eval, *shape)).astype(np.float32))
+            samples, evals = draws(model, args)
             row = graph_opt_row(model, samples, evals, work)
             reference = row.pop("reference")
             row["f spread"] = spread(reference)
@@ -408,13 +510,35 @@ def main() -> None:
                 row["tflite err"], row["tflite int8"] = tflite_error(
                     args.tf_python, model, samples, evals, reference, work
                 )
-            cells = [model.name] + [
-                f"{row[c]:.2e}" if isinstance(row[c], float) else row[c]
-                for c in columns[1:]
-            ]
-            print("  ".join(f"{c:>22}" if i == 0 else f"{c:>10}" for i, c in enumerate(cells)),
-                  flush=True)  # fmt: skip
+            print_cells([model.name] + [row[c] for c in columns[1:]])
+        detectors = (
+            zoo_models(args.zoo, work, ZOO_DETECTORS) if args.zoo.exists() else []
+        )
+        detectors = [m for m in detectors if not wanted or m.name in wanted]
+        if detectors:
+            print("\ndetectors: recall = share of the float detections matched (same "
+                  "label, IoU >= 0.5); score = largest score difference of a match")  # fmt: skip
+            print_cells(DETECTOR_COLUMNS)
+        for model in detectors:
+            row = detector_row(model, *draws(model, args), work)
+            missed += row["check"] != "ok"
+            checked += 1
+            print_cells([model.name] + [row[c] for c in DETECTOR_COLUMNS[1:]])
     print(f"check: {missed} of {checked} models miss the goal (column check)")
+
+
+def draws(model: Model, args) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The seeded calibration samples and evaluation inputs of a model."""
+    rng = np.random.default_rng(0)
+    _, _, shape = model.load()
+    samples = rng.standard_normal((args.samples, *shape)).astype(np.float32)
+    return samples, list(rng.standard_normal((args.eval, *shape)).astype(np.float32))
+
+
+def print_cells(cells: list) -> None:
+    texts = [f"{c:.2e}" if isinstance(c, float) else c for c in cells]
+    print("  ".join(f"{c:>22}" if i == 0 else f"{c:>10}" for i, c in enumerate(texts)),
+          flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -10,6 +10,9 @@ import pytest
 
 from bench.quantize_corpus import (
     as_printed,
+    detection_cells,
+    detector_shortfalls,
+    matched_detections,
     relative_l2,
     relative_rms,
     shortfalls,
@@ -79,3 +82,50 @@ def test_spread_is_zero_for_an_input_independent_output():
     assert spread(constant) == 0.0
     varying = [np.array([1.0, 3.0]), np.array([3.0, 1.0])]
     assert spread(varying) == pytest.approx(1.0 / 2.0)
+
+
+def detections(*rows) -> list[np.ndarray]:
+    """(boxes [1, n, 4], scores [1, n], labels [1, n]) from (box, score, label) rows."""
+    return [
+        np.array([[r[0] for r in rows]], np.float32),
+        np.array([[r[1] for r in rows]], np.float32),
+        np.array([[r[2] for r in rows]], np.int64),
+    ]
+
+
+def test_detections_match_by_label_and_overlap_best_score_first():
+    reference = detections(
+        ([0, 0, 10, 10], 0.9, 1),
+        ([0, 0, 10, 10], 0.8, 2),
+        ([20, 20, 30, 30], 0.7, 1),
+        ([50, 50, 60, 60], 0.0, 1),  # suppressed: not a detection
+    )
+    outputs = detections(
+        ([1, 1, 10, 10], 0.85, 1),  # IoU 0.81 with the first
+        ([0, 0, 10, 10], 0.8, 3),  # another label: no match for the second
+        ([25, 25, 35, 35], 0.7, 1),  # IoU 0.14 with the third: too small
+    )
+    matched, kept, largest = matched_detections(reference, outputs)
+    assert (matched, kept) == (1, 3)
+    assert largest == pytest.approx(0.05)
+
+
+def test_a_quantized_detection_matches_once():
+    reference = detections(([0, 0, 10, 10], 0.9, 1), ([0, 0, 10, 10], 0.8, 1))
+    outputs = detections(([0, 0, 10, 10], 0.7, 1), ([0, 0, 0, 0], 0.0, 1))
+    assert matched_detections(reference, outputs)[:2] == (1, 2)
+    assert detection_cells([reference], [outputs])[0] == "50.0%"
+
+
+@pytest.mark.parametrize(
+    ("changes", "missed"),
+    [
+        ({}, "ok"),
+        ({"go recall": "95.4%"}, "recall"),
+        ({"go score": 2.1e-3, "float": "1"}, "float,score"),
+    ],
+)
+def test_detector_shortfalls(changes, missed):
+    row = {"float": "0", "go recall": "95.5%", "ort recall": "95.5%",
+           "go score": 2.0e-3, "ort score": 2.0e-3} | changes  # fmt: skip
+    assert detector_shortfalls(row) == missed
