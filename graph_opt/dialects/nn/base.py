@@ -14,7 +14,6 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     StringAttr,
-    TensorType,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -222,13 +221,6 @@ def _f32_attr(value: float, sign: float) -> FloatAttr:
 @lru_cache(maxsize=4096)
 def str_attr(value: str) -> StringAttr:
     return StringAttr(value)
-
-
-def tensor_of(value: SSAValue) -> TensorType:
-    """The ranked tensor type of an operand, or a verification error."""
-    if not isinstance(value.type, TensorType):
-        raise VerifyException(f"expected a ranked tensor, got {value.type}")
-    return value.type
 
 
 def _value(operand: SSAValue | Operation) -> SSAValue:

@@ -12,8 +12,6 @@ from graph_opt.dialects.nn.base import PropertyDefaults, str_value
 CHANNELS_FIRST = "NCHW"
 CHANNELS_LAST = "NHWC"
 DATA_LAYOUTS = (CHANNELS_FIRST, CHANNELS_LAST)
-FILTER_FOR_DATA = {CHANNELS_FIRST: "OIHW", CHANNELS_LAST: "HWIO"}
-"""The filter layout that goes with each data layout (ONNX and TensorFlow)."""
 
 
 class HasDataLayout:
