@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from xdsl.ir import Attribute, Operation
 
 from graph_opt.frontend.onnx_attrs import mlir_attr, onnx_attr
+from graph_opt.frontend.registration import registrar
 
 if TYPE_CHECKING:
     from graph_opt.frontend.onnx_export import ExportBuilder
@@ -26,22 +27,10 @@ IMPORTERS: dict[str, Importer] = {}
 EXPORTERS: dict[type[Operation], Exporter] = {}
 
 
-def importer(*op_types: str):
-    def register(fn: Importer) -> Importer:
-        for op_type in op_types:
-            IMPORTERS[op_type] = fn
-        return fn
-
-    return register
-
-
-def exporter(*op_classes: type[Operation]):
-    def register(fn: Exporter) -> Exporter:
-        for op_class in op_classes:
-            EXPORTERS[op_class] = fn
-        return fn
-
-    return register
+importer = registrar(IMPORTERS)
+"""`@importer("Conv", ...)`: the importer of those ONNX operators."""
+exporter = registrar(EXPORTERS)
+"""`@exporter(ConvOp, ...)`: the exporter of those nn op classes."""
 
 
 def register_simple(

@@ -70,10 +70,6 @@ def set_max_tensor_bytes(max_bytes: int) -> None:
     _LIMIT.set(TensorLimit(max_bytes, _LIMIT.get().max_elements))
 
 
-def max_tensor_bytes() -> int:
-    return _LIMIT.get().max_bytes
-
-
 def check_size(op: Operation, shape: Iterable[int], dtype: np.dtype) -> None:
     """Raise TensorTooLarge if `op` may not create a tensor of this shape."""
     limit = _LIMIT.get()

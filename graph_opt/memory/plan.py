@@ -112,10 +112,6 @@ def step_label(liveness: Liveness, step: int) -> str:
     return f"{name} ({op.name}, {where})" if name else f"{op.name} ({where})"
 
 
-def device_label(device: str) -> str:
-    return device or "default device"
-
-
 def _name(op: Operation) -> str | None:
     names = op_result_names(op) if op.results else []
     return f"%{names[0]}" if names and names[0] else None

@@ -15,20 +15,16 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from graph_opt.dialects.nn.base import float_value, int_value
+from graph_opt.dialects.nn.base import float_value
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
-from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
-from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp
-from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.linalg import GemmOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
-from graph_opt.passes.convert_to_int_params import (
-    activation_params,
-    group_channel_scales,
-    int_weights,
-)
+from graph_opt.passes.convert_to_int_accumulator import accumulation
+from graph_opt.passes.convert_to_int_params import activation_params, int_weights
 from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING
-from graph_opt.passes.quantize_patterns import weight_operand
+
+BIAS_INDEX = 2
+"""The bias operand of convs, fused matmuls and gemms."""
 
 
 def round_biases(module: Operation) -> int:
@@ -60,36 +56,25 @@ def input_quantization(value: SSAValue) -> Operation | None:
 def _bias_grid(op: Operation) -> tuple[int, np.ndarray, np.ndarray] | None:
     """(bias operand index, bias, accumulator scale per channel) of a layer
     whose input and weights are fake-quantized the way convert-to-int lowers."""
-    group = 1
-    if isinstance(op, ConvOp | FusedConvOp):
-        if op.bias is None:
-            return None
-        rank = len(op.filter.type.get_shape())  # type: ignore[attr-defined]
-        axis, index, alpha = 0 if op.layout == CHANNELS_FIRST else rank - 1, 2, 1.0
-    elif isinstance(op, ConvTransposeOp) and op.bias is not None:
-        (_, axis), index, alpha = weight_operand(op), 2, 1.0  # type: ignore[misc]
-        group = int_value(op.properties, "group", 1)
-    elif isinstance(op, FusedMatMulOp) and op.bias is not None:
-        axis, index, alpha = 1, 2, 1.0
-    elif isinstance(op, GemmOp) and op.c is not None:
-        if (
-            int_value(op.properties, "trans_a", 0)
-            or float_value(op.properties, "beta", 1.0) != 1.0
-        ):
-            return None
-        axis = 0 if int_value(op.properties, "trans_b", 0) else 1
-        index, alpha = 2, float_value(op.properties, "alpha", 1.0)
-    else:
+    layer = accumulation(op)
+    if layer is None or not _has_plain_bias(op):
         return None
     x_quant, w_quant = input_quantization(op.operands[0]), op.operands[1].owner
-    bias = constant_value(op.operands[index])
+    bias = constant_value(op.operands[BIAS_INDEX])
     if not (isinstance(x_quant, FakeQuantOp) and isinstance(w_quant, FakeQuantOp)):
         return None
     weights = constant_value(w_quant.input)
     params = activation_params(x_quant)
-    if bias is None or weights is None or params is None or alpha <= 0:
+    if bias is None or weights is None or params is None:
         return None
-    int_w = int_weights(w_quant, np.asarray(weights, np.float32), axis)
+    int_w = int_weights(w_quant, np.asarray(weights, np.float32), layer.weight_axis)
     if int_w is None:
         return None
-    return index, bias, alpha * params.scale * group_channel_scales(int_w.scales, group)
+    return BIAS_INDEX, bias, layer.scales(params.scale, int_w.scales)
+
+
+def _has_plain_bias(op: Operation) -> bool:
+    """Whether the layer adds its third operand as it is (a gemm's c times 1)."""
+    if isinstance(op, GemmOp):
+        return op.c is not None and float_value(op.properties, "beta", 1.0) == 1.0
+    return len(op.operands) > BIAS_INDEX

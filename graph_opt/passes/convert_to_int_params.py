@@ -40,10 +40,6 @@ class ActivationParams:
     low: int
     high: int
 
-    @property
-    def full_range(self) -> bool:
-        return self.low == INT8_MIN and self.high == INT8_MAX
-
 
 @dataclass(frozen=True)
 class IntValue:

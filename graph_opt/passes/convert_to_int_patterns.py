@@ -22,7 +22,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from graph_opt.dialects.nn.base import f32_attr, float_value, i64_attr, int_value
+from graph_opt.dialects.nn.base import f32_attr, float_value, i64_attr
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import AddOp, ClipOp, IdentityOp, ReluOp
@@ -42,6 +42,7 @@ from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
+from graph_opt.passes.convert_to_int_accumulator import Accumulation, accumulation
 from graph_opt.passes.convert_to_int_params import (
     INT8_MAX,
     INT8_MIN,
@@ -51,7 +52,6 @@ from graph_opt.passes.convert_to_int_params import (
     activation_params,
     clamp,
     dequantize,
-    group_channel_scales,
     int8_to_unsigned,
     int32_bias,
     int_value_of,
@@ -67,7 +67,6 @@ from graph_opt.passes.fusion_patterns import (
     activation_op,
     is_float_activation,
 )
-from graph_opt.passes.quantize_patterns import weight_operand
 from graph_opt.quantization.fake_quant_math import fake_quant
 
 Lowered = tuple[list[Operation], SSAValue]
@@ -147,7 +146,7 @@ def float_result(op: Operation) -> Tail:
 
 
 def lower_conv(
-    op: ConvOp | FusedConvOp | ConvTransposeOp, tail: Tail
+    op: ConvOp | FusedConvOp | ConvTransposeOp, layer: Accumulation, tail: Tail
 ) -> Lowered | None:
     """A conv or transposed conv as nn.qconv / nn.qconv_transpose."""
     x = int_value_of(op.input)
@@ -157,15 +156,12 @@ def lower_conv(
     layout = op.layout
     rank = len(weights[1].shape)
     out_axis = 1 if layout == CHANNELS_FIRST else rank - 1
-    w = int_weights(*weights, weight_operand(op)[1])  # type: ignore[index]
+    w = int_weights(*weights, layer.weight_axis)
     bias = None if op.bias is None else constant_value(op.bias)
     if w is None or (op.bias is not None and bias is None):
         return None  # per-channel zero points differ, or the bias is not constant
     transposed = isinstance(op, ConvTransposeOp)
-    scales = w.scales
-    if transposed:
-        scales = group_channel_scales(scales, int_value(op.properties, "group", 1))
-    acc_scales = x.scale * scales
+    acc_scales = layer.scales(x.scale, w.scales)
     filter_op = ConstantOp.from_array(w.values)
     ops: list[Operation] = [filter_op]
     operands = [x.value, filter_op.output]
@@ -188,20 +184,19 @@ def lower_matmul(
     x_value: SSAValue,
     w_value: SSAValue,
     bias: np.ndarray | None,
+    layer: Accumulation,
     tail: Tail,
-    alpha: float = 1.0,
-    trans_b: bool = False,
 ) -> Lowered | None:
     """x @ op(w) * alpha + bias, for fake-quantized constant 2-D weights."""
     x = int_value_of(x_value)
     weights = weight_constant(w_value)
-    if x is None or weights is None or weights[1].ndim != 2 or alpha <= 0:
+    if x is None or weights is None or weights[1].ndim != 2:
         return None  # not int8 x fake-quantized 2-D constant weights
-    w = int_weights(*weights, 0 if trans_b else 1)
+    w = int_weights(*weights, layer.weight_axis)
     if w is None:
         return None  # per-channel zero points differ
-    values = w.values.T if trans_b else w.values
-    acc_scales = alpha * x.scale * w.scales
+    values = w.values.T if layer.trans_b else w.values
+    acc_scales = layer.scales(x.scale, w.scales)
     w_op = ConstantOp.from_array(np.ascontiguousarray(values))
     props = {"a_zp": i64_attr(x.zero_point), "b_zp": i64_attr(w.zero_point)}
     acc: Operation = QMatMulOp.create_inferred([x.value, w_op.output], props)
@@ -220,32 +215,26 @@ def lower_matmul(
 def lower_linear(op: Operation, tail: Tail) -> Lowered | None:
     """A conv (plain or transposed), matmul or gemm on int8 x and
     fake-quantized constant weights, its accumulator finished by `tail`."""
+    layer = accumulation(op)
+    if layer is None:
+        return None  # not a layer, or a gemm with no int8 form
     if isinstance(op, ConvOp | FusedConvOp | ConvTransposeOp):
-        return lower_conv(op, tail)
+        return lower_conv(op, layer, tail)
     if isinstance(op, MatMulOp | FusedMatMulOp):
         bias = None
         if isinstance(op, FusedMatMulOp) and op.bias is not None:
             bias = constant_value(op.bias)
             if bias is None:
                 return None  # a non-constant bias stays float
-        return lower_matmul(op.lhs, op.rhs, bias, tail)
+        return lower_matmul(op.lhs, op.rhs, bias, layer, tail)
     if isinstance(op, GemmOp):
-        if int_value(op.properties, "trans_a", 0):
-            return None  # a transposed activation operand is not lowered
         bias = None
         if op.c is not None:
             c = constant_value(op.c)
             if c is None:
                 return None  # a non-constant c stays float
             bias = float_value(op.properties, "beta", 1.0) * c.astype(np.float64)
-        return lower_matmul(
-            op.a,
-            op.b,
-            bias,
-            tail,
-            float_value(op.properties, "alpha", 1.0),
-            bool(int_value(op.properties, "trans_b", 0)),
-        )
+        return lower_matmul(op.a, op.b, bias, layer, tail)
     return None
 
 

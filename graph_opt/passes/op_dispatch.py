@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from types import UnionType
 from typing import Union, get_args, get_origin
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -20,6 +21,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from graph_opt.passes.erasure import erase_op, has_unused_results
+from graph_opt.passes.value_forwarding import tracking_calls
 from graph_opt.statistics import count_rewrite
 
 
@@ -123,6 +125,10 @@ class DispatchingWalker(PatternRewriteWalker):
     """
 
     pattern: OpTypeDispatch
+
+    def rewrite_module(self, module: ModuleOp) -> bool:
+        with tracking_calls(self, module):
+            return super().rewrite_module(module)
 
     def _populate_worklist(self, op: Operation | Region | Block) -> None:
         if not isinstance(op, Region):

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriterListener,
+    PatternRewriteWalker,
+)
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import more_precise
@@ -40,11 +49,72 @@ def _uncalled(terminator: Operation) -> bool:
     module = function.parent_op() if function is not None else None
     if not isinstance(function, func.FuncOp) or not isinstance(module, ModuleOp):
         return False
-    name = function.sym_name.data
-    return not any(
-        isinstance(op, func.CallOp) and op.callee.string_value() == name
-        for op in module.walk()
-    )
+    index = _call_index.get()
+    if index is None or index.root is not module:
+        index = CallIndex(module)
+    return not index.is_called(function.sym_name.data)
+
+
+class CallIndex:
+    """How many func.call ops in `root` name each function: counted when first
+    asked, then kept current from a rewriter's insertions and removals."""
+
+    def __init__(self, root: Operation):
+        self.root = root
+        self._counts: Counter[str] | None = None
+
+    def is_called(self, name: str) -> bool:
+        if self._counts is None:
+            self._counts = Counter(_callees(self.root))
+        return self._counts[name] > 0
+
+    def listener(self) -> PatternRewriterListener:
+        return PatternRewriterListener(
+            operation_insertion_handler=[self._inserted],
+            operation_removal_handler=[self._removed],
+        )
+
+    def _inserted(self, op: Operation) -> None:
+        if self._counts is not None:
+            self._counts.update(_callees(op))
+
+    def _removed(self, op: Operation) -> None:
+        if self._counts is not None:
+            self._counts.subtract(_callees(op))
+
+
+_call_index: ContextVar[CallIndex | None] = ContextVar(
+    "graph_opt_call_index", default=None
+)
+
+
+@contextmanager
+def tracking_calls(walker: PatternRewriteWalker, module: ModuleOp) -> Iterator[None]:
+    """While in the block, `can_forward` reads which functions of `module` are
+    called from one index, kept current through `walker`'s rewrites (instead of
+    walking the module for each forwarded value)."""
+    index = CallIndex(module)
+    listener = walker.listener
+    walker.listener = PatternRewriterListener()
+    walker.listener.extend_from_listener(listener)
+    walker.listener.extend_from_listener(index.listener())
+    token = _call_index.set(index)
+    try:
+        yield
+    finally:
+        _call_index.reset(token)
+        walker.listener = listener
+
+
+def _callees(op: Operation) -> Iterator[str]:
+    """The callee of every func.call in `op` (itself included)."""
+    if not op.regions:
+        if isinstance(op, func.CallOp):
+            yield op.callee.string_value()
+        return
+    for nested in op.walk():
+        if isinstance(nested, func.CallOp):
+            yield nested.callee.string_value()
 
 
 def forward_operand(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:

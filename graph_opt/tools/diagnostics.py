@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from xdsl.utils.exceptions import ParseError
+
+from graph_opt.remarks import print_warnings_as_one_line
 
 RECURSION_LIMIT = 20_000
 """Python's recursion limit in the commands (parsers recurse per nesting level):
@@ -13,6 +16,21 @@ far above what real models nest (a few hundred levels of MLIR regions parse)."""
 
 def raise_recursion_limit() -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+
+
+def run_tool(tool: str, input_name: str | None, body: Callable[[], None]) -> int:
+    """Run a command's `body` with warnings and any error as one line on stderr
+    (`tool: ...`, never a traceback); the exit code."""
+    print_warnings_as_one_line(tool)
+    raise_recursion_limit()
+    try:
+        body()
+    except SystemExit as e:  # argument errors, already printed
+        return e.code if isinstance(e.code, int) else 1
+    except Exception as e:
+        print(f"{tool}: {one_line(e, input_name)}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def one_line(error: BaseException, input_name: str | None = None) -> str:

@@ -15,8 +15,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from graph_opt.remarks import print_warnings_as_one_line
-from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
+from graph_opt.tools.diagnostics import run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -126,40 +125,35 @@ def lit_test(reduction, interesting, args) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    print_warnings_as_one_line("graph-opt-reduce")
-    raise_recursion_limit()
-    try:
-        from graph_opt.files import write_atomically
-        from graph_opt.tools.plugins import load_plugins
-        from graph_opt.tools.reduce import Reducer
-        from graph_opt.tools.run_main import load_module
+    return run_tool("graph-opt-reduce", args.model, lambda: reduce_model(args))
 
-        load_plugins(args.load_pass_plugin)
-        module = load_module(args.model, args.frontend_args)
-        interesting = interestingness(args, module)
 
-        def progress(message: str) -> None:
-            if not args.quiet:
-                print(f"graph-opt-reduce: {message}", file=sys.stderr)
+def reduce_model(args: argparse.Namespace) -> None:
+    from graph_opt.files import write_atomically
+    from graph_opt.tools.plugins import load_plugins
+    from graph_opt.tools.reduce import Reducer
+    from graph_opt.tools.run_main import load_module
 
-        progress(f"reducing while {interesting.describe()}")
-        reduction = Reducer(interesting).reduce(module)
-        text = lit_test(reduction, interesting, args)
-        if args.output:
-            write_atomically(args.output, text.encode())
-        else:
-            sys.stdout.write(text)
-        progress(
-            f"{reduction.ops_before} ops -> {reduction.ops_after} in {reduction.tests} "
-            f"tests ({reduction.seconds:.1f} s)"
-            + (f"; wrote {args.output}" if args.output else "")
-        )
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else 1
-    except Exception as e:  # one line for the user, never a traceback
-        print(f"graph-opt-reduce: {one_line(e, args.model)}", file=sys.stderr)
-        return 1
-    return 0
+    load_plugins(args.load_pass_plugin)
+    module = load_module(args.model, args.frontend_args)
+    interesting = interestingness(args, module)
+
+    def progress(message: str) -> None:
+        if not args.quiet:
+            print(f"graph-opt-reduce: {message}", file=sys.stderr)
+
+    progress(f"reducing while {interesting.describe()}")
+    reduction = Reducer(interesting).reduce(module)
+    text = lit_test(reduction, interesting, args)
+    if args.output:
+        write_atomically(args.output, text.encode())
+    else:
+        sys.stdout.write(text)
+    progress(
+        f"{reduction.ops_before} ops -> {reduction.ops_after} in {reduction.tests} "
+        f"tests ({reduction.seconds:.1f} s)"
+        + (f"; wrote {args.output}" if args.output else "")
+    )
 
 
 if __name__ == "__main__":

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graph_opt.remarks import print_warnings_as_one_line
-from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
+from graph_opt.tools.diagnostics import run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -100,31 +99,26 @@ def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    print_warnings_as_one_line("graph-opt-run")
-    raise_recursion_limit()
-    try:
-        from graph_opt.entry import entry_function
-        from graph_opt.frontend.names import argument_names, result_names
-        from graph_opt.interpreter.tf_state import Session
+    return run_tool("graph-opt-run", args.model, lambda: run(args))
 
-        if args.steps < 1:
-            raise ValueError(f"--steps takes a count >= 1, not {args.steps}")
-        module = load_module(args.model, args.frontend_args)
-        function = entry_function(module, args.function)
-        inputs = read_inputs(args.inputs, argument_names(function))
-        session = Session()
-        for _ in range(args.steps):
-            outputs = session.run(module, inputs, args.function)
-        names = result_names(function)
-        write_npz(args.output, dict(zip(names, outputs, strict=True)))
-        if args.variables:
-            write_npz(args.variables, session.variables)
-    except SystemExit as e:  # graph-opt's argument errors, already printed
-        return e.code if isinstance(e.code, int) else 1
-    except Exception as e:  # one line for the user, never a traceback
-        print(f"graph-opt-run: {one_line(e, args.model)}", file=sys.stderr)
-        return 1
-    return 0
+
+def run(args: argparse.Namespace) -> None:
+    from graph_opt.entry import entry_function
+    from graph_opt.frontend.names import argument_names, result_names
+    from graph_opt.interpreter.tf_state import Session
+
+    if args.steps < 1:
+        raise ValueError(f"--steps takes a count >= 1, not {args.steps}")
+    module = load_module(args.model, args.frontend_args)
+    function = entry_function(module, args.function)
+    inputs = read_inputs(args.inputs, argument_names(function))
+    session = Session()
+    for _ in range(args.steps):
+        outputs = session.run(module, inputs, args.function)
+    names = result_names(function)
+    write_npz(args.output, dict(zip(names, outputs, strict=True)))
+    if args.variables:
+        write_npz(args.variables, session.variables)
 
 
 if __name__ == "__main__":

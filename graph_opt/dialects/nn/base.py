@@ -14,7 +14,6 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     StringAttr,
-    TensorType,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -35,6 +34,10 @@ GENERIC_FORMAT = "operands attr-dict `:` functional-type(operands, results)"
 """The textual form of most nn ops: `nn.op %a, %b {attrs} : (types) -> types`."""
 
 
+PropertyDefaults = Mapping[str, str | int | float]
+"""Optional property name -> the value the op reads when the property is absent."""
+
+
 class NNOperation(IRDLOperation, ABC):
     """An op of the nn dialect.
 
@@ -50,6 +53,12 @@ class NNOperation(IRDLOperation, ABC):
     # set and dict that passes and the importer keep.
     __eq__ = object.__eq__
     __hash__ = object.__hash__
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {}
+    """The defaults of optional properties that IRDL declares no `default_value`
+    for (one would hide an explicit value equal to it when printing): the values
+    the op's own reads fall back to. A class's table adds to its bases' (mixins
+    included); `has_attr` matches them, and a test checks them against the ops."""
 
     KEEP_ON_CONSTANTS: ClassVar[bool] = False
     """Whether constant folding must keep the op: its properties carry information
@@ -212,13 +221,6 @@ def _f32_attr(value: float, sign: float) -> FloatAttr:
 @lru_cache(maxsize=4096)
 def str_attr(value: str) -> StringAttr:
     return StringAttr(value)
-
-
-def tensor_of(value: SSAValue) -> TensorType:
-    """The ranked tensor type of an operand, or a verification error."""
-    if not isinstance(value.type, TensorType):
-        raise VerifyException(f"expected a ranked tensor, got {value.type}")
-    return value.type
 
 
 def _value(operand: SSAValue | Operation) -> SSAValue:

@@ -21,6 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    PropertyDefaults,
     int_list,
     int_value,
     str_value,
@@ -94,6 +95,8 @@ def window_output_sizes(
 class WindowAttributes:
     """Accessors for the window properties that conv and pooling ops share."""
 
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"auto_pad": "NOTSET"}
+
     def spatial_rank(self) -> int:
         return len(self.operands[0].type.get_shape()) - 2  # type: ignore[attr-defined]
 
@@ -136,6 +139,8 @@ def check_bias(operands, out_channels: int) -> None:
 
 class ConvolutionBase(NNOperation, WindowAttributes, HasDataLayout, ABC):
     """Operands and window properties shared by nn.conv, nn.conv_transpose and nn.fused_conv."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"group": 1}
 
     RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 

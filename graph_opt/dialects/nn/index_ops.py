@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute
@@ -21,6 +22,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    PropertyDefaults,
     check_flag,
     int_value,
 )
@@ -73,6 +75,8 @@ class OneHotOp(NNOperation):
     size `depth`, where `on` sits. Indices outside [0, depth) give all off, but
     negative ones count from the end with `wrap_negative` (ONNX's OneHot)."""
 
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": -1}
+
     name = "nn.one_hot"
     indices = operand_def()
     values = operand_def()
@@ -109,6 +113,8 @@ class TopKOp(NNOperation):
     """The `k` largest (or smallest, `largest = 0`) entries along `axis` and their
     i64 indices, best first; equal values keep the lower index first."""
 
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": -1}
+
     name = "nn.top_k"
     input = operand_def()
     values = result_def()
@@ -142,6 +148,8 @@ class TopKOp(NNOperation):
 class GatherNdOp(NNOperation):
     """ONNX's GatherND: the last dim of `indices` (K entries) picks a slice of
     `data` after its first `batch_dims` dims; negative entries count from the end."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"batch_dims": 0}
 
     name = "nn.gather_nd"
     data = operand_def()
@@ -177,6 +185,8 @@ class GatherElementsOp(NNOperation):
     """ONNX's GatherElements: output[p] = data[p with its `axis` entry replaced
     by indices[p]]; the output has the indices' shape, negative entries count
     from the end."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": 0}
 
     name = "nn.gather_elements"
     data = operand_def()

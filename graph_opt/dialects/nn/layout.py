@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.base import str_value
+from graph_opt.dialects.nn.base import PropertyDefaults, str_value
 
 CHANNELS_FIRST = "NCHW"
 CHANNELS_LAST = "NHWC"
 DATA_LAYOUTS = (CHANNELS_FIRST, CHANNELS_LAST)
-FILTER_FOR_DATA = {CHANNELS_FIRST: "OIHW", CHANNELS_LAST: "HWIO"}
-"""The filter layout that goes with each data layout (ONNX and TensorFlow)."""
 
 
 class HasDataLayout:
     """The `layout` of an op with an optional `data_layout` property (default NCHW)."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"data_layout": CHANNELS_FIRST}
 
     @property
     def layout(self) -> str:

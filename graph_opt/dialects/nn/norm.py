@@ -20,6 +20,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    PropertyDefaults,
     float_value,
     int_value,
     str_value,
@@ -89,6 +90,8 @@ class LayerNormOp(NNOperation):
     the dims from `axis` (default -1) to the last; scale and the optional bias
     broadcast to those dims."""
 
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": -1, "epsilon": 1e-5}
+
     RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 
     name = "nn.layer_norm"
@@ -129,6 +132,8 @@ class LayerNormOp(NNOperation):
 @irdl_op_definition
 class SoftmaxOp(NNOperation):
     """exp(x) / sum(exp(x)) along `axis` (default -1)."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": -1}
 
     RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 

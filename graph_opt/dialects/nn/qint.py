@@ -40,6 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    PropertyDefaults,
     check_flag,
     i64_attr,
     int_value,
@@ -356,6 +357,11 @@ class RescaleOp(NNOperation):
     `input_unsigned` / `output_unsigned` read / write the values as unsigned
     (required for ui* types). Flags are 0/1 integers.
     """
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {
+        "scale32": 1,
+        "rounding_mode": "SINGLE_ROUND",
+    }
 
     name = "nn.rescale"
     input = operand_def()

@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    PropertyDefaults,
     check_flag,
     int_list,
     int_value,
@@ -43,6 +44,8 @@ def reduced_axes(props, rank: int) -> tuple[int, ...]:
 
 class AxesReduction(NNOperation, ABC):
     """A reduction of `input` over some axes; `keepdims` (default 1) keeps them as size 1."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"keepdims": 1}
 
     input = operand_def()
     output = result_def()
@@ -137,6 +140,8 @@ class ArgReduceOp(AxesReduction, ABC):
     first one unless `select_last_index`; `keepdims` (default 1) keeps the axis
     as size 1. Indices have element type `output_type` (i64 unless given: TF's
     `output_type` may be i32)."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": 0}
 
     RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
 

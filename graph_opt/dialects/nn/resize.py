@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, StringAttr
 from xdsl.ir import Attribute
@@ -17,7 +18,13 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.base import GENERIC_FORMAT, NNOperation, int_list, str_value
+from graph_opt.dialects.nn.base import (
+    GENERIC_FORMAT,
+    NNOperation,
+    PropertyDefaults,
+    int_list,
+    str_value,
+)
 from graph_opt.dialects.nn.shapes import ranked, tensor_type
 
 RESIZE_MODES = ("nearest", "linear")
@@ -32,6 +39,12 @@ class ResizeOp(NNOperation):
     """Resample the input to the output shape `sizes` (-1 keeps a dim), as ONNX's Resize with
     `mode`, `coordinate_transformation_mode` and `nearest_mode` (ONNX's defaults:
     nearest, half_pixel, round_prefer_floor); the scale of an axis is out / in."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {
+        "mode": "nearest",
+        "coordinate_transformation_mode": "half_pixel",
+        "nearest_mode": "round_prefer_floor",
+    }
 
     name = "nn.resize"
     input = operand_def()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -27,6 +28,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    PropertyDefaults,
     int_list,
     int_value,
 )
@@ -83,6 +85,8 @@ def _copied(in_shape: tuple[int, ...], target: list[int]) -> set[int]:
 class ReshapeOp(NNOperation):
     """Reshape `input` to the 1-D i64 `shape` (0 copies a dim unless allowzero, -1 is inferred)."""
 
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"allowzero": 0}
+
     name = "nn.reshape"
     input = operand_def()
     shape = operand_def()
@@ -136,6 +140,8 @@ def _dims_product(dims) -> int:
 @irdl_op_definition
 class FlattenOp(NNOperation):
     """Flatten to 2-D: dims before `axis` make the rows, the rest the columns."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": 1}
 
     name = "nn.flatten"
     input = operand_def()
@@ -233,6 +239,8 @@ def shape_range(rank: int, start: int, end: int | None) -> range:
 @irdl_op_definition
 class ShapeOp(NNOperation):
     """The dims `start` to `end` of the input's shape, as a 1-D i64 tensor."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"start": 0}
 
     name = "nn.shape"
     input = operand_def()

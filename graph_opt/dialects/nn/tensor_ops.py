@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -29,6 +30,7 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,
+    PropertyDefaults,
     check_flag,
     float_value,
     int_list,
@@ -115,6 +117,8 @@ class ConcatOp(NNOperation):
 @irdl_op_definition
 class SplitOp(NNOperation):
     """Cut the input along `axis` into one result per entry of `split` (the sizes)."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": 0}
 
     name = "nn.split"
     input = operand_def()
@@ -236,6 +240,8 @@ def check_constant_indices(indices: SSAValue, size: int, axis: int) -> None:
 class GatherOp(NNOperation):
     """Pick entries along `axis` at `indices` (negative ones count from the end)."""
 
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": 0}
+
     name = "nn.gather"
     data = operand_def()
     indices = operand_def()
@@ -263,6 +269,8 @@ PAD_MODES = ("constant", "reflect", "edge")
 @irdl_op_definition
 class PadOp(NNOperation):
     """Pad by `pads` = [begin..., end...] (negative values crop), filling per `mode`."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"mode": "constant", "value": 0.0}
 
     name = "nn.pad"
     input = operand_def()
@@ -347,6 +355,8 @@ class CastOp(NNOperation):
 @irdl_op_definition
 class DropoutOp(ElementwiseUnaryOp):
     """Dropout at inference: the identity; `ratio` is kept for export."""
+
+    PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"ratio": 0.5}
 
     name = "nn.dropout"
     ratio = opt_prop_def(FloatAttr)

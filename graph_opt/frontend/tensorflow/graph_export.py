@@ -34,6 +34,7 @@ from graph_opt.frontend.names import (
     result_names,
     unused_name,
 )
+from graph_opt.frontend.registration import registrar
 from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import NUMPY_DTYPES
@@ -195,13 +196,8 @@ Exporter = Callable[[GraphExporter, Operation], Sequence[str]]
 EXPORTERS: dict[type[Operation], Exporter] = {}
 
 
-def exporter(*op_classes: type[Operation]):
-    def register(fn: Exporter) -> Exporter:
-        for op_class in op_classes:
-            EXPORTERS[op_class] = fn
-        return fn
-
-    return register
+exporter = registrar(EXPORTERS)
+"""`@exporter(ConvOp, ...)`: the exporter of those nn op classes."""
 
 
 def _exporter_for(op: Operation) -> Exporter | None:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from graph_opt.frontend.registration import registrar
+
 if TYPE_CHECKING:
     from graph_opt.frontend.tensorflow.graph_import import ImportBuilder
 
@@ -27,13 +29,8 @@ SIMPLE_OP_TYPES: dict[type[Operation], str] = {}
 properties), the first registered: what the GraphDef export writes."""
 
 
-def importer(*op_types: str):
-    def register(fn: Importer) -> Importer:
-        for op_type in op_types:
-            IMPORTERS[op_type] = fn
-        return fn
-
-    return register
+importer = registrar(IMPORTERS)
+"""`@importer("Conv2D", ...)`: the importer of those TensorFlow op types."""
 
 
 def register_simple(

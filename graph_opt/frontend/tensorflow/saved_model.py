@@ -39,10 +39,6 @@ VARIABLE_VALUE = "VARIABLE_VALUE"
 INTERNAL_SIGNATURES = ("__saved_model_init_op",)
 
 
-def is_saved_model(path: str | Path) -> bool:
-    return (Path(path) / "saved_model.pb").is_file()
-
-
 def import_saved_model(
     directory: str | Path,
     signature: str = "serving_default",
