@@ -68,7 +68,8 @@ def calibrate_batch_norms(model, rng, samples: int = 32) -> None:
         if not isinstance(layer, tf.keras.layers.BatchNormalization):
             continue
         features = tf.keras.Model(model.input, layer.input)(x, training=False)
-        axes = [a for a in range(len(features.shape)) if a != layer.axis % 4]
+        rank = len(features.shape)
+        axes = [a for a in range(rank) if a != layer.axis % rank]
         mean, variance = tf.nn.moments(features, axes)
         layer.moving_mean.assign(mean)
         layer.moving_variance.assign(variance)
