@@ -49,10 +49,12 @@ onnxruntime on these models, see the corpus tests). Columns:
   column counts convs and fully-connected ops with int8 inputs).
 - `f spread`: how much the float output depends on the input: its standard
   deviation over the --eval inputs, / mean |float| (averaged over the
-  outputs). Near 0 (about 1e-7 on four of the CNNs here, randomly
-  initialized deep networks whose activations fade out before the
-  classifier, leaving its bias), the float output is one constant, and the
-  errors measure how quantization noise moves it, with the max one draw.
+  outputs). Near 0 (about 1e-7 on randomly initialized deep networks whose
+  batch norm statistics do not match their activations, which fade out
+  before the classifier, leaving its bias; the makers of both corpora measure
+  those statistics on data for that reason), the float output is one
+  constant, and the errors measure how quantization noise moves it, with the
+  max one draw.
 - `check`: "ok", or what misses the goal: `float` (a conv or matmul stayed
   float), `steps` (more than one output step from the float64 fake-quant
   graph),

@@ -4,8 +4,10 @@
 
 Each model is built by Keras' own code (Keras applications scaled down through
 their builders' width/depth parameters, so the fixtures stay small while keeping
-the op structure TensorFlow writes), with random weights and non-trivial batch
-norm statistics, and saved into corpus/ as:
+the op structure TensorFlow writes), with random weights, random batch norm
+scales and offsets, and batch norm statistics measured on seeded inputs as
+training leaves them (random ones for dilated_conv_bn), so that their outputs
+depend on the input as a trained model's do, and saved into corpus/ as:
 - NAME.pb: frozen by convert_variables_to_constants_v2 with its default
   lowering (v1 control flow: Switch/Merge/Enter/Exit/NextIteration);
 - NAME_functional.pb: frozen with lower_control_flow=False (models with loops
@@ -52,6 +54,25 @@ def randomize_batch_norms(model, rng) -> None:
                 else:
                     value = rng.normal(0.0, 0.2, shape)
                 var.assign(value.astype(np.float32))
+
+
+def calibrate_batch_norms(model, rng, samples: int = 32) -> None:
+    """Sets each BatchNormalization's moving mean and variance to the mean and
+    variance of its input over `samples` seeded normal inputs, layer by layer
+    in order (so each sees the calibrated layers before it), as training
+    leaves them. With the random statistics alone, a deep network's
+    activations fade out or blow up before the classifier and its output is
+    nearly the same for every input."""
+    x = rng.standard_normal((samples, *model.inputs[0].shape[1:])).astype(np.float32)
+    for layer in model.layers:
+        if not isinstance(layer, tf.keras.layers.BatchNormalization):
+            continue
+        features = tf.keras.Model(model.input, layer.input)(x, training=False)
+        rank = len(features.shape)
+        axes = [a for a in range(rank) if a != layer.axis % rank]
+        mean, variance = tf.nn.moments(features, axes)
+        layer.moving_mean.assign(mean)
+        layer.moving_variance.assign(variance)
 
 
 def keras_models():
@@ -220,6 +241,11 @@ def write(name: str, function, has_control_flow: bool, rng, model=None) -> None:
     np.savez(CORPUS / f"{name}.npz", **arrays)
 
 
+DEEP_CNNS = ("mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0", "densenet")
+"""The Keras applications, whose batch norms are calibrated on data
+(`calibrate_batch_norms`); dilated_conv_bn's one batch norm keeps its random
+statistics."""
+
 EXPORTED = ("dilated_conv_bn", "text_lstm", "resnet50")
 """Models also saved by Keras 3's `model.export` (a free batch dim), as users have them."""
 
@@ -255,6 +281,8 @@ def main(names: list[str]) -> None:
             continue
         model = build()
         randomize_batch_norms(model, rng)
+        if name in DEEP_CNNS:
+            calibrate_batch_norms(model, np.random.default_rng(1))
         write(name, model_function(model), name == "text_lstm", rng, model)
         print(name, "written")
     if not names or "nested_loops" in names:
