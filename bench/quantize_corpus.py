@@ -27,6 +27,10 @@ onnxruntime on these models, see the corpus tests). Columns:
   (TensorFlow's FakeQuant arithmetic), which is no stable reference: it moves
   `fq ulp` steps when its input moves by one ulp, so no integer graph, however
   exactly it rounds, can be guaranteed within one step of it.
+- `f32~f64`: how far apart the two evaluations of the fake-quant graph are,
+  in output steps: a level one of them rounds the other way at a near-tie
+  moves later layers, by more steps the more the network amplifies a change
+  of its input (see `f spread`).
 - `fq ulp`: how far the float32 fake-quant graph moves, in output steps, when
   every input moves by one float32 ulp (up, then down; the largest over the
   --eval inputs): a value rounded at a tie in float32 flips one level, and the
@@ -266,10 +270,10 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
     int8 = [run_function(module, [x])[0] for x in evals]
     step = output_step(module)
 
-    def steps(reference) -> str:
+    def steps(reference, outputs=int8) -> str:
         if step is None:
             return "-"
-        apart = max(float(np.abs(a - b).max()) for a, b in zip(int8, reference))
+        apart = max(float(np.abs(a - b).max()) for a, b in zip(outputs, reference))
         return f"{apart / step:.2f}"
 
     return {
@@ -280,6 +284,7 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
         "float": str(sum(op.name in LINEAR_OPS for op in module.walk())),
         "steps": steps(precise),
         "steps f32": steps(fake_quant),
+        "f32~f64": steps(precise, fake_quant),
         "fq ulp": "-" if step is None else f"{moved / step:.2f}",
         "go err": relative_error(int8, reference),
         "go rms": relative_rms(int8, reference),
@@ -480,7 +485,8 @@ def main() -> None:
     if args.tflite_worker:
         tflite_worker(*args.tflite_worker)
         return
-    columns = ["model", "int8 MACs", "float", "steps", "steps f32", "fq ulp", "f spread",
+    columns = ["model", "int8 MACs", "float", "steps", "steps f32", "f32~f64", "fq ulp",
+               "f spread",
                "go err", "ort err", "go rms", "ort rms", "go l2", "ort l2", "ort int8",
                "tflite err", "tflite int8",
                "check"]  # fmt: skip
