@@ -105,16 +105,20 @@ def test_detections_match_by_label_and_overlap_best_score_first():
         ([0, 0, 10, 10], 0.8, 3),  # another label: no match for the second
         ([25, 25, 35, 35], 0.7, 1),  # IoU 0.14 with the third: too small
     )
-    matched, kept, largest = matched_detections(reference, outputs)
-    assert (matched, kept) == (1, 3)
-    assert largest == pytest.approx(0.05)
+    kept, differences = matched_detections(reference, outputs)
+    assert kept == 3
+    assert differences == [pytest.approx(0.05)]
 
 
 def test_a_quantized_detection_matches_once():
     reference = detections(([0, 0, 10, 10], 0.9, 1), ([0, 0, 10, 10], 0.8, 1))
     outputs = detections(([0, 0, 10, 10], 0.7, 1), ([0, 0, 0, 0], 0.0, 1))
-    assert matched_detections(reference, outputs)[:2] == (1, 2)
-    assert detection_cells([reference], [outputs])[0] == "50.0%"
+    assert matched_detections(reference, outputs) == (2, [pytest.approx(0.2)])
+    recall, largest, mean = detection_cells(
+        [reference, reference], [outputs, reference]
+    )
+    assert recall == "75.0%"
+    assert (largest, mean) == (pytest.approx(0.2), pytest.approx(0.2 / 3))
 
 
 @pytest.mark.parametrize(
