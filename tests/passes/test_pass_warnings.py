@@ -152,3 +152,24 @@ def test_xdsl_passes_that_change_the_graph_are_silent(pass_name, gone, recwarn):
     assert not [w for w in recwarn if issubclass(w.category, GraphOptWarning)]
     for name in gone:
         assert after.count(name) < before.count(name)
+
+
+@pytest.mark.parametrize(
+    "pass_name, message",
+    [
+        ("fold-bn", "fold-bn: found no batch norm to fold"),
+        ("fuse-ops", "fuse-ops: found nothing to fuse"),
+        ("fold-constants", "fold-constants: found nothing to fold"),
+    ],
+)
+def test_erasing_dead_ops_on_the_way_is_not_the_pass_s_work(pass_name, message):
+    """An exporter's unused initializer goes on the walk; the pass still found nothing."""
+    module = api.parse(
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %unused = nn.constant dense<1.0> : tensor<4xf32>\n"
+        "  %y = nn.tanh %x : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  func.return %y : tensor<4xf32>\n}"
+    )
+    with pytest.warns(GraphOptWarning, match=message):
+        api.run(module, pass_name)
+    assert "nn.constant" not in str(module)
