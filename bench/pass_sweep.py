@@ -405,6 +405,8 @@ def main() -> None:
             runs = pool.map(lambda p, m=model, i=info: sweep.run(p, m, i), passes)
             for r in runs:
                 results.append(r)
+                with open(work / "results.jsonl", "a") as log:
+                    log.write(json.dumps(asdict(r)) + "\n")
                 if r.outcome != "ok":
                     print(
                         f"{r.outcome:10} {r.pass_name:18} {r.model}: {r.note}",
