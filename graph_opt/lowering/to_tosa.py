@@ -13,6 +13,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects import tosa_ext
+from graph_opt.dialects.nn.shape_ops import RankOp, ShapeOp, SizeOp
 from graph_opt.frontend.names import argument_names
 from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
 from graph_opt.lowering.tosa_control_flow import CONTROL_FLOW_PATTERNS
@@ -176,7 +177,9 @@ def check_static_shapes(module: ModuleOp) -> None:
     """TOSA shapes here are constants: every nn value must be a static tensor.
     Shapes that follow from static inputs (an exporter's Shape -> Gather ->
     Reshape chains) are folded first; dynamic inputs are refused, naming them."""
-    if _first_dynamic(module) is None:
+    if _first_dynamic(module) is None and not any(
+        isinstance(o, ShapeOp | SizeOp | RankOp) for o in module.walk()
+    ):
         return
     dynamic_inputs = [
         f"{name}: {arg.type}"

@@ -16,6 +16,17 @@ func.func @shape_chain_from_static_input(%x: tensor<4x2xf32>) -> tensor<?x?xf32>
 
 // -----
 
+/// A shape query on a static tensor is its value.
+// CHECK-LABEL: func.func @shape_query
+// CHECK-NEXT: %[[S:.*]] = "tosa.const"() <{values = dense<[4, 2]> : tensor<2xi64>}>
+// CHECK-NEXT: func.return %[[S]]
+func.func @shape_query(%x: tensor<4x2xf32>) -> tensor<2xi64> {
+  %y = nn.shape %x : (tensor<4x2xf32>) -> tensor<2xi64>
+  func.return %y : tensor<2xi64>
+}
+
+// -----
+
 /// A dynamic input stays dynamic: the error names it and the option fixing it.
 
 func.func @negative_dynamic_input(%x: tensor<?x2xf32> {nn.name = "image"}) -> tensor<?x2xf32> {
