@@ -93,12 +93,18 @@ def fold_and_report(module: ModuleOp, max_size: int) -> tuple[bool, int, int]:
     made (merged constants included, dead ops erased on the way not), and how
     many ops it left unfolded for size (reported as a warning)."""
     patterns = fold_constants_patterns(module, max_size)
-    changed, folds = rewrite_with(module, patterns)
-    merged = deduplicate_constants(module)
-    if changed or merged:  # a type can only become more precise after a fold
-        refine_shapes(module)
+    changed, folds = False, 0
+    while True:
+        step_changed, step_folds = rewrite_with(module, patterns)
+        merged = deduplicate_constants(module)
+        changed = changed or step_changed or merged
+        folds += step_folds + int(merged)
+        # types only become more precise; a static one may let more fold
+        if not refine_shapes(module):
+            break
+        changed = True
     left = report_too_large(patterns[-1].too_large, max_size)  # type: ignore[attr-defined]
-    return changed or merged, folds + int(merged), left
+    return changed, folds, left
 
 
 def report_too_large(too_large: dict[Operation, str], max_size: int) -> int:
