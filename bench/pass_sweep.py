@@ -16,8 +16,8 @@ else seeded random values.
 Passes that need options run in the pipeline a user would type (PIPELINES):
 calibrate on the model's inputs, quantize after it, convert-to-int after both,
 swap and recompute with a budget of 1 byte (as low as they can get),
-lower-to-tosa on an ONNX model with `--input-shape` of each input (the
-stored or random input's shape), partition-pattern with `matmul-bias`,
+lower-to-tosa with `--input-shape` of each input (the stored or random
+input's shape), partition-pattern with `matmul-bias`,
 auto-parallel with 2 replicas, freeze-variables with an empty values file.
 quantize changes the numbers (its export must still run in onnxruntime);
 lower-to-tosa and convert-to-int write MLIR text (TOSA, and int8 arithmetic
@@ -74,8 +74,8 @@ CHANGES_NUMBERS = {"quantize"}
 MLIR_ONLY = {"lower-to-tosa", "convert-to-int"}
 """Passes whose output has no ONNX form: TOSA, and int8 arithmetic (`nn.qconv`, `nn.rescale`)."""
 STATIC_SHAPES = {"lower-to-tosa"}
-"""Passes given the inputs' shapes (`--input-shape`, ONNX models): exporters
-leave the batch dim symbolic, and TOSA needs static shapes."""
+"""Passes given the inputs' shapes (`--input-shape`): exporters leave the batch
+dim symbolic, and TOSA needs static shapes."""
 ANALYSIS_ONLY = {"memory-plan"}
 """Passes that report and leave the graph as it is: no warning expected."""
 
@@ -260,11 +260,7 @@ class Sweep:
         spec = spec.replace(NO_VALUES, str(self.work / "no_values.npz"))
         result = Result(pass_name, model.name, None, False, False, "not run", "", "")
         options = []
-        if (
-            pass_name in STATIC_SHAPES
-            and model.path.suffix == ".onnx"
-            and info["feeds"]
-        ):
+        if pass_name in STATIC_SHAPES and info["feeds"]:
             options = [
                 f"--input-shape={name}={','.join(map(str, array.shape))}"
                 for name, array in info["feeds"].items()
