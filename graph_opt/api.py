@@ -65,9 +65,14 @@ def registered_dialects() -> dict[str, Callable[[], Dialect]]:
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Every pass a pipeline may name: xDSL's, graph-opt's and registered ones."""
-    from graph_opt.passes import get_all_passes
+    from graph_opt.passes import XDSL_PASS_OVERRIDES, get_all_passes
 
-    return {**Universe.get_multiverse().all_passes, **get_all_passes(), **_extra_passes}
+    return {
+        **Universe.get_multiverse().all_passes,
+        **XDSL_PASS_OVERRIDES,
+        **get_all_passes(),
+        **_extra_passes,
+    }
 
 
 def context() -> Context:

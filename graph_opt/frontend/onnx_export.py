@@ -199,6 +199,16 @@ def export_opaque(e: ExportBuilder, op: OpaqueOp) -> None:
     e.node(op.op_type.data, inputs, outputs, attrs, domain)
 
 
+INTEGER_ARITHMETIC_OPS = frozenset(
+    ("nn.qconv", "nn.qconv_transpose", "nn.qmatmul", "nn.rescale", "nn.qavg_pool")
+)
+"""convert-to-int's int8 arithmetic (TOSA's integer profile), which ONNX does not write."""
+INTEGER_ARITHMETIC_HINT = (
+    " (convert-to-int's int8 arithmetic is for lower-to-tosa; for ONNX, export the "
+    "fake-quantized graph quantize gives, as QuantizeLinear/DequantizeLinear pairs)"
+)
+
+
 def export_op(builder: ExportBuilder, op: Operation) -> None:
     """Emit one op (region ops export their regions through this too)."""
     if op in builder.absorbed:
@@ -219,7 +229,8 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
     elif (export := exporter_of(type(op))) is not None:
         export(builder, op)
     else:
-        raise FrontendError(f"cannot export {op.name} to ONNX: no ONNX form")
+        hint = INTEGER_ARITHMETIC_HINT if op.name in INTEGER_ARITHMETIC_OPS else ""
+        raise FrontendError(f"cannot export {op.name} to ONNX: no ONNX form{hint}")
 
 
 def export_module(

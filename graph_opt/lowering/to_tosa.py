@@ -5,14 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import scf, tosa
+from xdsl.dialects import func, scf, tosa
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects import tosa_ext
+from graph_opt.dialects.nn.shape_ops import RankOp, ShapeOp, SizeOp
+from graph_opt.frontend.names import argument_names
 from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
 from graph_opt.lowering.tosa_control_flow import CONTROL_FLOW_PATTERNS
 from graph_opt.lowering.tosa_conv import (
@@ -42,6 +44,7 @@ from graph_opt.lowering.tosa_tensor import (
 )
 from graph_opt.lowering.tosa_top_k import LowerTopK
 from graph_opt.passes.attention_patterns import DecomposeAttention
+from graph_opt.passes.fold_constants import FoldConstantsPass, fold_constants
 from graph_opt.remarks import warn
 
 PATTERNS = (
@@ -171,7 +174,40 @@ def lower_control_flow(module: ModuleOp, keep_nested_scf: bool) -> None:
 
 
 def check_static_shapes(module: ModuleOp) -> None:
-    """TOSA shapes here are constants: every nn value must be a static tensor."""
+    """TOSA shapes here are constants: every nn value must be a static tensor.
+    Shapes that follow from static inputs (an exporter's Shape -> Gather ->
+    Reshape chains) are folded first; dynamic inputs are refused, naming them."""
+    if _first_dynamic(module) is None and not any(
+        isinstance(o, ShapeOp | SizeOp | RankOp) for o in module.walk()
+    ):
+        return
+    dynamic_inputs = [
+        f"{name}: {arg.type}"
+        for function in module.ops
+        if isinstance(function, func.FuncOp)
+        for name, arg in zip(argument_names(function), function.args, strict=True)
+        if isinstance(arg.type, TensorType) and not arg.type.has_static_shape()
+    ]
+    if not dynamic_inputs:
+        fold_constants(module, FoldConstantsPass().max_size)
+    found = _first_dynamic(module)
+    if found is None:
+        return
+    o, value = found
+    hint = (
+        f"; dynamic inputs ({', '.join(dynamic_inputs)}): give their dims with "
+        "--input-shape NAME=D0,D1,..."
+        if dynamic_inputs
+        else ""
+    )
+    raise PassFailedException(
+        f"lower-to-tosa: cannot lower {describe(o)} at {o.location}: "
+        f"needs static tensor shapes, got {value.type}{hint}"
+    )
+
+
+def _first_dynamic(module: ModuleOp) -> tuple[Operation, SSAValue] | None:
+    """The first nn op with an operand or result that is not a static tensor."""
     for o in module.walk():
         if o.dialect_name() != "nn":
             continue
@@ -180,10 +216,8 @@ def check_static_shapes(module: ModuleOp) -> None:
                 not isinstance(value.type, TensorType)
                 or not value.type.has_static_shape()
             ):
-                raise PassFailedException(
-                    f"lower-to-tosa: cannot lower {describe(o)} at {o.location}: "
-                    f"needs static tensor shapes, got {value.type}"
-                )
+                return o, value
+    return None
 
 
 def describe(op: Operation) -> str:

@@ -113,6 +113,24 @@ def get_freeze_variables():
     return FreezeVariablesPass
 
 
+def get_cse():
+    from graph_opt.passes.xdsl_passes import CommonSubexpressionEliminationPass
+
+    return CommonSubexpressionEliminationPass
+
+
+def get_dce():
+    from graph_opt.passes.xdsl_passes import DeadCodeEliminationPass
+
+    return DeadCodeEliminationPass
+
+
+def get_canonicalize():
+    from graph_opt.passes.xdsl_passes import CanonicalizationPass
+
+    return CanonicalizationPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "lower-to-tosa": get_lower_to_tosa,
@@ -134,3 +152,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "auto-parallel": get_auto_parallel,
         "freeze-variables": get_freeze_variables,
     }
+
+
+XDSL_PASS_OVERRIDES: dict[str, Callable[[], type[ModulePass]]] = {
+    "cse": get_cse,
+    "dce": get_dce,
+    "canonicalize": get_canonicalize,
+}
+"""xDSL passes that graph-opt's tools replace by a subclass warning when it changed nothing."""

@@ -12,7 +12,7 @@ from xdsl.passes import ModulePass
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.fold_bn_patterns import explain_fold_bn, fold_bn_patterns
-from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.passes.op_dispatch import dispatching_walker, rewrite_with
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
 
@@ -41,7 +41,7 @@ class FoldBatchNormPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         before = _batch_norms(op)
-        changed = fold_batch_norms(op)
+        _, folds = rewrite_with(op, fold_bn_patterns())
         left = [(bn, explain_fold_bn(bn)) for bn in _batch_norms(op)]
         left = [(bn, reason) for bn, reason in left if reason is not None]
         record("nn.batch_norm folded", len(before) - len(left))
@@ -59,7 +59,7 @@ class FoldBatchNormPass(ModulePass):
                 f"norms; {len(left)} left (first: {_label(batch_norm)}: {reason}; "
                 "fold-bn{explain=true} lists all)"
             )
-        elif not left and not changed:
+        elif not left and not folds:
             warn("fold-bn: found no batch norm to fold")
 
 

@@ -17,7 +17,7 @@ from graph_opt.passes.constant_patterns import (
     FoldConstantOps,
     deduplicate_constants,
 )
-from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.passes.op_dispatch import rewrite_with
 from graph_opt.passes.reassociation_patterns import MergeConstantFactors
 from graph_opt.passes.refine_shapes import refine_shapes
 from graph_opt.passes.reshape_sinking_patterns import RESHAPE_SINKING_PATTERNS
@@ -57,8 +57,8 @@ class FoldConstantsPass(ModulePass):
             raise PassFailedException(
                 f"fold-constants: max-size must be 0 or more, got {self.max_size}"
             )
-        folded, left_for_size = fold_and_report(op, self.max_size)
-        if not folded and not left_for_size:
+        _, folds, left_for_size = fold_and_report(op, self.max_size)
+        if not folds and not left_for_size:
             warn("fold-constants: found nothing to fold")
 
 
@@ -88,15 +88,23 @@ def fold_constants(module: ModuleOp, max_size: int) -> bool:
     return fold_and_report(module, max_size)[0]
 
 
-def fold_and_report(module: ModuleOp, max_size: int) -> tuple[bool, int]:
-    """Run `fold-constants`: whether it changed anything, and how many ops it
-    left unfolded for size (reported as a warning)."""
+def fold_and_report(module: ModuleOp, max_size: int) -> tuple[bool, int, int]:
+    """Run `fold-constants`: whether it changed anything, how many folds it
+    made (merged constants included, dead ops erased on the way not), and how
+    many ops it left unfolded for size (reported as a warning)."""
     patterns = fold_constants_patterns(module, max_size)
-    folded = dispatching_walker(patterns).rewrite_module(module)
-    folded = deduplicate_constants(module) or folded
-    if folded:  # a type can only become more precise after a fold
-        refine_shapes(module)
-    return folded, report_too_large(patterns[-1].too_large, max_size)  # type: ignore[attr-defined]
+    changed, folds = False, 0
+    while True:
+        step_changed, step_folds = rewrite_with(module, patterns)
+        merged = deduplicate_constants(module)
+        changed = changed or step_changed or merged
+        folds += step_folds + int(merged)
+        # types only become more precise; a static one may let more fold
+        if not refine_shapes(module):
+            break
+        changed = True
+    left = report_too_large(patterns[-1].too_large, max_size)  # type: ignore[attr-defined]
+    return changed, folds, left
 
 
 def report_too_large(too_large: dict[Operation, str], max_size: int) -> int:

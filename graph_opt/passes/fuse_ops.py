@@ -10,7 +10,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 
 from graph_opt.passes.fusion_patterns import FUSION_PATTERNS
-from graph_opt.passes.op_dispatch import dispatching_walker
+from graph_opt.passes.op_dispatch import dispatching_walker, rewrite_with
 from graph_opt.passes.sibling_matmul_patterns import SIBLING_PATTERNS
 from graph_opt.remarks import warn
 
@@ -40,7 +40,7 @@ class FuseOpsPass(ModulePass):
     name = "fuse-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not fuse_ops(op):
+        if not rewrite_with(op, fuse_patterns())[1]:
             warn("fuse-ops: found nothing to fuse")
 
 

@@ -84,6 +84,8 @@ class OpTypeDispatch(RewritePattern):
     by_class: dict[type[Operation], tuple[RewritePattern, ...]] = field(
         init=False, default_factory=dict
     )
+    pattern_rewrites: int = field(init=False, default=0)
+    """Rewrites the patterns made (dead-op erasures not counted)."""
 
     def __post_init__(self) -> None:
         self.accepted = [(p, matched_op_types(p)) for p in self.patterns]
@@ -112,6 +114,7 @@ class OpTypeDispatch(RewritePattern):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 count_rewrite(pattern)
+                self.pattern_rewrites += 1
                 return
 
 
@@ -200,6 +203,17 @@ def walk_ops(region: Region, reverse: bool, region_first: bool) -> Iterator[Oper
                 yield from walk_ops(nested, reverse, region_first)
             if region_first:
                 yield op
+
+
+def rewrite_with(
+    module: ModuleOp, patterns: Sequence[RewritePattern]
+) -> tuple[bool, int]:
+    """Apply `patterns` greedily (trivially dead ops erased on the way): whether
+    the module changed, and how many rewrites the patterns themselves made (a
+    pass that only erased dead ops has not done its own work)."""
+    walker = dispatching_walker(patterns)
+    changed = walker.rewrite_module(module)
+    return changed, walker.pattern.pattern_rewrites
 
 
 def dispatching_walker(

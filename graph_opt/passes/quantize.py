@@ -6,13 +6,15 @@ import re
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import AnyFloat, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, ModuleOp, TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.utils.exceptions import PassFailedException
 
-from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.elementwise import AddOp
 from graph_opt.dialects.nn.norm import SoftmaxOp
 from graph_opt.dialects.nn.pool import AvgPoolOp
 from graph_opt.dialects.nn.quant import (
@@ -24,6 +26,7 @@ from graph_opt.dialects.nn.quant import (
 from graph_opt.dialects.nn.tensor_ops import ConcatOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.bias_rounding import round_biases
+from graph_opt.passes.constant_eval import computed_constant
 from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
 from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING
 from graph_opt.passes.quantize_patterns import (
@@ -32,6 +35,7 @@ from graph_opt.passes.quantize_patterns import (
     is_quantized,
     layers_of_pattern_match,
     match_layer,
+    weight_operand,
     weight_range,
 )
 from graph_opt.passes.quantize_training import (
@@ -159,6 +163,7 @@ class QuantizePass(ModulePass):
         if self.freeze_bn_delay is not None:
             raise PassFailedException("freeze-bn-delay needs training=true")
         include, exclude = _regex(self.include), _regex(self.exclude)
+        record("parameters materialized", materialize_computed_parameters(op))
         if self.patterns:
             matches = [
                 m
@@ -229,7 +234,9 @@ class QuantizePass(ModulePass):
             return
         weight = match.layer.operands[match.weight_index]
         axis = match.weight_axis if self.per_channel else None
-        low, high = weight_range(constant_value(weight), axis, self.symmetric)
+        low, high = weight_range(
+            constant_value(weight), axis, self.symmetric, self.weight_bits
+        )
         props = fake_quant_props(
             low, high, self.weight_bits, narrow_range=True, axis=axis
         )
@@ -238,6 +245,68 @@ class QuantizePass(ModulePass):
             quant.output.name_hint = f"{weight.name_hint}_quant"
         Rewriter.insert_op(quant, InsertPoint.before(match.layer))
         match.layer.operands[match.weight_index] = quant.output
+
+
+def materialize_computed_parameters(module: ModuleOp) -> int:
+    """Layer weights and add operands the graph computes from constants (a
+    frozen Keras bias, reshaped and squeezed) become nn.constants, so that the
+    layer rules take them as parameters (a bias is not an activation to
+    quantize); the ops computing them are left to dce. How many."""
+    count = 0
+    for op in list(module.walk()):
+        found = weight_operand(op)
+        if found is not None:
+            indices: range | list[int] = [found[0]]
+        elif isinstance(op, AddOp):
+            indices = range(len(op.operands))
+        else:
+            continue
+        for index in indices:
+            value = op.operands[index]
+            if (
+                constant_value(value) is not None
+                or not isinstance(value.type, TensorType)
+                or not value.type.has_static_shape()
+                or _reads_fake_quantization(value)
+            ):
+                continue
+            array = computed_constant(value)
+            if array is None:
+                continue
+            constant = ConstantOp.from_array(
+                array.reshape(value.type.get_shape()), value.type.element_type
+            )
+            constant.output.name_hint = value.name_hint
+            Rewriter.insert_op(constant, InsertPoint.before(op))
+            op.operands[index] = constant.output
+            _erase_dead_producers(value)
+            count += 1
+    return count
+
+
+def _reads_fake_quantization(value: SSAValue) -> bool:
+    """Whether `value` is computed through an nn.fake_quant (a quantization-aware
+    graph's weight, whose range stays its own)."""
+    pending, seen = [value], set()
+    while pending:
+        owner = pending.pop().owner
+        if not isinstance(owner, Operation) or owner in seen:
+            continue
+        if isinstance(owner, FakeQuantOp):
+            return True
+        seen.add(owner)
+        pending.extend(owner.operands)
+    return False
+
+
+def _erase_dead_producers(value: SSAValue) -> None:
+    """Erase the ops computing `value` that nothing reads any more."""
+    pending = [value]
+    while pending:
+        owner = pending.pop().owner
+        if isinstance(owner, Operation) and owner.parent and is_trivially_dead(owner):
+            pending.extend(owner.operands)
+            Rewriter.erase_op(owner)
 
 
 def _pattern_layers(module: ModuleOp, names: str) -> list[LayerMatch]:

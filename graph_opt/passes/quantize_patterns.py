@@ -175,24 +175,35 @@ def layers_of_pattern_match(
 
 
 def weight_range(
-    weight: np.ndarray, axis: int | None, symmetric: bool
+    weight: np.ndarray, axis: int | None, symmetric: bool, num_bits: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """TF's LastValueQuantize with narrow range: the weight's min and max (per
     output channel when `axis` is given), widened to contain 0, or to
-    [-m, m] with m the largest magnitude when `symmetric`."""
+    [-m, m] with m the largest magnitude when `symmetric`. An all-zero channel
+    gets a scale of 1, as TFLite's quantizer gives it (no range has scale 0)."""
     reduce = None if axis is None else tuple(a for a in range(weight.ndim) if a != axis)
     low = np.atleast_1d(weight.min(axis=reduce)).astype(np.float32)
     high = np.atleast_1d(weight.max(axis=reduce)).astype(np.float32)
     if symmetric:
-        return np.minimum(low, -high), np.maximum(high, -low)
-    return np.minimum(low, 0), np.maximum(high, 0)
+        low, high = np.minimum(low, -high), np.maximum(high, -low)
+    else:
+        low, high = np.minimum(low, 0), np.maximum(high, 0)
+    half = float((1 << (num_bits - 1)) - 1)
+    empty = low == high
+    return (
+        np.where(empty, -half, low).astype(np.float32),
+        np.where(empty, half, high).astype(np.float32),
+    )
 
 
 def activation_range(
     low: float, high: float, num_bits: int, symmetric: bool
 ) -> tuple[float, float]:
     """TF's MovingAvgQuantize range from an observed one: widened to contain 0,
-    or made symmetric for a full (not narrow) range of 2^num_bits levels."""
+    or made symmetric for a full (not narrow) range of 2^num_bits levels. A
+    tensor only ever seen as 0 gets a scale of 1, as TFLite's quantizer gives it."""
+    if low == high == 0.0:
+        high = float((1 << num_bits) - 1)
     if symmetric:
         ratio = -((1 << num_bits) - 2) / (1 << num_bits)
         return min(low, high / ratio), max(high, low * ratio)

@@ -10,7 +10,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
-from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation
@@ -104,12 +103,13 @@ def _is_static(t: Attribute) -> bool:
 
 
 def _retypable(value: SSAValue, signature_fixed: bool) -> bool:
-    """A use by a terminator ties the type to a parent op (scf) or to the
-    signature of a function that is called (func.return)."""
+    """nn users take any refinement; other users tie the type: an scf
+    terminator to its parent op, an scf.while's initial value to its block
+    arguments, a func.return to the signature of a function that is called."""
     for use in value.uses:
         user: Operation = use.operation
-        if user.has_trait(IsTerminator) and (
-            signature_fixed or not isinstance(user, func.ReturnOp)
-        ):
-            return False
+        if isinstance(user, NNOperation):
+            continue  # nn ops take a more precise operand type
+        if signature_fixed or not isinstance(user, func.ReturnOp):
+            return False  # an scf.while's initial value types its block arguments
     return True

@@ -36,7 +36,8 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=D0,D1,...",
-        help="Shape of a TensorFlow placeholder, e.g. input=1,224,224,3 (repeatable); "
+        help="Shape of a TensorFlow placeholder or an ONNX graph input, e.g. "
+        "input=1,224,224,3 (repeatable; fixes an ONNX input's symbolic dims); "
         "a PlaceholderWithDefault named here becomes an argument instead of its default",
     )
     arg_parser.add_argument(
@@ -85,6 +86,11 @@ def register_frontends(tool) -> None:
         else:
             stream.close()
             model = load_model(name)
+        if tool.args.input_shape:
+            from graph_opt.frontend.onnx_input_shapes import fix_input_shapes
+            from graph_opt.frontend.tensorflow import parse_input_shapes
+
+            fix_input_shapes(model, parse_input_shapes(tool.args.input_shape))
         return import_model(
             model,
             allow_opaque=not tool.args.no_opaque,

@@ -80,9 +80,9 @@ class GraphOptMain(xDSLOptMain):
 
     def register_all_passes(self):
         super().register_all_passes()
-        from graph_opt.passes import get_all_passes
+        from graph_opt.passes import XDSL_PASS_OVERRIDES, get_all_passes
 
-        for name, factory in get_all_passes().items():
+        for name, factory in {**XDSL_PASS_OVERRIDES, **get_all_passes()}.items():
             self.register_pass(name, factory)
         self._register_extensions()
 

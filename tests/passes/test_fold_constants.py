@@ -3,6 +3,7 @@
 import numpy as np
 import onnx
 import onnxruntime
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from graph_opt import api
@@ -12,6 +13,7 @@ from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.interpreter import run_function
 from graph_opt.passes import get_all_passes
+from graph_opt.remarks import GraphOptWarning
 
 GRAPH = """
 func.func @main(%x: tensor<2x3xf32>, %y: tensor<?x1x3xf32>) -> (tensor<2x3xf32>, tensor<?x3xf32>, tensor<2x3xf32>) {
@@ -152,3 +154,29 @@ def test_shape_chain_collapses_and_matches_onnxruntime():
     assert [n.op_type for n in exported.graph.node] == ["Reshape", "Add"]
     session = onnxruntime.InferenceSession(exported.SerializeToString())
     np.testing.assert_allclose(session.run(None, {"x": x})[0], expected, rtol=1e-6)
+
+
+REFINED_THEN_FOLDED = """
+func.func @main(%x: tensor<2x3xf32>) -> (tensor<?x?xf32>, tensor<2xi64>) {
+  %s = nn.constant dense<[3, 2]> : tensor<2xi64>
+  %r = nn.reshape %x, %s : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %q = nn.shape %r : (tensor<?x?xf32>) -> tensor<2xi64>
+  %r2 = nn.reshape %r, %q : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  func.return %r2, %q : tensor<?x?xf32>, tensor<2xi64>
+}
+"""
+
+
+def test_a_type_refined_on_the_way_lets_the_same_run_fold_more():
+    """An exporter's shape query of a reshape to constant dims: static only once
+    the reshape's type is refined, then folded in the same run (a second
+    fold-constants used to fold what the first left)."""
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    module = api.parse(REFINED_THEN_FOLDED)
+    expected = run_function(module, [x])
+    api.run(module, "fold-constants")
+    assert "nn.shape" not in op_names(module)
+    for got, want in zip(run_function(module, [x]), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    with pytest.warns(GraphOptWarning, match="fold-constants: found nothing to fold"):
+        api.run(module, "fold-constants")

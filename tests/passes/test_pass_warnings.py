@@ -67,6 +67,9 @@ def test_command_line_prints_one_line_warnings_and_succeeds(tmp_path: Path):
         ("refine-shapes", "refine-shapes: found no type to refine"),
         ("convert-layout", "convert-layout: found no op outside the NCHW layout"),
         ("quantize", "quantize: found no conv, matmul or gemm layer"),
+        ("cse", "cse: found no common subexpression"),
+        ("dce", "dce: found no dead code"),
+        ("canonicalize", "canonicalize: found nothing to canonicalize"),
     ],
 )
 def test_a_pass_with_nothing_to_do_says_so(pass_name: str, message: str):
@@ -123,3 +126,50 @@ def test_partition_pattern_that_matches_nothing_warns():
     name = "conv-bias-relu"
     with pytest.warns(GraphOptWarning, match=f"'{name}' matched nothing"):
         api.run(module, f"partition-pattern{{pattern={name}}}")
+
+
+TWICE_AND_DEAD = """
+func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = nn.tanh %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = nn.tanh %x : (tensor<4xf32>) -> tensor<4xf32>
+  %dead = nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.addi %c1, %c1 : i32
+  func.return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "pass_name, gone",
+    [("cse", ["nn.tanh", "nn.relu"]), ("dce", ["nn.relu", "arith.addi"]), ("canonicalize", ["arith.addi"])],
+)  # fmt: skip
+def test_xdsl_passes_that_change_the_graph_are_silent(pass_name, gone, recwarn):
+    module = api.parse(TWICE_AND_DEAD)
+    before = [op.name for op in module.walk()]
+    api.run(module, pass_name)
+    after = [op.name for op in module.walk()]
+    assert not [w for w in recwarn if issubclass(w.category, GraphOptWarning)]
+    for name in gone:
+        assert after.count(name) < before.count(name)
+
+
+@pytest.mark.parametrize(
+    "pass_name, message",
+    [
+        ("fold-bn", "fold-bn: found no batch norm to fold"),
+        ("fuse-ops", "fuse-ops: found nothing to fuse"),
+        ("fold-constants", "fold-constants: found nothing to fold"),
+    ],
+)
+def test_erasing_dead_ops_on_the_way_is_not_the_pass_s_work(pass_name, message):
+    """An exporter's unused initializer goes on the walk; the pass still found nothing."""
+    module = api.parse(
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %unused = nn.constant dense<1.0> : tensor<4xf32>\n"
+        "  %y = nn.tanh %x : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  func.return %y : tensor<4xf32>\n}"
+    )
+    with pytest.warns(GraphOptWarning, match=message):
+        api.run(module, pass_name)
+    assert "nn.constant" not in str(module)

@@ -26,6 +26,7 @@ from graph_opt.interpreter import run_function
 from graph_opt.passes.calibrate import CalibratePass
 from graph_opt.passes.fold_bn import FoldBatchNormPass
 from graph_opt.passes.quantize import QuantizePass
+from graph_opt.passes.quantize_patterns import activation_range, weight_range
 from graph_opt.patterns import is_constant, is_op, registry, wildcard
 from graph_opt.quantization.calibration import RANGE_ATTR
 from graph_opt.quantization.fake_quant_math import fake_quant, nudge
@@ -412,3 +413,41 @@ def test_statistics_count_concat_inputs_and_classifier_logits():
 def test_quantize_unknown_pattern_is_one_line():
     with pytest.raises(PassFailedException, match="quantize: unknown pattern 'nope'"):
         QuantizePass(patterns="nope").apply(Context(), float_module("resnet"))
+
+
+COMPUTED_ZERO_BIAS = """
+func.func @main(%input: tensor<2x3xf32> {nn.name = "input"}) -> tensor<2x2xf32> {
+  %w = nn.constant dense<[[0.5, -1.0], [0.25, 2.0], [-0.75, 1.5]]> : tensor<3x2xf32>
+  %zero = nn.constant dense<0.0> : tensor<2xf32>
+  %shape = nn.constant dense<[1, 2]> : tensor<2xi64>
+  %b_row = nn.reshape %zero, %shape : (tensor<2xf32>, tensor<2xi64>) -> tensor<1x2xf32>
+  %b = nn.squeeze %b_row : (tensor<1x2xf32>) -> tensor<2xf32>
+  %y = nn.matmul %input, %w : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %z = nn.add %y, %b : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  func.return %z : tensor<2x2xf32>
+}
+"""
+
+
+def test_a_bias_computed_from_constants_is_a_bias(tmp_path):
+    """A frozen Keras bias is reshaped and squeezed: not an activation to
+    quantize (its calibrated range, [0, 0], had no scale and no ONNX form)."""
+    path = tmp_path / "samples.npz"
+    rng = np.random.default_rng(0)
+    np.savez(path, input=rng.standard_normal((3, 2, 3)).astype(np.float32))
+    quant = quantized(calibrated(parse(COMPUTED_ZERO_BIAS), path))
+    producers = {
+        getattr(op.operands[0].owner, "name", "arg") for op in fake_quants(quant)
+    }
+    assert producers == {"arg", "nn.constant", "nn.add"}  # input, weight, output
+    assert not [op for op in quant.walk() if op.name in ("nn.reshape", "nn.squeeze")]
+    for op in fake_quants(quant):
+        assert (op.mins < op.maxs).all()
+
+
+def test_an_all_zero_weight_gets_scale_one():
+    """TFLite's quantizer gives an all-zero range a scale of 1: 0 stays exact."""
+    low, high = weight_range(np.zeros((3, 2), np.float32), 1, True, 8)
+    assert low.tolist() == [-127.0, -127.0] and high.tolist() == [127.0, 127.0]
+    assert activation_range(0.0, 0.0, 8, symmetric=False) == (0.0, 255.0)
+    assert activation_range(-1.0, 2.0, 8, symmetric=False) == (-1.0, 2.0)

@@ -48,3 +48,34 @@ func.func @main(%x: tensor<2x6xf32>) -> tensor<*xf32> {
     api.run(module, "fold-constants")
     np.testing.assert_allclose(run_function(module, [x])[0], before[0])
     assert "tensor<*xf32>" not in api.to_mlir(module)
+
+
+LOOP_FROM_REFINABLE = """
+func.func @main(%x: tensor<1x4xf32>, %n: tensor<i32>) -> tensor<?x?xf32> {
+  %zero = nn.constant dense<0> : tensor<i32>
+  %one = nn.constant dense<1> : tensor<i32>
+  %z = nn.relu %x : (tensor<1x4xf32>) -> tensor<?x?xf32>
+  %i, %y = scf.while (%a = %zero, %b = %z) : (tensor<i32>, tensor<?x?xf32>) -> (tensor<i32>, tensor<?x?xf32>) {
+    %lt = nn.less %a, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %a, %b : tensor<i32>, tensor<?x?xf32>
+  } do {
+  ^bb0(%a: tensor<i32>, %b: tensor<?x?xf32>):
+    %next = nn.add %a, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %bb = nn.add %b, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    scf.yield %next, %bb : tensor<i32>, tensor<?x?xf32>
+  }
+  func.return %y : tensor<?x?xf32>
+}
+"""
+
+
+def test_a_loop_initial_value_keeps_its_type_and_the_module_stays_valid():
+    x = np.random.default_rng(0).standard_normal((1, 4)).astype(np.float32)
+    inputs = [x, np.array(3, np.int32)]
+    module = api.parse(LOOP_FROM_REFINABLE)
+    expected = run_function(module, inputs)
+    api.run(module, "fold-constants")  # refines types on the way, as import's did
+    module.verify()
+    for got, want in zip(run_function(module, inputs), expected, strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -2,10 +2,10 @@
 
 import pytest
 
-from graph_opt.passes import get_all_passes
+from graph_opt.passes import XDSL_PASS_OVERRIDES, get_all_passes
 from graph_opt.tools.pass_docs import summary
 
-PASSES = get_all_passes()
+PASSES = {**get_all_passes(), **XDSL_PASS_OVERRIDES}
 
 
 @pytest.mark.parametrize("name", sorted(PASSES))

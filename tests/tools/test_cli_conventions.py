@@ -87,7 +87,12 @@ def test_repeated_passes_append_in_order(tmp_path):
             cwd=tmp_path,
         )
     )
-    table = result.stderr.decode().splitlines()
+    lines = result.stderr.decode().splitlines()
+    assert lines[:2] == [
+        "graph-opt: warning: cse: found no common subexpression",
+        "graph-opt: warning: dce: found no dead code",
+    ]
+    table = lines[2:]
     assert [line.split()[-1] for line in table[1:]] == [
         "fold-bn",
         "cse",

@@ -40,7 +40,8 @@ def test_names_the_pass_the_output_and_the_first_differing_value(tmp_path):
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    (line,) = result.stderr.splitlines()
+    warning, line = result.stderr.splitlines()
+    assert warning == "graph-opt: warning: cse: found no common subexpression"
     assert "pass 'sub-const-to-add' changed the numbers: output 'y'" in line
     assert "first differing value: %s (nn.add)" in line
 

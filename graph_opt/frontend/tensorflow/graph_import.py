@@ -424,8 +424,12 @@ def import_graph_def(
     graph = _Graph(nodes, context.library)
     for name in input_shapes:
         if name not in graph.nodes or graph.nodes[name].op != "Placeholder":
+            placeholders = [
+                n for n, node in graph.nodes.items() if node.op == "Placeholder"
+            ]
             raise FrontendError(
-                f"input shape given for '{name}', which is not a placeholder"
+                f"input shape given for '{name}', which is not a placeholder "
+                f"(placeholders: {', '.join(placeholders) or 'none'})"
             )
     output_refs = _output_refs(graph, outputs)
     fused = fuse_dilated_convs(nodes)  # after the default outputs are known

@@ -854,3 +854,18 @@ builtin.module attributes {nn.onnx_opset_import = {"" = 13 : i64}} {
     func.return %y : tensor<*xf32>
   }
 }
+
+// -----
+
+/// A shape query that is static only once a reshape's type is refined folds
+/// in the same run.
+// CHECK-LABEL: func.func @shape_of_refined_reshape
+// CHECK-SAME: -> tensor<2xi64>
+// CHECK-NEXT: %[[Q:.*]] = nn.constant dense<[3, 2]> : tensor<2xi64>
+// CHECK-NEXT: func.return %[[Q]]
+func.func @shape_of_refined_reshape(%x: tensor<2x3xf32>) -> tensor<2xi64> {
+  %s = nn.constant dense<[3, 2]> : tensor<2xi64>
+  %r = nn.reshape %x, %s : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %q = nn.shape %r : (tensor<?x?xf32>) -> tensor<2xi64>
+  func.return %q : tensor<2xi64>
+}

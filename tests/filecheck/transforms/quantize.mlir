@@ -266,6 +266,28 @@ func.func @concat_input_takes_concat_range(%x: tensor<1x2xf32>) -> (tensor<1x2xf
 
 // -----
 
+/// A bias computed from constants (a frozen Keras bias, reshaped and squeezed)
+/// becomes a constant: the bias add is part of the layer, not a residual add
+/// whose input is an activation to quantize.
+// CHECK-LABEL: func.func @computed_bias
+// OPTS-LABEL: func.func @computed_bias
+func.func @computed_bias(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  // CHECK-NOT: nn.squeeze
+  // CHECK: %[[Y:.*]] = nn.matmul
+  // CHECK-NEXT: %[[B:.*]] = nn.constant dense<[1.000000e-01, -2.000000e-01]> : tensor<2xf32>
+  // CHECK-NEXT: %[[Z:.*]] = nn.add %[[Y]], %[[B]] :
+  // CHECK-NEXT: %[[ZQ:.*]] = nn.fake_quant %[[Z]] {min = array<f32: -1.000000e+00>, max = array<f32: 2.000000e+00>, num_bits = 8 : i64}
+  // CHECK-NEXT: func.return %[[ZQ]]
+  %w = nn.constant dense<[[0.5, -1.0], [0.25, 2.0], [-0.75, 1.5]]> : tensor<3x2xf32>
+  %b_row = nn.constant dense<[[0.1, -0.2]]> : tensor<1x2xf32>
+  %b = nn.squeeze %b_row {nn.range = array<f32: -0.2, 0.1>} : (tensor<1x2xf32>) -> tensor<2xf32>
+  %y = nn.matmul %x, %w {nn.range = array<f32: -1.0, 2.0>} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %z = nn.add %y, %b {nn.range = array<f32: -1.0, 2.0>} : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  func.return %z : tensor<2x2xf32>
+}
+
+// -----
+
 /// A concat whose result no layer reads gets no fake quantization: its
 /// inputs keep their own ranges.
 // CHECK-LABEL: func.func @negative_concat_not_quantized
@@ -325,6 +347,20 @@ func.func @negative_softmax_after_bias_add(%x: tensor<1x2xf32>) -> tensor<1x2xf3
 
 // -----
 
+/// An all-zero weight and a tensor calibrated as only 0 get a scale of 1
+/// (TFLite's choice), not an empty range that no export can express.
+// CHECK-LABEL: func.func @zero_ranges
+// OPTS-LABEL: func.func @zero_ranges
+func.func @zero_ranges(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  // CHECK: nn.fake_quant %w {min = array<f32: -1.270000e+02>, max = array<f32: 1.270000e+02>, num_bits = 8 : i64, narrow_range = 1 : i64}
+  // CHECK: nn.fake_quant %{{.*}} {min = array<f32: 0.000000e+00>, max = array<f32: 2.550000e+02>, num_bits = 8 : i64}
+  %w = nn.constant dense<0.0> : tensor<3x2xf32>
+  %y = nn.matmul %x, %w {nn.range = array<f32: 0.0, 0.0>} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}
+
+// -----
+
 /// include / exclude select layers by name (here the SSA names).
 // CHECK-LABEL: func.func @selected_by_name
 // EXCL-LABEL: func.func @selected_by_name
@@ -347,3 +383,4 @@ func.func @selected_by_name(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %head = nn.matmul %body, %w {nn.range = array<f32: -2.0, 2.0>} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   func.return %head : tensor<2x2xf32>
 }
+

@@ -94,3 +94,27 @@ func.func @negative_reshape_infers_with_uncopied_dynamic_dim(%x: tensor<2x?xf32>
   %z = nn.reshape %x, %t {allowzero = 1 : i64} : (tensor<2x?xf32>, tensor<2xi64>) -> tensor<*xf32>
   func.return %r, %z : tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+/// A loop's initial value types the loop's block arguments: it keeps its type
+/// (fold-constants refining a Keras LSTM's zeros made the loop invalid).
+// CHECK-LABEL: func.func @negative_loop_initial_value
+// CHECK: %[[Z:.*]] = nn.relu %x : (tensor<1x4xf32>) -> tensor<?x?xf32>
+// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[Z]]) : (tensor<i32>, tensor<?x?xf32>)
+func.func @negative_loop_initial_value(%x: tensor<1x4xf32>, %n: tensor<i32>) -> tensor<?x?xf32> {
+  %zero = nn.constant dense<0> : tensor<i32>
+  %one = nn.constant dense<1> : tensor<i32>
+  %z = nn.relu %x : (tensor<1x4xf32>) -> tensor<?x?xf32>
+  %i, %y = scf.while (%a = %zero, %b = %z) : (tensor<i32>, tensor<?x?xf32>) -> (tensor<i32>, tensor<?x?xf32>) {
+    %lt = nn.less %a, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %a, %b : tensor<i32>, tensor<?x?xf32>
+  } do {
+  ^bb0(%a: tensor<i32>, %b: tensor<?x?xf32>):
+    %next = nn.add %a, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %bb = nn.add %b, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    scf.yield %next, %bb : tensor<i32>, tensor<?x?xf32>
+  }
+  func.return %y : tensor<?x?xf32>
+}

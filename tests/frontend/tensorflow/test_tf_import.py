@@ -78,7 +78,9 @@ def test_dynamic_dims_are_kept_and_overridable():
     assert "tensor<5x3xf32>" in str(import_graph_def(g.graph, {"x": [5, 3]}))
     with pytest.raises(FrontendError, match="contradicts its declared shape"):
         import_graph_def(g.graph, {"x": [5, 4]})
-    with pytest.raises(FrontendError, match="'relu', which is not a placeholder"):
+    with pytest.raises(
+        FrontendError, match=r"'relu', which is not a placeholder \(placeholders: x\)"
+    ):
         import_graph_def(g.graph, {"relu": [1]})
 
 
