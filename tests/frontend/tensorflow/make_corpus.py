@@ -7,7 +7,10 @@ their builders' width/depth parameters, so the fixtures stay small while keeping
 the op structure TensorFlow writes), with random weights, random batch norm
 scales and offsets, and batch norm statistics measured on seeded inputs as
 training leaves them (random ones for dilated_conv_bn), so that their outputs
-depend on the input as a trained model's do, and saved into corpus/ as:
+depend on the input as a trained model's do; the Keras applications are also
+trained for a few hundred seeded steps on a random teacher (`train_on_teacher`)
+so that, as a trained model's, their output is not chaotic in the input
+(bench/trained_cnn_scratch.py measures both); and saved into corpus/ as:
 - NAME.pb: frozen by convert_variables_to_constants_v2 with its default
   lowering (v1 control flow: Switch/Merge/Enter/Exit/NextIteration);
 - NAME_functional.pb: frozen with lower_control_flow=False (models with loops
@@ -73,6 +76,41 @@ def calibrate_batch_norms(model, rng, samples: int = 32) -> None:
         mean, variance = tf.nn.moments(features, axes)
         layer.moving_mean.assign(mean)
         layer.moving_variance.assign(variance)
+
+
+def train_on_teacher(model, rng, steps: int = 400, batch: int = 32) -> None:
+    """Trains `model` (batch norms in training mode) for `steps` AdamW steps
+    (learning rate 1e-3, weight decay 0.05) on seeded standard normal inputs
+    towards a fixed random teacher, a seeded linear map of the 8x8-average-
+    pooled pixels to the outputs (softmax targets for a softmax classifier).
+    A random deep network is chaotic (a 1e-3 input change moves its output by
+    up to 4e-2); this brings it to a gain of about 1..3, as a trained one."""
+    shape = model.inputs[0].shape[1:]
+    softmax = "softmax" in str(getattr(model.layers[-1], "activation", ""))
+    teacher = rng.standard_normal(
+        (3 * (shape[0] // 8) * (shape[1] // 8), model.outputs[0].shape[-1])
+    )
+    teacher = (teacher / np.sqrt(teacher.shape[0])).astype(np.float32)
+    optimizer = tf.keras.optimizers.AdamW(1e-3, weight_decay=0.05)
+
+    @tf.function
+    def step(x):
+        pooled = tf.nn.avg_pool2d(x, 8, 8, "VALID") * 8.0
+        target = tf.reshape(pooled, (batch, -1)) @ teacher
+        with tf.GradientTape() as tape:
+            y = model(x, training=True)
+            if softmax:
+                loss = tf.keras.losses.categorical_crossentropy(
+                    tf.nn.softmax(2 * target), y
+                )
+            else:
+                loss = tf.square(y - target)
+            loss = tf.reduce_mean(loss)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+    for _ in range(steps):
+        step(rng.standard_normal((batch, *shape)).astype(np.float32))
 
 
 def keras_models():
@@ -243,7 +281,8 @@ def write(name: str, function, has_control_flow: bool, rng, model=None) -> None:
 
 DEEP_CNNS = ("mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0", "densenet")
 """The Keras applications, whose batch norms are calibrated on data
-(`calibrate_batch_norms`); dilated_conv_bn's one batch norm keeps its random
+(`calibrate_batch_norms`), then trained a little (`train_on_teacher`) and
+calibrated again; dilated_conv_bn's one batch norm keeps its random
 statistics."""
 
 EXPORTED = ("dilated_conv_bn", "text_lstm", "resnet50")
@@ -274,6 +313,7 @@ def main(names: list[str]) -> None:
         )
         return
     tf.keras.utils.set_random_seed(0)
+    tf.config.experimental.enable_op_determinism()
     CORPUS.mkdir(exist_ok=True)
     rng = np.random.default_rng(0)
     for name, build in keras_models().items():
@@ -282,6 +322,8 @@ def main(names: list[str]) -> None:
         model = build()
         randomize_batch_norms(model, rng)
         if name in DEEP_CNNS:
+            calibrate_batch_norms(model, np.random.default_rng(1))
+            train_on_teacher(model, np.random.default_rng(2))
             calibrate_batch_norms(model, np.random.default_rng(1))
         write(name, model_function(model), name == "text_lstm", rng, model)
         print(name, "written")
