@@ -93,6 +93,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,8 +122,10 @@ LINEAR_OPS = (
 @dataclass
 class Model:
     name: str
-    load: object
-    """() -> (module, input name, input shape)."""
+    load: Callable[[], object]
+    """() -> a fresh import of the model (a module)."""
+    input_name: str
+    shape: tuple[int, ...]
     onnx_path: Path | None = None
     frozen_graph: Path | None = None
     """The TensorFlow frozen graph TFLite converts."""
@@ -138,13 +141,12 @@ def tf_models() -> list[Model]:
         directory = TF_CORPUS / f"{name}_saved_model"
 
         def load(directory=directory, shape=shape):
-            return (
-                import_saved_model(directory, input_shapes={"input": shape}),
-                "input",
-                shape,
-            )
+            return import_saved_model(directory, input_shapes={"input": shape})
 
-        models.append(Model(f"tf/{name}", load, frozen_graph=TF_CORPUS / f"{name}.pb"))
+        frozen_graph = TF_CORPUS / f"{name}.pb"
+        models.append(
+            Model(f"tf/{name}", load, "input", shape, frozen_graph=frozen_graph)
+        )
     return models
 
 
@@ -152,6 +154,7 @@ def zoo_models(zoo: Path, work: Path, sources=ZOO_CNNS) -> list[Model]:
     import onnx
 
     from graph_opt.frontend.onnx_import import import_model
+    from graph_opt.frontend.onnx_input_shapes import fix_input_shapes
 
     models = []
     for source in sources:
@@ -165,16 +168,18 @@ def zoo_models(zoo: Path, work: Path, sources=ZOO_CNNS) -> list[Model]:
                 1,
                 *np.load(zoo / f"{path.stem}.inputs.npz")[graph_input.name].shape[1:],
             )
-            for dim, size in zip(graph_input.type.tensor_type.shape.dim, shape):
-                dim.Clear()
-                dim.dim_value = size
+            fix_input_shapes(model, {graph_input.name: list(shape)})
             static = work / path.name
             onnx.save(model, static)
 
-            def load(static=static, name=graph_input.name, shape=shape):
-                return import_model(onnx.load(static)), name, shape
+            def load(static=static):
+                return import_model(onnx.load(static))
 
-            models.append(Model(f"zoo/{path.stem}", load, onnx_path=static))
+            models.append(
+                Model(
+                    f"zoo/{path.stem}", load, graph_input.name, shape, onnx_path=static
+                )
+            )
     return models
 
 
@@ -246,7 +251,7 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
     from graph_opt.interpreter import run_function
     from graph_opt.interpreter.precise import run_float64
 
-    module, input_name, _ = model.load()
+    module, input_name = model.load(), model.input_name
     api.run(module, "optimize")
     reference = [run_function(module, [x])[0] for x in evals]
     float_onnx = model.onnx_path
@@ -401,7 +406,7 @@ def detector_row(model: Model, samples, evals, work: Path) -> dict:
     from graph_opt import api
     from graph_opt.interpreter import run_function
 
-    module, input_name, _ = model.load()
+    module, input_name = model.load(), model.input_name
     api.run(module, "optimize")
     reference = [run_function(module, [x]) for x in evals]
     np.savez(work / "samples.npz", **{input_name: samples})
@@ -548,7 +553,7 @@ def main() -> None:
 def draws(model: Model, args) -> tuple[np.ndarray, list[np.ndarray]]:
     """The seeded calibration samples and evaluation inputs of a model."""
     rng = np.random.default_rng(0)
-    _, _, shape = model.load()
+    shape = model.shape
     samples = rng.standard_normal((args.samples, *shape)).astype(np.float32)
     return samples, list(rng.standard_normal((args.eval, *shape)).astype(np.float32))
 

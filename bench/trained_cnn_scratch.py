@@ -4,8 +4,11 @@ not run by CI).
 
     /work/tfenv/bin/python bench/trained_cnn_scratch.py [NAME ...]
 
-Each model is built as make_corpus.py builds it: random batch norms,
-`calibrate_batch_norms`, `train_on_teacher`, `calibrate_batch_norms` again.
+Each model goes through make_corpus.py's steps: random batch norms,
+`calibrate_batch_norms`, `train_on_teacher`, `calibrate_batch_norms` again
+(the random batch norms from a fresh seed per model, where make_corpus.py
+draws them from one stream over all models, so only the first model's
+weights are the fixture's).
 Prints, after each stage: spread (std over 32 seeded normal inputs / mean
 |output|) and sensitivity (median over those inputs of |f(x+d) - f(x)| / |f(x)|
 for a random d with |d| = 1e-3 |x|; about 1e-3 is a gain of 1), and the

@@ -251,7 +251,7 @@ def materialize_computed_parameters(module: ModuleOp) -> int:
     """Layer weights and add operands the graph computes from constants (a
     frozen Keras bias, reshaped and squeezed) become nn.constants, so that the
     layer rules take them as parameters (a bias is not an activation to
-    quantize); the ops computing them are left to dce. How many."""
+    quantize); the ops that computed them, now unread, are erased. How many."""
     count = 0
     for op in list(module.walk()):
         found = weight_operand(op)
@@ -267,11 +267,12 @@ def materialize_computed_parameters(module: ModuleOp) -> int:
                 constant_value(value) is not None
                 or not isinstance(value.type, TensorType)
                 or not value.type.has_static_shape()
-                or _reads_fake_quantization(value)
             ):
                 continue
+            # computed_constant is bounded and refuses activations at once; only
+            # then walk the (small) subgraph for a fake quantization.
             array = computed_constant(value)
-            if array is None:
+            if array is None or _reads_fake_quantization(value):
                 continue
             constant = ConstantOp.from_array(
                 array.reshape(value.type.get_shape()), value.type.element_type
