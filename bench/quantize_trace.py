@@ -17,8 +17,11 @@ inputs), `levels` (the largest |level difference|), `tie` (the largest, over
 its flips, distance of the exact level from the rounding tie between the two
 levels, in steps: a value within about 1e-5 steps of a tie is rounded by
 float32 or 31-bit fixed-point precision, a larger distance is a conversion
-that computes something else), the op producing the tensor in the fake-quant
-graph, and the first input it flips on.
+that computes something else), the first input it flips on, `#` (its fake
+quant's place among the activation fake quants), the op producing the tensor
+in the fake-quant graph (with its fused activation) and the tensor's name.
+Activations are taken as 8-bit per-tensor fake quants (quantize's), whose
+level L is int8 code L - 128.
 
 Second table, one row per model: `steps` (as quantize_corpus.py's: the largest
 |int8 output - float64 fake-quant output| in output steps, unforced), `flips`
@@ -51,6 +54,8 @@ class TensorFlips:
     """The flips of one fake-quantized tensor over the inputs traced."""
 
     name: str
+    position: int
+    """Its fake quant's place among the activation fake quants."""
     producer: str
     flips: int = 0
     levels: int = 0
@@ -113,9 +118,13 @@ def activation_fake_quants(module) -> list:
 
 
 def producer(fake_quant) -> str:
-    """The name of the op a fake quant reads, "input" for an argument."""
+    """The name of the op a fake quant reads, with its fused activation if
+    any ("nn.fused_conv+hard_swish"); "input" for an argument."""
     owner = fake_quant.input.owner
-    return owner.name if isinstance(owner, Operation) else "input"
+    if not isinstance(owner, Operation):
+        return "input"
+    activation = getattr(owner, "activation_name", "none")
+    return owner.name + ("" if activation == "none" else f"+{activation}")
 
 
 def grid(op) -> tuple[float, int]:
@@ -135,7 +144,8 @@ def prepare(fake_quant_module) -> Traced:
 
     fake_quants = activation_fake_quants(fake_quant_module)
     tensors = {
-        op: TensorFlips(op.output.name_hint or "", producer(op)) for op in fake_quants
+        op: TensorFlips(op.output.name_hint or "", n, producer(op))
+        for n, op in enumerate(fake_quants)
     }
     for n, op in enumerate(fake_quants):
         op.output.name_hint = f"traced{n}_"
@@ -296,14 +306,13 @@ def main() -> None:
         print(
             f"samples={args.samples} eval={args.eval}; tie: distance of the exact level from a tie, in steps"
         )
-        print_cells(
-            ["model", "flips", "levels", "tie", "first input", "producer", "tensor"]
-        )
+        print_cells(["model", "flips", "levels", "tie", "first input", "#",
+                     "producer", "tensor"])  # fmt: skip
         for model in (m for m in models if m.name in wanted):
             flipped, summary = trace(*fake_quant_graph(model, args, work))
             for t in flipped:
                 print_cells([model.name, str(t.flips), str(t.levels), f"{t.tie:.1e}",
-                             str(t.first_input), t.producer, t.name])  # fmt: skip
+                             str(t.first_input), str(t.position), t.producer, t.name])  # fmt: skip
             summaries.append([model.name, *summary.values()])
     print()
     print_cells(["model", "steps", "flips", "max tie", "steps q-in"])

@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import DenseArrayBase, i32
 
-from bench.quantize_trace import prepare, quantized_input, record_flips
+from bench.quantize_trace import (
+    activation_fake_quants,
+    prepare,
+    quantized_input,
+    record_flips,
+)
 from graph_opt.dialects.nn.qint import RescaleOp
 from tests.quantization.test_precise_reference import quantized_resnet
 
@@ -26,10 +31,12 @@ def inputs(count: int) -> list[np.ndarray]:
 
 
 def test_every_requantized_tensor_is_paired_and_flips_only_at_ties(fake_quant_resnet):
+    fake_quants = activation_fake_quants(fake_quant_resnet)
     traced = prepare(fake_quant_resnet)
+    assert list(traced.tensors) == fake_quants  # this ResNet has no max pool
     producers = [t.producer for t in traced.tensors.values()]
-    assert producers[0] == "input" and "nn.gemm" in producers
-    assert producers.count("nn.fused_conv") >= 5
+    assert producers[0] == "input" and producers[-1] == "nn.gemm"
+    assert producers.count("nn.fused_conv+relu") == 5
     for i, x in enumerate(inputs(4)):
         record_flips(traced, i, x)
     assert all(t.tie < 1e-5 for t in traced.tensors.values() if t.flips)
