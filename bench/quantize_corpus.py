@@ -243,15 +243,16 @@ def output_step(module) -> float | None:
     return float(returned.scales[0]) if isinstance(returned, DequantizeOp) else None
 
 
-def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
+def fake_quantized(model: Model, samples, evals, work: Path):
+    """(graph-opt's fake-quant module, the float module's outputs on `evals`,
+    the float ONNX model onnxruntime quantizes): `optimize`, then calibrate on
+    `samples` and QUANTIZE."""
     import onnx
-    from quantize import nn_int8_share
 
     from graph_opt import api
     from graph_opt.interpreter import run_function
-    from graph_opt.interpreter.precise import run_float64
 
-    module, input_name = model.load(), model.input_name
+    module = model.load()
     api.run(module, "optimize")
     reference = [run_function(module, [x])[0] for x in evals]
     float_onnx = model.onnx_path
@@ -260,8 +261,20 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
 
         float_onnx = work / "float.onnx"
         onnx.save(export_module(module), float_onnx)
-    np.savez(work / "samples.npz", **{input_name: samples})
+    np.savez(work / "samples.npz", **{model.input_name: samples})
     api.run(module, f'calibrate{{inputs="{work / "samples.npz"}"}},{QUANTIZE}')
+    return module, reference, float_onnx
+
+
+def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
+    from quantize import nn_int8_share
+
+    from graph_opt import api
+    from graph_opt.interpreter import run_function
+    from graph_opt.interpreter.precise import run_float64
+
+    module, reference, float_onnx = fake_quantized(model, samples, evals, work)
+    input_name = model.input_name
     fake_quant = [run_function(module, [x])[0] for x in evals]
     precise = [run_float64(module, [x])[0] for x in evals]
     perturbed = [
