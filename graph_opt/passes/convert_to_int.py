@@ -18,11 +18,11 @@ from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp, Res
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.convert_to_int_float_ops import report_float_ops
+from graph_opt.passes.convert_to_int_io import make_integer_io
 from graph_opt.passes.convert_to_int_patterns import (
     FoldWeightFakeQuant,
     convert_to_int_patterns,
 )
-from graph_opt.passes.convert_to_int_io import make_integer_io
 from graph_opt.passes.convert_to_int_reasons import float_reason
 from graph_opt.remarks import warn
 from graph_opt.statistics import count, record
