@@ -1,6 +1,7 @@
 """A CNN converted with convert-to-int{integer-io=true} lowers to TOSA with i8
 function arguments and results and runs on IREE bit for bit as graph-opt's
-interpreter runs it, fed int8 codes."""
+interpreter runs it, fed int8 codes; with unsigned-io, the uint8 codes are
+i8 tensors holding their bits (TOSA tensors are signless)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from iree_harness import UNET_INPUT_SHAPE, CompiledGraphs, int8_unet  # noqa: E402
 
 
-@pytest.mark.parametrize("per_channel", [False, True])
-def test_integer_io_unet_runs_on_iree_bit_exact(tmp_path, per_channel):
+@pytest.mark.parametrize(
+    "per_channel, unsigned", [(False, False), (True, False), (True, True)]
+)
+def test_integer_io_unet_runs_on_iree_bit_exact(tmp_path, per_channel, unsigned):
     rng = np.random.default_rng(7)
-    module = int8_unet(tmp_path, rng, per_channel, "convert-to-int{integer-io=true}")
+    options = "integer-io=true" + (" unsigned-io=true" if unsigned else "")
+    module = int8_unet(tmp_path, rng, per_channel, f"convert-to-int{{{options}}}")
     compiled = CompiledGraphs(module)
     with ir.Context():
         lowered = ir.Module.parse(compiled.tosa_text)
@@ -30,9 +34,10 @@ def test_integer_io_unet_runs_on_iree_bit_exact(tmp_path, per_channel):
     ]
     types = "function_type = (tensor<1x3x16x16xi8>) -> tensor<1x2x16x16xi8>"
     assert types in signature and signature.count("nn.quantization") == 2
+    dtype = np.uint8 if unsigned else np.int8
     for _ in range(3):
-        codes = rng.integers(-128, 128, UNET_INPUT_SHAPE).astype(np.int8)
+        codes = rng.integers(0, 256, UNET_INPUT_SHAPE).astype(np.uint8).view(dtype)
         (expected,) = run_function(module, [codes])
-        (actual,) = compiled.run("main", [codes])
-        assert actual.dtype == np.int8
-        np.testing.assert_array_equal(actual, expected)
+        (actual,) = compiled.run("main", [codes.view(np.int8)])
+        assert expected.dtype == dtype and actual.dtype == np.int8
+        np.testing.assert_array_equal(actual.view(dtype), expected)
