@@ -11,6 +11,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter
+from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt import api
 from graph_opt.dialects.nn.base import i64_array, i64_attr, str_attr
@@ -166,6 +167,13 @@ def test_negative_called_function_keeps_its_float_signature():
         result = converted(module, integer_io=True)
     body = next(f for f in result.ops if f.sym_name.data == "body")
     assert str(body.function_type.inputs.data[0].element_type) == "f32"
+
+
+def test_negative_float_inputs_for_integer_arguments_are_refused():
+    graph, module = resnet_block("NCHW", False)
+    result = converted(module, integer_io=True)
+    with pytest.raises(InterpretationError, match="input input_0 takes integer codes"):
+        run_function(result, graph.inputs(1)[0])
 
 
 def test_onnx_export_refuses_in_one_line(tmp_path):
