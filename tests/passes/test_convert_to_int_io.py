@@ -32,6 +32,11 @@ from graph_opt.quantization.boundary import (
     quantize_codes,
 )
 from graph_opt.remarks import GraphOptWarning
+from graph_opt.tools.verify_numerics import (
+    NumericCheck,
+    NumericChecker,
+    NumericsChanged,
+)
 
 
 def conv_relu_pool_dense(layout: str) -> tuple[QuantGraph, ModuleOp]:
@@ -167,6 +172,22 @@ def test_negative_called_function_keeps_its_float_signature():
         result = converted(module, integer_io=True)
     body = next(f for f in result.ops if f.sym_name.data == "body")
     assert str(body.function_type.inputs.data[0].element_type) == "f32"
+
+
+def test_verify_numerics_reads_through_the_integer_boundary():
+    """Fed the codes of its random float inputs and read through the recorded
+    output quantization, the integer-io graph is within a step of the
+    fake-quantized graph (without the attributes it fails on the int8 type)."""
+    _, module = resnet_block("NCHW", False)
+    api.run(module, "convert-to-int{integer-io=true}", verify_numerics=0.05)
+    function = entry_function(module)
+    assert str(function.function_type.inputs.data[0].element_type) == "i8"
+    function.res_attrs = None
+    check = NumericCheck(tolerance=0.05, samples=1)
+    with pytest.raises(NumericsChanged, match="int8 instead of float32"):
+        checker = NumericChecker(check)
+        checker.after(None, resnet_block("NCHW", False)[1])
+        checker.after(ConvertToIntPass(integer_io=True), module)
 
 
 def test_negative_float_inputs_for_integer_arguments_are_refused():
