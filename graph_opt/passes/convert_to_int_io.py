@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     DictionaryAttr,
     FloatAttr,
@@ -81,6 +82,8 @@ def _integer_inputs(function: func.FuncOp, report: BoundaryReport) -> None:
     names = argument_names(function)
     entries = _entries(function.arg_attrs, len(names))
     for arg in list(function.body.blocks[0].args):
+        if not _is_float(arg):
+            continue  # an index or shape input: nothing to quantize
         reason = _input_reason(arg)
         if reason is not None:
             named = entries[arg.index].get(NAME_ATTR) is not None
@@ -133,6 +136,8 @@ def _integer_outputs(function: func.FuncOp, report: BoundaryReport) -> None:
         if isinstance(op, func.ReturnOp)
     ]  # fmt: skip
     for index, name in enumerate(names):
+        if not all(_is_float(r.operands[index]) for r in returns):
+            continue  # already integer (indices, codes)
         reasons = {_output_reason(r.operands[index]) for r in returns}
         reason = next(iter(reasons)) if len(reasons) == 1 else "its returns differ"
         if reason is not None:
@@ -170,6 +175,11 @@ def _output_reason(value: SSAValue) -> str | None:
     if not isinstance(element, IntegerType) or element.width.data != 8:
         return f"it is dequantized from {deq.input.type} (not 8-bit)"
     return None
+
+
+def _is_float(value: SSAValue) -> bool:
+    t = ranked(value)
+    return t is not None and isinstance(t.element_type, AnyFloat)
 
 
 def _per_axis(op: QuantizationOp) -> str | None:

@@ -4,6 +4,8 @@ and its recorded (scale, zero point) give back the float-io outputs."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from test_convert_to_int import QuantGraph, conv_props, conv_weights, resnet_block
@@ -147,6 +149,27 @@ def test_negative_input_read_by_float_and_float_output_are_reported():
     assert [str(t.element_type) for t in function.function_type.inputs] == ["f32"]
     outputs = [str(t.element_type) for t in function.function_type.outputs]
     assert outputs == ["i8", "f32"]
+
+
+def test_integer_inputs_and_outputs_are_neither_converted_nor_reported():
+    text = """
+    func.func @main(%x: tensor<2xf32>, %i: tensor<2xi64>) -> (tensor<2xf32>, tensor<2xi64>) {
+      %q = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+      func.return %q, %i : tensor<2xf32>, tensor<2xi64>
+    }
+    """
+    module = api.parse(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphOptWarning)
+        stats: list = []
+        api.run(module, "convert-to-int{integer-io=true}", statistics=stats)
+    function = entry_function(module)
+    assert [str(t) for t in function.function_type.inputs] == [
+        "tensor<2xi8>",
+        "tensor<2xi64>",
+    ]
+    assert stats[0].counters["inputs and outputs float"] == 0
+    assert not stats[0].warnings
 
 
 def test_negative_nothing_integer_warns_that_nothing_changed():
