@@ -43,6 +43,7 @@ from graph_opt.dialects.nn.qint import (
     int_range,
 )
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.lowering.lowering_pattern import LoweringPattern
 from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
 from graph_opt.quantization.fake_quant_math import (
@@ -117,7 +118,7 @@ def signless_unsigned_boundaries(module: ModuleOp) -> None:
             continue
         for arg in list(function.args):
             users = [use.operation for use in arg.uses]
-            if element_of(arg) == UINT8 and all(
+            if _is_uint8_tensor(arg) and all(
                 isinstance(u, RescaleOp) and u.flag("input_unsigned") for u in users
             ):
                 Rewriter.replace_value_with_new_type(arg, TensorType(i8, shape_of(arg)))
@@ -129,7 +130,7 @@ def signless_unsigned_boundaries(module: ModuleOp) -> None:
                 if (
                     isinstance(rescale, RescaleOp)
                     and rescale.flag("output_unsigned")
-                    and element_of(value) == UINT8
+                    and _is_uint8_tensor(value)
                     and all(isinstance(u.operation, func.ReturnOp) for u in value.uses)
                 ):
                     Rewriter.replace_value_with_new_type(
@@ -138,6 +139,11 @@ def signless_unsigned_boundaries(module: ModuleOp) -> None:
             function.function_type = FunctionType.from_lists(
                 [a.type for a in function.args], [v.type for v in ret.operands]
             )
+
+
+def _is_uint8_tensor(value: SSAValue) -> bool:
+    t = ranked(value)
+    return t is not None and t.element_type == UINT8
 
 
 class LowerQuantization(LoweringPattern):
