@@ -23,7 +23,13 @@ onnxruntime on these models, see the corpus tests). Columns:
   as ONNX's QuantizeLinear), its 31-bit rescale multipliers (relative error
   below 2^-31), and the fake-quant graph's biases, on the accumulator's int32
   grid only to float32 precision.
-- `steps f32`: the same against the fake-quant graph evaluated in float32
+- `steps int io`: the int8 graph converted with
+  `convert-to-int{integer-io=true}` (int8 input and output), fed the int8
+  codes of each input (the levels of the fake-quant graph's input fake
+  quant, so both see identical input levels), against the float64 fake-quant
+  graph fed the dequantized codes, in output steps (its output read through
+  the recorded scale and zero point); "-" when the input or output stays float.
+- `steps f32`: the same as `steps` against the fake-quant graph evaluated in float32
   (TensorFlow's FakeQuant arithmetic), which is no stable reference: it moves
   `fq ulp` steps when its input moves by one ulp, so no integer graph, however
   exactly it rounds, can be guaranteed within one step of it.
@@ -285,6 +291,7 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
     moved = max(
         float(np.abs(a - b).max()) for a, b in zip(perturbed, fake_quant + fake_quant)
     )
+    fake_quant_module = module.clone()
     api.run(module, "convert-to-int")
     int8 = [run_function(module, [x])[0] for x in evals]
     step = output_step(module)
@@ -302,6 +309,7 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
         "int8 MACs": f"{nn_int8_share(module):.0%}",
         "float": str(sum(op.name in LINEAR_OPS for op in module.walk())),
         "steps": steps(precise),
+        "steps int io": integer_io_steps(fake_quant_module, evals),
         "steps f32": steps(fake_quant),
         "f32~f64": steps(precise, fake_quant),
         "fq ulp": "-" if step is None else f"{moved / step:.2f}",
@@ -309,6 +317,51 @@ def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
         "go rms": relative_rms(int8, reference),
         "go l2": relative_l2(int8, reference),
     }
+
+
+def integer_io_steps(fake_quant_module, evals) -> str:
+    """The int8 graph with integer-io fed the codes of each input (its input
+    fake quant's levels), against the float64 fake-quant graph fed the
+    dequantized codes, in output steps; "-" when the input or the output
+    stays float."""
+    import warnings
+
+    from graph_opt import api
+    from graph_opt.dialects.nn.dtypes import numpy_dtype
+    from graph_opt.dialects.nn.quant import FakeQuantOp
+    from graph_opt.entry import entry_function
+    from graph_opt.interpreter import run_function
+    from graph_opt.interpreter.precise import run_float64
+    from graph_opt.quantization.boundary import (
+        boundary_quantization,
+        dequantize_codes,
+        quantize_codes,
+    )
+    from graph_opt.quantization.fake_quant_math import fake_quant
+    from graph_opt.remarks import GraphOptWarning
+
+    readers = [u.operation for u in entry_function(fake_quant_module).args[0].uses]
+    integer = fake_quant_module.clone()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphOptWarning)
+        api.run(integer, "convert-to-int{integer-io=true}")
+    function = entry_function(integer)
+    in_q = boundary_quantization(function.arg_attrs, 0)
+    out_q = boundary_quantization(function.res_attrs, 0)
+    if in_q is None or out_q is None or not isinstance(readers[0], FakeQuantOp):
+        return "-"
+    fq = readers[0]
+    dtype = np.dtype(numpy_dtype(function.function_type.inputs.data[0].element_type))
+    apart = 0.0
+    for x in evals:
+        levels = fake_quant(x, fq.mins, fq.maxs, fq.bits, fq.is_narrow)
+        codes = quantize_codes(levels, *in_q, dtype)
+        (out,) = run_function(integer, [codes])
+        (reference,) = run_float64(fake_quant_module, [dequantize_codes(codes, *in_q)])
+        apart = max(
+            apart, float(np.abs(dequantize_codes(out, *out_q) - reference).max())
+        )
+    return f"{apart / out_q[0]:.2f}"
 
 
 def ort_quantized(float_onnx: Path, input_name: str, samples, work: Path) -> Path:
@@ -513,7 +566,7 @@ def main() -> None:
     if args.tflite_worker:
         tflite_worker(*args.tflite_worker)
         return
-    columns = ["model", "int8 MACs", "float", "steps", "steps f32", "f32~f64", "fq ulp",
+    columns = ["model", "int8 MACs", "float", "steps", "steps int io", "steps f32", "f32~f64", "fq ulp",
                "f spread",
                "go err", "ort err", "go rms", "ort rms", "go l2", "ort l2", "ort int8",
                "tflite err", "tflite int8",

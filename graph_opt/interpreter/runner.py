@@ -69,9 +69,25 @@ def function_arguments(
         raise InterpretationError(
             f"expected {len(arg_types)} inputs, got {len(inputs)}"
         )
+    _check_no_float_codes(target, inputs)
     return [
         np.asarray(value, dtype=numpy_dtype(t.element_type))
         if hasattr(t, "element_type")
         else value
         for value, t in zip(inputs, arg_types)
     ]
+
+
+def _check_no_float_codes(target: func.FuncOp, inputs: Sequence) -> None:
+    """Refuse floats for an integer argument carrying `nn.quantization`
+    (convert-to-int{integer-io=true}): casting would truncate them."""
+    from graph_opt.frontend.names import argument_names
+    from graph_opt.quantization.boundary import boundary_quantization
+
+    for index, (value, name) in enumerate(zip(inputs, argument_names(target))):
+        params = boundary_quantization(target.arg_attrs, index)
+        if params is not None and np.asarray(value).dtype.kind == "f":
+            raise InterpretationError(
+                f"input {name} takes integer codes (scale {params[0]:.9g}, zero "
+                f"point {params[1]}: q = round(x / scale) + zero point), not floats"
+            )

@@ -33,7 +33,11 @@ from graph_opt.lowering.tosa_index import (
 from graph_opt.lowering.tosa_matmul import LowerGemm, LowerMatMul
 from graph_opt.lowering.tosa_nms import lower_non_max_suppressions
 from graph_opt.lowering.tosa_norm import LowerBatchNorm, LowerLayerNorm
-from graph_opt.lowering.tosa_quant import QUANT_PATTERNS, shift_unsigned_qdq
+from graph_opt.lowering.tosa_quant import (
+    QUANT_PATTERNS,
+    shift_unsigned_qdq,
+    signless_unsigned_boundaries,
+)
 from graph_opt.lowering.tosa_resize import LowerResize
 from graph_opt.lowering.tosa_tensor import (
     LowerCast,
@@ -133,6 +137,7 @@ class LowerToTosaPass(ModulePass):
             raise PassFailedException(f"lower-to-tosa: cannot lower {refused}")
         check_static_shapes(op)
         shift_unsigned_qdq(op)
+        signless_unsigned_boundaries(op)
         declined: dict[Operation, str] = {}
         PatternRewriteWalker(DecomposeAttention()).rewrite_module(op)
         PatternRewriteWalker(

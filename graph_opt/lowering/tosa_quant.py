@@ -6,16 +6,21 @@ ulp, so a value within an ulp of a rounding tie may round the other way); dequan
 zero_point) * scale; rescale maps 1:1 to tosa.rescale. TOSA tensors are
 signless: a ui8 value that only goes from nn.quantize to nn.dequantize (a QDQ
 model's activations) is held as i8 u - 128 with both zero points moved by -128,
-the same integers in the float math, so exact; other ui8/ui16 tensors do not lower.
+the same integers in the float math, so exact; a ui8 function argument that
+only unsigned-input rescales read, or a ui8 result of an unsigned-output
+rescale that is only returned (convert-to-int{integer-io=true unsigned-io=true}),
+is held as i8 with the same bits, as TOSA's RESCALE reads and writes unsigned
+values; other ui8/ui16 tensors do not lower.
 nn.qconv and nn.qmatmul lower with their float forms (tosa_conv, tosa_matmul).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import tosa
+from xdsl.dialects import func, tosa
 from xdsl.dialects.builtin import (
     BoolAttr,
+    FunctionType,
     IntegerType,
     ModuleOp,
     Signedness,
@@ -38,6 +43,7 @@ from graph_opt.dialects.nn.qint import (
     int_range,
 )
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.lowering.lowering_pattern import LoweringPattern
 from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
 from graph_opt.quantization.fake_quant_math import (
@@ -102,6 +108,42 @@ def shift_unsigned_qdq(module: ModuleOp) -> int:
         )
         shifted += 1
     return shifted
+
+
+def signless_unsigned_boundaries(module: ModuleOp) -> None:
+    """ui8 arguments read only by unsigned-input rescales, and ui8 results of
+    unsigned-output rescales only returned, as i8 holding the same bits."""
+    for function in module.walk():
+        if not isinstance(function, func.FuncOp) or function.is_declaration:
+            continue
+        for arg in list(function.args):
+            users = [use.operation for use in arg.uses]
+            if _is_uint8_tensor(arg) and all(
+                isinstance(u, RescaleOp) and u.flag("input_unsigned") for u in users
+            ):
+                Rewriter.replace_value_with_new_type(arg, TensorType(i8, shape_of(arg)))
+        for ret in function.walk():
+            if not isinstance(ret, func.ReturnOp) or ret.parent_op() is not function:
+                continue
+            for value in ret.operands:
+                rescale = value.owner
+                if (
+                    isinstance(rescale, RescaleOp)
+                    and rescale.flag("output_unsigned")
+                    and _is_uint8_tensor(value)
+                    and all(isinstance(u.operation, func.ReturnOp) for u in value.uses)
+                ):
+                    Rewriter.replace_value_with_new_type(
+                        value, TensorType(i8, shape_of(value))
+                    )
+            function.function_type = FunctionType.from_lists(
+                [a.type for a in function.args], [v.type for v in ret.operands]
+            )
+
+
+def _is_uint8_tensor(value: SSAValue) -> bool:
+    t = ranked(value)
+    return t is not None and t.element_type == UINT8
 
 
 class LowerQuantization(LoweringPattern):

@@ -18,6 +18,7 @@ from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp, Res
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.convert_to_int_float_ops import report_float_ops
+from graph_opt.passes.convert_to_int_io import make_integer_io
 from graph_opt.passes.convert_to_int_patterns import (
     FoldWeightFakeQuant,
     convert_to_int_patterns,
@@ -49,7 +50,13 @@ class ConvertToIntPass(ModulePass):
     stay float between nn.dequantize and nn.quantize, each reported (statistics
     per op kind and a warning); their weight fake quants fold to constants. Outputs are dequantized. With `unsigned-io`, graph
     inputs are quantized to uint8 and outputs dequantized from uint8 (zero
-    point + 128), converted to and from int8 by unit rescales. With
+    point + 128), converted to and from int8 by unit rescales. With `integer-io`
+    (TFLite's int8 inference input/output type), an input that only its
+    quantization reads becomes that int8 (uint8) value and an output that is
+    a dequantized 8-bit value returns it; each records its real-value mapping
+    as an argument or result attribute `nn.quantization = {scale = S : f32,
+    zero_point = Z : i64}` (real = (q - Z) * S); those left float are
+    reported with why. With
     `double-round`, the rescales round twice (TOSA DOUBLE_ROUND), as TFLite's
     builtin kernels requantize (gemmlowp); by default once (SINGLE_ROUND), as
     TFLite's default XNNPACK delegate does.
@@ -60,6 +67,13 @@ class ConvertToIntPass(ModulePass):
     unsigned_io: bool = field(
         default=False,
         metadata={"help": "quantize inputs to and dequantize outputs from uint8"},
+    )
+    integer_io: bool = field(
+        default=False,
+        metadata={
+            "help": "inputs and outputs are the int8 (uint8 with unsigned-io) "
+            "values, their scale and zero point in nn.quantization attributes"
+        },
     )
     double_round: bool = field(
         default=False,
@@ -88,6 +102,8 @@ class ConvertToIntPass(ModulePass):
             _round_twice([o for o in op.walk() if o not in existing])
         _report_float_linear_ops(op, reasons)
         report_float_ops(op, FLOAT_LINEAR_OPS)
+        if self.integer_io:
+            make_integer_io(op)
 
 
 def _round_twice(ops: list[Operation]) -> None:

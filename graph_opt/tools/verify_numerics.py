@@ -165,9 +165,12 @@ def run(
     inputs: Sequence[np.ndarray],
     listener: Interpreter.Listener | None = None,
 ) -> list[np.ndarray]:
-    """The function's results on `inputs`, with `listener` watching each op."""
+    """The function's results on `inputs`, with `listener` watching each op;
+    through `nn.quantization` boundaries (convert-to-int{integer-io=true}),
+    float inputs are given as their codes and results read as real values."""
     from graph_opt.dialects.nn.dtypes import numpy_dtype
     from graph_opt.interpreter.runner import make_function_interpreter
+    from graph_opt.quantization.boundary import dequantized_outputs, quantized_inputs
 
     interpreter = make_function_interpreter(module)
     if listener is not None:
@@ -176,9 +179,12 @@ def run(
         np.asarray(value, dtype=numpy_dtype(t.element_type))
         if hasattr(t, "element_type")
         else value
-        for value, t in zip(inputs, function.function_type.inputs.data)
+        for value, t in zip(
+            quantized_inputs(function, inputs), function.function_type.inputs.data
+        )
     ]
-    return [np.asarray(r) for r in interpreter.call_op(function, tuple(args))]
+    results = interpreter.call_op(function, tuple(args))
+    return dequantized_outputs(function, [np.asarray(r) for r in results])
 
 
 class _ValueRecorder(Interpreter.Listener):

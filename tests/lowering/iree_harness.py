@@ -11,9 +11,26 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from graph_opt import api
+from graph_opt.frontend.onnx_import import import_model
 from graph_opt.lowering.to_tosa import LowerToTosaPass
+from graph_opt.testing import model_zoo
 
 CPU_FLAGS = ["--iree-llvmcpu-target-cpu=generic"]
+UNET_INPUT_SHAPE = (1, 3, 16, 16)
+
+
+def int8_unet(
+    samples_dir, rng: np.random.Generator, per_channel: bool, convert: str
+) -> ModuleOp:
+    """model_zoo.unet through fold-bn, calibrate (8 random samples), quantize
+    and `convert` (a convert-to-int spelling)."""
+    module = import_model(model_zoo.unet())
+    samples = samples_dir / "samples.npz"
+    shape = (8, *UNET_INPUT_SHAPE)
+    np.savez(samples, input=rng.standard_normal(shape).astype(np.float32))
+    quantize = f"quantize{{per-channel={str(per_channel).lower()}}}"
+    pipeline = f'fold-bn,calibrate{{inputs="{samples}"}},{quantize},{convert}'
+    return api.run(module, pipeline)
 
 
 def generic_text(module: ModuleOp) -> str:

@@ -11,27 +11,16 @@ import numpy as np
 import pytest
 from iree.compiler import ir
 
-from graph_opt import api
-from graph_opt.frontend.onnx_import import import_model
 from graph_opt.interpreter import run_function
-from graph_opt.testing import model_zoo
 
 sys.path.insert(0, str(Path(__file__).parent))
-from iree_harness import CompiledGraphs  # noqa: E402
-
-INPUT_SHAPE = (1, 3, 16, 16)
+from iree_harness import UNET_INPUT_SHAPE, CompiledGraphs, int8_unet  # noqa: E402
 
 
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_int8_unet_runs_on_iree_bit_exact(tmp_path, per_channel):
-    module = import_model(model_zoo.unet())
     rng = np.random.default_rng(5)
-    samples = tmp_path / "samples.npz"
-    np.savez(samples, input=rng.standard_normal((8, *INPUT_SHAPE)).astype(np.float32))
-    quantize = f"quantize{{per-channel={str(per_channel).lower()}}}"
-    api.run(
-        module, f'fold-bn,calibrate{{inputs="{samples}"}},{quantize},convert-to-int'
-    )
+    module = int8_unet(tmp_path, rng, per_channel, "convert-to-int")
     names = [op.name for op in module.walk()]
     assert names.count("nn.qconv_transpose") == 1 and "nn.conv_transpose" not in names
     compiled = CompiledGraphs(module)
@@ -45,7 +34,7 @@ def test_int8_unet_runs_on_iree_bit_exact(tmp_path, per_channel):
     ]
     assert "acc_type = i32" in transposed and "tensor<1x8x8x16xi8>" in transposed
     for _ in range(3):
-        x = rng.standard_normal(INPUT_SHAPE).astype(np.float32)
+        x = rng.standard_normal(UNET_INPUT_SHAPE).astype(np.float32)
         (expected,) = run_function(module, [x])
         (actual,) = compiled.run("main", [x])
         np.testing.assert_array_equal(actual, expected)

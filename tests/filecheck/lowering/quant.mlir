@@ -67,9 +67,27 @@ func.func @negative_quantize_unsigned(%x: tensor<4xf32>) -> tensor<4xui8> {
 
 // -----
 
+/// A ui8 argument that unsigned-input rescales read, and a ui8 rescale result
+/// that is only returned (convert-to-int{integer-io=true unsigned-io=true}),
+/// become i8 holding the same bits: TOSA's rescale reads and writes them unsigned.
+// CHECK-LABEL: func.func @unsigned_boundary
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xi8>) -> tensor<4xi8>
+// CHECK:         %[[I:.*]] = tosa.rescale %[[X]], {{.*}}input_unsigned = true, output_unsigned = false} : (tensor<4xi8>, {{.*}}) -> tensor<4xi8>
+// CHECK:         %[[U:.*]] = tosa.rescale %[[I]], {{.*}}input_unsigned = false, output_unsigned = true} : (tensor<4xi8>, {{.*}}) -> tensor<4xi8>
+// CHECK-NEXT:    func.return %[[U]] : tensor<4xi8>
+func.func @unsigned_boundary(%x: tensor<4xui8>) -> tensor<4xui8> {
+  %i = nn.rescale %x {multiplier = array<i32: 1073741824>, shift = array<i8: 30>, input_zp = 130 : i64, output_zp = 2 : i64, input_unsigned = 1 : i64} : (tensor<4xui8>) -> tensor<4xi8>
+  %y = nn.rescale %i {multiplier = array<i32: 1073741824>, shift = array<i8: 30>, input_zp = 2 : i64, output_zp = 130 : i64, output_unsigned = 1 : i64} : (tensor<4xi8>) -> tensor<4xui8>
+  func.return %y : tensor<4xui8>
+}
+
+// -----
+
+/// A ui8 rescale result that an op other than the return reads stays ui8.
 func.func @negative_rescale_unsigned_type(%x: tensor<4xi8>) -> tensor<4xui8> {
   %y = nn.rescale %x {multiplier = array<i32: 1073741824>, shift = array<i8: 30>, output_unsigned = 1 : i64} : (tensor<4xi8>) -> tensor<4xui8>
-  func.return %y : tensor<4xui8>
+  %r = nn.identity %y : (tensor<4xui8>) -> tensor<4xui8>
+  func.return %r : tensor<4xui8>
 }
 // CHECK: cannot lower nn.rescale at {{.*}}: TOSA tensors are signless: unsigned types do not lower
 
