@@ -49,6 +49,7 @@ from graph_opt.lowering.tosa_tensor import (
 from graph_opt.lowering.tosa_top_k import LowerTopK
 from graph_opt.passes.attention_patterns import DecomposeAttention
 from graph_opt.passes.fold_constants import FoldConstantsPass, fold_constants
+from graph_opt.passes.prune import prune
 from graph_opt.remarks import warn
 
 PATTERNS = (
@@ -136,6 +137,7 @@ class LowerToTosaPass(ModulePass):
         if refused:
             raise PassFailedException(f"lower-to-tosa: cannot lower {refused}")
         check_static_shapes(op)
+        prune(op)  # IREE 3.13 crashes on a loop carrying a value no iteration reads
         shift_unsigned_qdq(op)
         signless_unsigned_boundaries(op)
         declined: dict[Operation, str] = {}

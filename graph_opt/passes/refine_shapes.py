@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import DYN, more_precise, ranked
+from graph_opt.passes.region_types import (
+    fold_casts,
+    followed_returns,
+    refine_region_types,
+    retype,
+)
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
 
@@ -25,9 +31,11 @@ class RefineShapesPass(ModulePass):
     A result typed when an operand was still computed (a reshape to a shape
     TensorFlow computes, `tensor<*xf32>` on import) becomes static once that
     operand is a constant (after fold-constants) or its operand types are
-    refined; types propagate in order through the graph and into the signature
-    of the functions that nothing calls. Values yielded to scf regions'
-    parents, or returned by called functions, keep their type.
+    refined; types propagate in order through the graph, through loops and
+    conditionals (a loop value takes the join of its initial and yielded
+    types) and into the signature of the functions that nothing calls. Where
+    a user needs the old type (a called function's return), it reads the
+    value through a `tensor.cast`.
     """
 
     name = "refine-shapes"
@@ -49,14 +57,25 @@ def refine_shapes(module: ModuleOp) -> int:
         if not isinstance(function, func.FuncOp) or function.is_declaration:
             continue
         signature_fixed = function.sym_name.data in called
-        changed = 0
-        for op in function.walk():
-            if isinstance(op, NNOperation):
-                changed += _refine(op, signature_fixed)
+        changed = _refine_ops(function, signature_fixed)
+        while regions := refine_region_types(
+            function, signature_fixed, partial(_refine, signature_fixed=signature_fixed)
+        ):
+            changed += regions + _refine_ops(function, signature_fixed)
+        if changed:
+            fold_casts(function)
         if not signature_fixed and (changed or _returns_differ(function)):
             function.update_function_type()
         refined += changed
     return refined
+
+
+def _refine_ops(function: func.FuncOp, signature_fixed: bool) -> int:
+    return sum(
+        _refine(op, signature_fixed)
+        for op in list(function.walk())
+        if isinstance(op, NNOperation)
+    )
 
 
 def _returns_differ(function: func.FuncOp) -> bool:
@@ -80,8 +99,8 @@ def _refine(op: NNOperation, signature_fixed: bool) -> int:
         return 0
     changed = 0
     for result, new_type in zip(list(op.results), inferred):
-        if more_precise(new_type, result.type) and _retypable(result, signature_fixed):
-            Rewriter.replace_value_with_new_type(result, new_type)
+        if more_precise(new_type, result.type):
+            retype(result, new_type, followed_returns(result, signature_fixed))
             changed += 1
     return changed
 
@@ -100,16 +119,3 @@ def _is_static(t: Attribute) -> bool:
             _STATIC.clear()
         known = _STATIC[id(t)] = (t, static)
     return known[1]
-
-
-def _retypable(value: SSAValue, signature_fixed: bool) -> bool:
-    """nn users take any refinement; other users tie the type: an scf
-    terminator to its parent op, an scf.while's initial value to its block
-    arguments, a func.return to the signature of a function that is called."""
-    for use in value.uses:
-        user: Operation = use.operation
-        if isinstance(user, NNOperation):
-            continue  # nn ops take a more precise operand type
-        if signature_fixed or not isinstance(user, func.ReturnOp):
-            return False  # an scf.while's initial value types its block arguments
-    return True

@@ -17,6 +17,7 @@ from iree.compiler import ir
 
 from graph_opt import api
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.frontend.tensorflow.saved_model import import_saved_model
 from graph_opt.interpreter import run_function
 from graph_opt.passes.optimize import OptimizePass
 from graph_opt.remarks import GraphOptWarning
@@ -209,3 +210,19 @@ def test_text_lstm_carries_no_value_its_loop_only_writes():
     assert not any(not arg.uses for arg in loop.after_region.block.args), (
         "a loop value no iteration reads is still carried"
     )
+
+
+def test_keras_export_lowers_alone_once_its_batch_is_given():
+    """Keras 3's `model.export()` of an LSTM has a free batch: its state starts
+    as zeros of a computed shape and its output list with unknown element dims.
+    Given the batch on import, lower-to-tosa alone (no optimize) makes every
+    loop value static and IREE runs it like TensorFlow."""
+    data = np.load(CORPUS / "text_lstm.npz")
+    x = data["export_in"]
+    module = import_saved_model(
+        CORPUS / "text_lstm_export", input_shapes={"keras_tensor_57": x.shape}
+    )
+    compiled = CompiledGraphs(module)
+    assert "tosa.while_loop" in op_names(compiled.tosa_text)
+    (actual,) = compiled.run(module.ops.first.sym_name.data, [x])  # type: ignore[union-attr]
+    np.testing.assert_allclose(actual, data["export_out"], rtol=1e-4, atol=1e-5)

@@ -70,7 +70,7 @@ func.func @main(%x: tensor<1x4xf32>, %n: tensor<i32>) -> tensor<?x?xf32> {
 """
 
 
-def test_a_loop_initial_value_keeps_its_type_and_the_module_stays_valid():
+def test_a_loop_value_takes_its_refined_type_and_keeps_its_values():
     x = np.random.default_rng(0).standard_normal((1, 4)).astype(np.float32)
     inputs = [x, np.array(3, np.int32)]
     module = api.parse(LOOP_FROM_REFINABLE)
@@ -79,3 +79,27 @@ def test_a_loop_initial_value_keeps_its_type_and_the_module_stays_valid():
     module.verify()
     for got, want in zip(run_function(module, inputs), expected, strict=True):
         np.testing.assert_array_equal(got, want)
+    text = api.to_mlir(module)
+    assert "?" not in text and "tensor.cast" not in text
+
+
+def test_a_growing_loop_value_stays_dynamic_and_keeps_its_values():
+    """The loop value gains a row each iteration: only its first dim is
+    dynamic, and the module computes what it did."""
+    module = api.parse(
+        LOOP_FROM_REFINABLE.replace(
+            "%bb = nn.add %b, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>",
+            "%bb = nn.concat %b, %b {axis = 0 : i64} : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>",
+        )
+    )
+    x = np.random.default_rng(2).standard_normal((1, 4)).astype(np.float32)
+    inputs = [x, np.array(3, np.int32)]
+    expected = run_function(module, inputs)
+    api.run(module, "refine-shapes")
+    module.verify()
+    (got,) = run_function(module, inputs)
+    assert got.shape == (8, 4)
+    np.testing.assert_array_equal(got, expected[0])
+    assert str(entry_function(module).function_type.outputs.data[0]) == (
+        "tensor<?x4xf32>"
+    )

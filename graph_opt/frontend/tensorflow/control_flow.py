@@ -27,6 +27,7 @@ from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.tensorflow.mappings.tensor_list import sized_list
 from graph_opt.frontend.tensorflow.op_table import importer
 
 
@@ -132,6 +133,11 @@ def _loop_regions(b, types: list[Attribute]):
 def import_while(b, node, inputs):
     types = [v.type for v in inputs]
     before, after, flag_tensor, results = _loop_regions(b, types)
+    sized = [sized_list(b, v, r.type) for v, r in zip(inputs, results)]
+    if any(sized):
+        inputs = [s or v for s, v in zip(sized, inputs)]
+        types = [v.type for v in inputs]
+        before, after, flag_tensor, results = _loop_regions(b, types)
     if [r.type for r in results] != types:
         try:
             types = [joined_type(t, r.type) for t, r in zip(types, results)]

@@ -93,6 +93,9 @@ class ImportContext:
     allow_opaque: bool
     initial_values: Mapping[str, object] = field(default_factory=dict)
     """The TensorProto each variable's initializer assigns, by variable node."""
+    unsized_lists: dict[SSAValue, np.ndarray] = field(default_factory=dict)
+    """TensorLists reserved with unknown element dims (sized 1 for now), and
+    which dims those are: their loop gives them the size its items have."""
 
 
 class ImportBuilder:

@@ -83,16 +83,19 @@ func.func @refined_return_type() -> tensor<?xf32> {
 
 // -----
 
-/// A called function keeps its signature: a static constant cannot be returned instead.
-// CHECK-LABEL: func.func @negative_refined_return_type_of_called
-func.func @negative_refined_return_type_of_called() -> tensor<?xf32> {
-  // CHECK: nn.exp
+/// A called function keeps its signature: the static constant is returned
+/// through a tensor.cast.
+// CHECK-LABEL: func.func @refined_return_type_of_called() -> tensor<?xf32>
+func.func @refined_return_type_of_called() -> tensor<?xf32> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<[2.71828{{[0-9]*}}, 7.38905{{[0-9]*}}]> : tensor<2xf32>
+  // CHECK-NEXT: %[[R:.*]] = tensor.cast %[[C]] : tensor<2xf32> to tensor<?xf32>
+  // CHECK-NEXT: func.return %[[R]] : tensor<?xf32>
   %a = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
   %0 = nn.exp %a : (tensor<2xf32>) -> tensor<?xf32>
   func.return %0 : tensor<?xf32>
 }
 func.func @caller() -> tensor<?xf32> {
-  %0 = func.call @negative_refined_return_type_of_called() : () -> tensor<?xf32>
+  %0 = func.call @refined_return_type_of_called() : () -> tensor<?xf32>
   func.return %0 : tensor<?xf32>
 }
 

@@ -54,10 +54,13 @@ func.func @negative_computed_shape(%x: tensor<2x6xf32>, %s: tensor<?xi64>) -> te
 
 // -----
 
-/// A called function keeps its signature: its returned value keeps its type.
+/// A called function keeps its signature: its returned value is refined and
+/// returned through a tensor.cast.
 // CHECK-LABEL: func.func @negative_called_function
 // CHECK-SAME: -> tensor<*xf32>
-// CHECK: nn.reshape {{.*}} -> tensor<*xf32>
+// CHECK: %[[R:.*]] = nn.reshape {{.*}} -> tensor<3x4xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.cast %[[R]] : tensor<3x4xf32> to tensor<*xf32>
+// CHECK-NEXT: func.return %[[C]] : tensor<*xf32>
 func.func @negative_called_function(%x: tensor<2x6xf32>) -> tensor<*xf32> {
   %s = nn.constant dense<[3, 4]> : tensor<2xi64>
   %r = nn.reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<*xf32>
@@ -97,12 +100,18 @@ func.func @negative_reshape_infers_with_uncopied_dynamic_dim(%x: tensor<2x?xf32>
 
 // -----
 
-/// A loop's initial value types the loop's block arguments: it keeps its type
-/// (fold-constants refining a Keras LSTM's zeros made the loop invalid).
-// CHECK-LABEL: func.func @negative_loop_initial_value
-// CHECK: %[[Z:.*]] = nn.relu %x : (tensor<1x4xf32>) -> tensor<?x?xf32>
-// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[Z]]) : (tensor<i32>, tensor<?x?xf32>)
-func.func @negative_loop_initial_value(%x: tensor<1x4xf32>, %n: tensor<i32>) -> tensor<?x?xf32> {
+/// A loop value takes the join of its initial and yielded types: both are
+/// 1x4 once the initial value is refined, so the loop carries 1x4 (a Keras
+/// LSTM's zeros state, computed from the batch on import).
+// CHECK-LABEL: func.func @loop_value_refined
+// CHECK-SAME: -> tensor<1x4xf32>
+// CHECK: %[[Z:.*]] = nn.relu %x : (tensor<1x4xf32>) -> tensor<1x4xf32>
+// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[Z]]) : (tensor<i32>, tensor<1x4xf32>) -> (tensor<i32>, tensor<1x4xf32>)
+// CHECK: scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : tensor<i32>, tensor<1x4xf32>
+// CHECK: nn.add {{.*}} -> tensor<1x4xf32>
+// CHECK-NEXT: scf.yield %{{.*}}, %{{.*}} : tensor<i32>, tensor<1x4xf32>
+// CHECK-NOT: tensor.cast
+func.func @loop_value_refined(%x: tensor<1x4xf32>, %n: tensor<i32>) -> tensor<?x?xf32> {
   %zero = nn.constant dense<0> : tensor<i32>
   %one = nn.constant dense<1> : tensor<i32>
   %z = nn.relu %x : (tensor<1x4xf32>) -> tensor<?x?xf32>
@@ -117,4 +126,47 @@ func.func @negative_loop_initial_value(%x: tensor<1x4xf32>, %n: tensor<i32>) -> 
     scf.yield %next, %bb : tensor<i32>, tensor<?x?xf32>
   }
   func.return %y : tensor<?x?xf32>
+}
+
+// -----
+
+/// A loop value that grows each iteration keeps the dim that changes dynamic:
+/// the initial value is refined and cast to the loop's type.
+// CHECK-LABEL: func.func @negative_loop_value_grows
+// CHECK: %[[Z:.*]] = nn.relu %x : (tensor<1x4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT: %[[C:.*]] = tensor.cast %[[Z]] : tensor<1x4xf32> to tensor<?x4xf32>
+// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[C]]) : (tensor<i32>, tensor<?x4xf32>) -> (tensor<i32>, tensor<?x4xf32>)
+func.func @negative_loop_value_grows(%x: tensor<1x4xf32>, %n: tensor<i32>) -> tensor<?x?xf32> {
+  %zero = nn.constant dense<0> : tensor<i32>
+  %one = nn.constant dense<1> : tensor<i32>
+  %z = nn.relu %x : (tensor<1x4xf32>) -> tensor<?x?xf32>
+  %i, %y = scf.while (%a = %zero, %b = %z) : (tensor<i32>, tensor<?x?xf32>) -> (tensor<i32>, tensor<?x?xf32>) {
+    %lt = nn.less %a, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %a, %b : tensor<i32>, tensor<?x?xf32>
+  } do {
+  ^bb0(%a: tensor<i32>, %b: tensor<?x?xf32>):
+    %next = nn.add %a, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %row = nn.constant dense<1.0> : tensor<1x4xf32>
+    %bb = nn.concat %b, %row {axis = 0 : i64} : (tensor<?x?xf32>, tensor<1x4xf32>) -> tensor<?x?xf32>
+    scf.yield %next, %bb : tensor<i32>, tensor<?x?xf32>
+  }
+  func.return %y : tensor<?x?xf32>
+}
+
+// -----
+
+/// An scf.if's result takes the join of what its branches yield.
+// CHECK-LABEL: func.func @if_result_refined
+// CHECK-SAME: -> tensor<2x?xf32>
+// CHECK: scf.if %{{.*}} -> (tensor<2x?xf32>)
+func.func @if_result_refined(%p: i1, %x: tensor<2x3xf32>, %y: tensor<2x5xf32>) -> tensor<*xf32> {
+  %r = scf.if %p -> (tensor<*xf32>) {
+    %a = nn.relu %x : (tensor<2x3xf32>) -> tensor<*xf32>
+    scf.yield %a : tensor<*xf32>
+  } else {
+    %b = nn.relu %y : (tensor<2x5xf32>) -> tensor<*xf32>
+    scf.yield %b : tensor<*xf32>
+  }
+  func.return %r : tensor<*xf32>
 }

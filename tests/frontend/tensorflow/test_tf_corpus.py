@@ -207,3 +207,21 @@ def test_int8_pipeline_on_a_fresh_import(tmp_path: Path):
     integer = run_function(module, [inputs["input"]])[0]
     # softmax probabilities: one 8-bit step of [0, 1] at most
     assert float(np.max(np.abs(integer - fake_quantized))) <= 1 / 255
+
+
+def test_keras_export_loop_is_static_once_its_batch_is_given():
+    """Keras 3's export of an LSTM reserves its output TensorList with an
+    unknown batch dim and starts its state from zeros of a computed shape:
+    with the batch given, the list takes the size its loop writes, and
+    fold-constants (refining through the loop) leaves no dynamic type."""
+    data = np.load(CORPUS / "text_lstm.npz")
+    x = data["export_in"]
+    module = import_saved_model(
+        CORPUS / "text_lstm_export", input_shapes={"keras_tensor_57": x.shape}
+    )
+    (loop,) = [op for op in module.walk() if op.name == "scf.while"]
+    list_type = next(str(t) for t in loop.result_types if "x16xf32" in str(t))
+    assert list_type == "tensor<1x2x16xf32>"  # reserved 1x?x16 on import before
+    api.run(module, "fold-constants")
+    assert "?" not in api.to_mlir(module)
+    assert_matches_tensorflow(run_function(module, [x]), [data["export_out"]])

@@ -5,6 +5,7 @@ first axis indexes the list."""
 from __future__ import annotations
 
 import numpy as np
+from xdsl.ir import Attribute, SSAValue
 
 from graph_opt.dialects.nn.base import i64_array, i64_attr
 from graph_opt.dialects.nn.compare import EqualOp, SelectOp
@@ -25,14 +26,38 @@ def import_reserve(b, node, inputs):
     An unknown element dim (a dynamic batch: Keras' LSTM on a SavedModel
     exported with a free batch) is 1 here: the first item written broadcasts
     the list to its size (TensorFlow refuses to read an unset item of an
-    unknown shape, so no read sees the difference)."""
+    unknown shape, so no read sees the difference), and a loop that writes
+    items of a static shape gives the list that size from the start
+    (`sized_list`)."""
     element_shape, count = inputs
     shape = int_constant(b, element_shape, "the element shape")
     (length,) = int_constant(b, count, "the number of elements")
     if length < 0:
         b.decline("a TensorList needs a known length")
     dtype = numpy_dtype(b.attr("element_dtype"))
-    return [b.constant(np.zeros([length, *(max(d, 1) for d in shape)], dtype))]
+    items = b.constant(np.zeros([length, *(max(d, 1) for d in shape)], dtype))
+    unknown = np.array([False, *(d < 0 for d in shape)])
+    if unknown.any():
+        b.context.unsized_lists[items] = unknown
+    return [items]
+
+
+def sized_list(b, items: SSAValue, written: Attribute) -> SSAValue | None:
+    """The zero list `items` at the static shape `written` its loop gives it,
+    if `items` is a list reserved with unknown dims and `written` differs only
+    in those."""
+    unknown = b.context.unsized_lists.get(items)
+    written_type = ranked(written)
+    if unknown is None or written_type is None:
+        return None
+    shape = np.array(written_type.get_shape())
+    reserved = np.array(ranked(items).get_shape())
+    if len(shape) != len(reserved) or (shape == DYN).any():
+        return None
+    if (shape[~unknown] != reserved[~unknown]).any():
+        return None
+    dtype = element_dtype(written_type.element_type)
+    return b.constant(np.zeros(shape, dtype))
 
 
 @importer("TensorListFromTensor", "TensorListStack")
