@@ -244,8 +244,11 @@ def quantized_input(int8_module, x: np.ndarray) -> np.ndarray | None:
     return ((codes - zero_point) * scale).astype(np.float32)
 
 
-def trace(fake_quant_module, evals: list[np.ndarray]) -> tuple[list[TensorFlips], dict]:
-    """The tensors that flip on `evals`, and the model's summary row."""
+def trace(
+    fake_quant_module, evals: list[np.ndarray], summary: bool = True
+) -> tuple[list[TensorFlips], dict]:
+    """The tensors that flip on `evals`, and the model's summary row (empty
+    without `summary`). Names the module's fake quants for the pairing."""
     from quantize_corpus import output_step
 
     from graph_opt.interpreter.precise import run_float64
@@ -255,6 +258,8 @@ def trace(fake_quant_module, evals: list[np.ndarray]) -> tuple[list[TensorFlips]
     apart, quantized_apart = [], []
     for i, x in enumerate(evals):
         int8_output = record_flips(traced, i, x)
+        if not summary:
+            continue
         apart.append(np.abs(int8_output - run_float64(fake_quant_module, [x])[0]).max())
         xq = quantized_input(traced.int8_module, x)
         if xq is not None:
@@ -266,13 +271,15 @@ def trace(fake_quant_module, evals: list[np.ndarray]) -> tuple[list[TensorFlips]
         return "-" if step is None or not values else f"{max(values) / step:.2f}"
 
     flipped = [t for t in traced.tensors.values() if t.flips]
-    summary = {
+    if not summary:
+        return flipped, {}
+    row = {
         "steps": in_steps(apart),
         "flips": str(sum(t.flips for t in flipped)),
         "max tie": f"{max((t.tie for t in flipped), default=0.0):.1e}",
         "steps q-in": in_steps(quantized_apart),
     }
-    return flipped, summary
+    return flipped, row
 
 
 def fake_quant_graph(model, args, work: Path):

@@ -1,7 +1,9 @@
 """bench/quantize_corpus.py's corpus check: a model misses the goal when a conv
-or matmul stays float, when its integer graph is more than one output step
-from its fake-quant graph evaluated in float64, or when its max, rms or mean
-relative error is above onnxruntime's as the table prints them."""
+or matmul stays float, when its integer graph picks a level of a tensor other
+than its fake-quant graph evaluated exactly, away from a rounding tie, or when
+its mean relative error is above onnxruntime's as the table prints it; more
+than one output step (near-tie flips only), a max or rms error above
+onnxruntime's are notes."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ import pytest
 from bench.quantize_corpus import (
     as_printed,
     detection_cells,
+    detector_notes,
     detector_shortfalls,
     matched_detections,
+    notes,
     relative_l2,
     relative_rms,
     shortfalls,
@@ -25,6 +29,7 @@ def row(**changes) -> dict:
     return {
         "float": "0",
         "steps": "1.00",
+        "max tie": 5e-8,
         "go err": 1.0e-2,
         "ort err": 1.2e-2,
         "go rms": 2.0e-3,
@@ -35,34 +40,47 @@ def row(**changes) -> dict:
 
 
 def test_a_model_meeting_the_goal_is_ok():
-    assert shortfalls(row()) == "ok"
+    assert shortfalls(row()) == "ok" and notes(row()) == "-"
     assert shortfalls(row(steps="-")) == "ok"  # float output: no steps to count
+    assert shortfalls(row(**{"max tie": None})) == "ok"  # no level flips
 
 
 @pytest.mark.parametrize(
     ("changes", "missed"),
     [
         ({"float": "1"}, "float"),
-        ({"steps": "2.00"}, "steps"),
-        ({"go err": 1.3e-2}, "err"),
-        ({"go rms": 2.6e-3}, "rms"),
+        ({"max tie": 0.3}, "flip"),
         ({"go l2": 1.9e-2}, "l2"),
-        ({"float": "2", "steps": "1.50", "go rms": 3e-3}, "float,steps,rms"),
+        ({"float": "2", "max tie": 2e-3, "go l2": 2e-2}, "float,flip,l2"),
     ],
 )
 def test_each_shortfall_is_named(changes, missed):
     assert shortfalls(row(**changes)) == missed
 
 
-def test_steps_are_checked_against_the_float64_reference_only():
-    assert shortfalls(row(steps="0.00", **{"steps f32": "2.00"})) == "ok"
-    assert shortfalls(row(steps="2.00", **{"steps f32": "0.00"})) == "steps"
+@pytest.mark.parametrize(
+    ("changes", "noted"),
+    [
+        ({"steps": "2.00"}, "steps"),
+        ({"go err": 1.3e-2}, "err"),
+        ({"go rms": 2.6e-3, "steps": "5.00"}, "steps,rms"),
+    ],
+)
+def test_what_the_check_does_not_count_is_noted(changes, noted):
+    assert shortfalls(row(**changes)) == "ok"
+    assert notes(row(**changes)) == noted
+
+
+def test_a_flip_counts_only_away_from_a_tie():
+    assert shortfalls(row(steps="5.00", **{"max tie": 9e-4})) == "ok"
+    assert shortfalls(row(steps="1.00", **{"max tie": 1.1e-3})) == "flip"
 
 
 def test_errors_are_compared_as_printed():
     assert as_printed(2.0512e-2) == as_printed(2.0508e-2) == 2.05e-2
-    assert shortfalls(row(**{"go err": 2.0512e-2, "ort err": 2.0508e-2})) == "ok"
-    assert shortfalls(row(**{"go err": 2.056e-2, "ort err": 2.054e-2})) == "err"
+    assert shortfalls(row(**{"go l2": 2.0512e-2, "ort l2": 2.0508e-2})) == "ok"
+    assert shortfalls(row(**{"go l2": 2.056e-2, "ort l2": 2.054e-2})) == "l2"
+    assert notes(row(**{"go err": 2.0512e-2, "ort err": 2.0508e-2})) == "-"
 
 
 def test_rms_is_over_all_values_relative_to_the_largest_reference():
@@ -117,19 +135,23 @@ def test_a_quantized_detection_matches_once():
     recall, largest, mean = detection_cells(
         [reference, reference], [outputs, reference]
     )
-    assert recall == "75.0%"
+    assert recall == pytest.approx(0.75)
     assert (largest, mean) == (pytest.approx(0.2), pytest.approx(0.2 / 3))
 
 
 @pytest.mark.parametrize(
-    ("changes", "missed"),
+    ("changes", "missed", "noted"),
     [
-        ({}, "ok"),
-        ({"go recall": "95.4%"}, "recall"),
-        ({"go score": 2.1e-3, "float": "1"}, "float,score"),
+        ({}, "ok", "-"),
+        ({"go recall": 0.954}, "recall", "-"),
+        ({"go recall": 0.9549}, "ok", "-"),  # 95.5% as printed
+        ({"go mean": 4.1e-4}, "mean", "-"),
+        ({"go score": 2.1e-3, "float": "1"}, "float", "score"),
     ],
 )
-def test_detector_shortfalls(changes, missed):
-    row = {"float": "0", "go recall": "95.5%", "ort recall": "95.5%",
-           "go score": 2.0e-3, "ort score": 2.0e-3} | changes  # fmt: skip
+def test_detector_shortfalls(changes, missed, noted):
+    row = {"float": "0", "go recall": 0.955, "ort recall": 0.955,
+           "go score": 2.0e-3, "ort score": 2.0e-3,
+           "go mean": 4.0e-4, "ort mean": 4.0e-4} | changes  # fmt: skip
     assert detector_shortfalls(row) == missed
+    assert detector_notes(row) == noted
