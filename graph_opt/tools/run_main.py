@@ -42,6 +42,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "variables and queues keep their state); outputs are the last run's",
     )
     parser.add_argument(
+        "--real-io",
+        action="store_true",
+        help="integer inputs and outputs with a recorded scale and zero point "
+        "(convert-to-int{integer-io=true}) take and give real values: float "
+        "inputs are quantized as nn.quantize does, results dequantized",
+    )
+    parser.add_argument(
         "--variables",
         metavar="FILE",
         help="an .npz to write the variables' values to after the runs",
@@ -89,6 +96,17 @@ def read_inputs(specs: Sequence[str], argument_names: Sequence[str]) -> dict:
     return inputs
 
 
+def real_io_inputs(function, names: Sequence[str], inputs: dict) -> dict:
+    """`inputs` by name, the float ones of integer-io arguments quantized."""
+    from graph_opt.quantization.boundary import quantized_inputs
+
+    missing = [n for n in names if n not in inputs]
+    if missing:
+        return inputs  # the session names what is missing
+    converted = quantized_inputs(function, [inputs[n] for n in names])
+    return inputs | dict(zip(names, converted, strict=True))
+
+
 def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
     from graph_opt.files import write_atomically
 
@@ -106,15 +124,21 @@ def run(args: argparse.Namespace) -> None:
     from graph_opt.entry import entry_function
     from graph_opt.frontend.names import argument_names, result_names
     from graph_opt.interpreter.tf_state import Session
+    from graph_opt.quantization.boundary import dequantized_outputs
 
     if args.steps < 1:
         raise ValueError(f"--steps takes a count >= 1, not {args.steps}")
     module = load_module(args.model, args.frontend_args)
     function = entry_function(module, args.function)
-    inputs = read_inputs(args.inputs, argument_names(function))
+    names = argument_names(function)
+    inputs = read_inputs(args.inputs, names)
+    if args.real_io:
+        inputs = real_io_inputs(function, names, inputs)
     session = Session()
     for _ in range(args.steps):
         outputs = session.run(module, inputs, args.function)
+    if args.real_io:
+        outputs = dequantized_outputs(function, outputs)
     names = result_names(function)
     write_npz(args.output, dict(zip(names, outputs, strict=True)))
     if args.variables:

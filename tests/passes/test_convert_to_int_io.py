@@ -4,6 +4,7 @@ and its recorded (scale, zero point) give back the float-io outputs."""
 
 from __future__ import annotations
 
+import subprocess
 import warnings
 
 import numpy as np
@@ -225,3 +226,26 @@ def test_onnx_export_refuses_in_one_line(tmp_path):
     result = converted(module, integer_io=True)
     with pytest.raises(FrontendError, match="cannot export nn.qconv to ONNX"):
         api.save(result, tmp_path / "int8.onnx")
+
+
+def test_graph_opt_run_real_io_quantizes_inputs_and_dequantizes_results(tmp_path):
+    """`graph-opt-run --real-io` on the integer-io graph gives the float-io
+    graph's outputs for float inputs; without it the float input is refused."""
+    graph, module = resnet_block("NCHW", False)
+    float_io = converted(module)
+    integer_io = converted(module, integer_io=True)
+    (x,) = graph.inputs(1)[0]
+    (expected,) = run_function(float_io, [x])
+    model = tmp_path / "int8.mlir"
+    model.write_text(api.to_mlir(integer_io))
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out.npz"
+    run = ["graph-opt-run", str(model), "-i", str(tmp_path / "x.npy"), "-o", str(out)]
+    refused = subprocess.run(run, capture_output=True, text=True)
+    assert refused.returncode != 0 and "takes integer codes" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    subprocess.run([*run, "--real-io"], check=True, capture_output=True)
+    with np.load(out) as outputs:
+        (actual,) = [outputs[name] for name in outputs.files]
+    assert actual.dtype == np.float32
+    np.testing.assert_array_equal(actual, expected)
