@@ -206,10 +206,11 @@ def _refine_all(region: Region, refine_op: RefineOp) -> None:
 
 
 def _refine_if(op: scf.IfOp, signature_fixed: bool) -> int:
-    yields = [r.blocks.first.last_op for r in (op.true_region, op.false_region)]
-    if not all(r.blocks for r in (op.true_region, op.false_region)) or not all(
-        isinstance(y, scf.YieldOp) for y in yields
-    ):
+    regions = (op.true_region, op.false_region)
+    if not op.results or not all(r.blocks for r in regions):
+        return 0  # an if without results may have no else region
+    yields = [r.blocks.last.last_op for r in regions]
+    if not all(isinstance(y, scf.YieldOp) for y in yields):
         return 0
     changed = 0
     for i, result in enumerate(op.results):

@@ -170,3 +170,17 @@ func.func @if_result_refined(%p: i1, %x: tensor<2x3xf32>, %y: tensor<2x5xf32>) -
   }
   func.return %r : tensor<*xf32>
 }
+
+// -----
+
+/// An scf.if without results and without an else region has nothing to join.
+// CHECK-LABEL: func.func @negative_if_without_results
+// CHECK: nn.reshape {{.*}} -> tensor<3x4xf32>
+func.func @negative_if_without_results(%p: i1, %x: tensor<2x6xf32>) -> tensor<*xf32> {
+  %s = nn.constant dense<[3, 4]> : tensor<2xi64>
+  %r = nn.reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<*xf32>
+  scf.if %p {
+    %e = nn.exp %x : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  }
+  func.return %r : tensor<*xf32>
+}
