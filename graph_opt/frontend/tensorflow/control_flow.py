@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.rewriter import Rewriter
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
@@ -135,6 +136,10 @@ def import_while(b, node, inputs):
     before, after, flag_tensor, results = _loop_regions(b, types)
     sized = [sized_list(b, v, r.type) for v, r in zip(inputs, results)]
     if any(sized):
+        for placeholder, s in zip(inputs, sized):
+            if s is not None and not placeholder.uses:
+                s.name_hint = placeholder.name_hint
+                Rewriter.erase_op(placeholder.owner)
         inputs = [s or v for s, v in zip(sized, inputs)]
         types = [v.type for v in inputs]
         before, after, flag_tensor, results = _loop_regions(b, types)
