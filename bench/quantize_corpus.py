@@ -298,9 +298,16 @@ def fake_quantized(model: Model, samples, evals, work: Path):
 
         float_onnx = work / "float.onnx"
         onnx.save(export_module(module), float_onnx)
+    calibrate_and_quantize(module, model, samples, work)
+    return module, reference, float_onnx
+
+
+def calibrate_and_quantize(module, model: Model, samples, work: Path) -> None:
+    """`calibrate` on `samples` (written to work/samples.npz), then QUANTIZE."""
+    from graph_opt import api
+
     np.savez(work / "samples.npz", **{model.input_name: samples})
     api.run(module, f'calibrate{{inputs="{work / "samples.npz"}"}},{QUANTIZE}')
-    return module, reference, float_onnx
 
 
 def graph_opt_row(model: Model, samples, evals, work: Path) -> dict:
@@ -510,11 +517,8 @@ def detector_row(model: Model, samples, evals, work: Path) -> dict:
     module, input_name = model.load(), model.input_name
     api.run(module, "optimize")
     reference = [run_function(module, [x]) for x in evals]
-    np.savez(work / "samples.npz", **{input_name: samples})
-    api.run(
-        module,
-        f'calibrate{{inputs="{work / "samples.npz"}"}},{QUANTIZE},convert-to-int',
-    )
+    calibrate_and_quantize(module, model, samples, work)
+    api.run(module, "convert-to-int")
     row = {
         "int8 MACs": f"{nn_int8_share(module):.0%}",
         "float": str(sum(op.name in LINEAR_OPS for op in module.walk())),

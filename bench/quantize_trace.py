@@ -284,15 +284,14 @@ def trace(
 
 def fake_quant_graph(model, args, work: Path):
     """quantize_corpus's fake-quant graph of a model, and its eval inputs."""
-    from quantize_corpus import QUANTIZE, draws
+    from quantize_corpus import calibrate_and_quantize, draws
 
     from graph_opt import api
 
     samples, evals = draws(model, args)
     module = model.load()
     api.run(module, "optimize")
-    np.savez(work / "samples.npz", **{model.input_name: samples})
-    api.run(module, f'calibrate{{inputs="{work / "samples.npz"}"}},{QUANTIZE}')
+    calibrate_and_quantize(module, model, samples, work)
     return module, evals
 
 

@@ -102,7 +102,8 @@ def fold_and_report(module: ModuleOp, max_size: int) -> tuple[bool, int, int]:
         # types only become more precise; a static one may let more fold
         if not refine_shapes(module):
             break
-        patterns[-1].declined.clear()  # type: ignore[attr-defined]  # refined types may now fit
+        # ops declined before may fit their refined types now
+        patterns[-1].declined.clear()  # type: ignore[attr-defined]
         changed = True
     left = report_too_large(patterns[-1].too_large, max_size)  # type: ignore[attr-defined]
     return changed, folds, left

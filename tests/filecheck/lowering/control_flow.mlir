@@ -138,3 +138,34 @@ func.func @negative_cond_on_scalar_i1(%c: i1, %x: tensor<2xf32>) -> tensor<2xf32
   } loc("scalar")
   func.return %r : tensor<2xf32>
 }
+
+// -----
+
+/// A loop value no iteration reads (an LSTM's one-slot output list, here
+/// through an identity) leaves the loop before lowering, as prune does: IREE
+/// 3.13 crashes on loops that carry one. It is recomputed after the loop from
+/// the final state it is a function of (both start as zeros).
+// CHECK-LABEL: func.func @write_only_loop_value_leaves_the_loop
+// CHECK: %{{[^,]*}}, %[[H:[^,]*]], %{{.*}} = "tosa.while_loop"(%zero, %h0, %limit, %x)
+// CHECK: }) : (tensor<i32>, tensor<3xf32>, tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>, tensor<i32>, tensor<3xf32>)
+// CHECK: %[[LAST:.*]] = tosa.reshape %[[H]]
+// CHECK: func.return %[[LAST]]
+func.func @write_only_loop_value_leaves_the_loop(%x: tensor<3xf32>, %limit: tensor<i32>) -> tensor<1x3xf32> {
+  %zero = nn.constant dense<0> : tensor<i32>
+  %one = nn.constant dense<1> : tensor<i32>
+  %h0 = nn.constant dense<0.0> : tensor<3xf32>
+  %l0 = nn.constant dense<0.0> : tensor<1x3xf32>
+  %i, %h, %last = scf.while (%a = %zero, %b = %h0, %l = %l0) : (tensor<i32>, tensor<3xf32>, tensor<1x3xf32>) -> (tensor<i32>, tensor<3xf32>, tensor<1x3xf32>) {
+    %lt = nn.less %a, %limit : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %a, %b, %l : tensor<i32>, tensor<3xf32>, tensor<1x3xf32>
+  } do {
+  ^bb0(%a: tensor<i32>, %b: tensor<3xf32>, %l: tensor<1x3xf32>):
+    %next = nn.add %a, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %bb = nn.add %b, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    %row = nn.unsqueeze %bb {axes = array<i64: 0>} : (tensor<3xf32>) -> tensor<1x3xf32>
+    %kept = nn.identity %row : (tensor<1x3xf32>) -> tensor<1x3xf32>
+    scf.yield %next, %bb, %kept : tensor<i32>, tensor<3xf32>, tensor<1x3xf32>
+  }
+  func.return %last : tensor<1x3xf32>
+}
