@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
 import onnx
+import pytest
 
 from graph_opt.testing.model_zoo import conv_chain
 
@@ -44,6 +46,13 @@ def test_regions_are_clusters(tmp_path: Path):
     assert 'label="scf.if region 0"' in dot and 'label="scf.if region 1"' in dot
 
 
+needs_graphviz = pytest.mark.skipif(
+    shutil.which("dot") is None,
+    reason="needs Graphviz's `dot` (optional system dependency: apt-get install graphviz)",
+)
+
+
+@needs_graphviz
 def test_svg_of_a_1000_op_model_and_a_before_after_pair(tmp_path: Path):
     model = tmp_path / "chain.onnx"
     onnx.save(conv_chain(1000), model)
@@ -65,6 +74,4 @@ def test_svg_without_graphviz_is_a_one_line_error(tmp_path: Path):
 
 
 def _graph_opt() -> str:
-    import shutil
-
     return shutil.which("graph-opt")
