@@ -57,6 +57,7 @@ from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.base import _fits_flat
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.new_op import new_op
+from graph_opt.dialects.nn.parser_extensions import FloatBitsParser
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.gc_pause import collector_paused
 from graph_opt.mlir_text.forms import has_nn_custom_form
@@ -99,8 +100,9 @@ CACHED_TEXT_LIMIT = 512
 """Longer texts (large literals) are parsed every time rather than remembered."""
 
 
-class FastParser(Parser):
-    """xDSL's parser with a fast path for one-line ops (see the module docstring)."""
+class FastParser(FloatBitsParser):
+    """xDSL's parser with a fast path for one-line ops (see the module docstring),
+    reading hexadecimal float elements as their bits (`FloatBitsParser`)."""
 
     def __init__(
         self, ctx, input, name: str = "<unknown>", cut: HexLiterals | None = None
@@ -339,7 +341,7 @@ class FastParser(Parser):
             return known
         if "dense_resource" in text:
             raise ValueError("resources are xDSL's")
-        sub = Parser(self.ctx, text, self.lexer.input.name)
+        sub = FloatBitsParser(self.ctx, text, self.lexer.input.name)
         value = parse(sub)
         if sub._current_token.kind is not MLIRTokenKind.EOF:
             raise ValueError("trailing text")
