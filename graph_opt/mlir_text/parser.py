@@ -13,7 +13,8 @@ Types, function types and attribute dictionaries are parsed by xDSL's parser
 once per distinct text and then shared (attributes are immutable); `dense<...>`
 literals of floats are read by numpy, hex ones by `bytes.fromhex`, or straight
 from the file's bytes when `parse_module` cut their digits out of the text
-(see `hex_literals`). The op is
+(see `hex_literals`); a hex element of a float literal (`dense<[0xFF800000]>`)
+is its bits, in the fast path and in xDSL's (`FloatBitsParser`). The op is
 built as xDSL builds it (`new_op` is `Operation.create`). Consecutive fast lines
 are read without the lexer; it resumes where the fast path declines. Anything
 else, and any line the fast path cannot take whole (a forward reference, a type

@@ -9,6 +9,10 @@ for the ops of its regions, so both share one naming state. Types and
 attributes are printed once each by xDSL's printer and then reused; the digits
 of a long hex literal go from its bytes to the file (`hex_literals.write_hex`).
 
+Dense elements print through `dense_text` in every graph-opt printer
+(`BitExactPrinter`, which FastPrinter and resources' printer extend): xDSL's
+text, except that floats keep their bits where xDSL's lose them.
+
 It writes the SSA names and the separators that xDSL 0.74's `Printer` writes,
 relying on its naming fields (`_ssa_values`, `ssa_names`,
 `_get_new_valid_name_id`); tests/mlir_text/test_fast_printer.py checks the output
