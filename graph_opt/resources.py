@@ -33,11 +33,11 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Dialect
-from xdsl.printer import Printer
 
 from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.mlir_text.hex_literals import write_hex
+from graph_opt.mlir_text.printer import BitExactPrinter
 
 DEFAULT_MIN_BYTES = 64
 """`--weights-as-resources` without a size: dense elements of at least this many
@@ -148,7 +148,7 @@ def _dense_from_blob(
     return DenseIntOrFPElementsAttr(value_type, BytesAttr(data))
 
 
-class ResourcePrinter(Printer):
+class ResourcePrinter(BitExactPrinter):
     """A Printer that prints dense elements of at least `min_bytes` bytes (not
     splats) as `dense_resource<wN>`, and their blobs with `print_resources`."""
 

@@ -1,13 +1,17 @@
 """`dense<...>` literals as xDSL 0.74's `DenseIntOrFPElementsAttr.print_builtin` writes
 them, without a printer call per element.
 
-The rules are xDSL's: empty `dense<>`; a splat (every element equal to the first,
-by Python's `list.count`) as its one element; more than 100 elements as a hex
-string; otherwise nested lists. A float prints as `%.5e` with a `0` before the
-exponent when that reads back to the same value in its type, else with 9 (f32)
-or 17 (f64) significant digits; NaN and infinities as their bits in hex.
+The rules are xDSL's: empty `dense<>`; a splat (every element equal to the first)
+as its one element; more than 100 elements as a hex string; otherwise nested
+lists. A float prints as `%.5e` with a `0` before the exponent when that reads
+back to the same value in its type, else with 9 (f32) or 17 (f64) significant
+digits; NaN and infinities as their bits in hex. Where xDSL 0.74 loses bits,
+the text keeps them, as upstream MLIR's does: float splats are found by
+comparing bits (xDSL's `==` merges 0.0 and -0.0, NaN never equals itself), and
+a NaN's hex is its own bits (xDSL's goes through a Python float: f16 payloads
+become 0x7e00, f32 signalling NaNs are quieted). bf16 is printed here too.
 tests/mlir_text/test_dense_text.py compares with xDSL's printer on random and
-special values.
+special values, tests/mlir_text/test_float_bits.py reads every bit pattern back.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from functools import cache
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -28,7 +33,10 @@ from xdsl.dialects.builtin import (
     i1,
 )
 
+from graph_opt.dialects.nn.dtypes import numpy_dtype
+
 STRUCT_FLOATS = (Float16Type, Float32Type, Float64Type)
+FLOATS = (*STRUCT_FLOATS, BFloat16Type)
 
 HEX_ABOVE = 100
 """Literals of more elements than this print as hex."""
@@ -36,7 +44,13 @@ HEX_ABOVE = 100
 
 def dense_text(attr: DenseIntOrFPElementsAttr, type_text: str) -> str | None:
     """The literal with its type (`dense<...> : tensor<...>`); None for element types
-    left to xDSL (complex, and floats other than f16, f32, f64)."""
+    left to xDSL (complex, and floats other than f16, bf16, f32, f64)."""
+    literal = dense_literal(attr)
+    return None if literal is None else f"{literal} : {type_text}"
+
+
+def dense_literal(attr: DenseIntOrFPElementsAttr) -> str | None:
+    """`dense_text` without the type."""
     element_type = attr.type.element_type
     printer = _element_printer(element_type)
     if printer is None:
@@ -49,15 +63,37 @@ def dense_text(attr: DenseIntOrFPElementsAttr, type_text: str) -> str | None:
     elif _prints_as_hex(data, element_type, length):
         body = f'"0x{data.hex().upper()}"'
     else:
-        values = element_type.unpack(data, length)  # (`attr.get_values()`)
-        if values.count(values[0]) == length:
-            body = element_text(values[0])
+        values = _values(element_type, data, length)  # (`attr.get_values()`)
+        if _is_splat(values, data, element_type, size):
+            body = element_text(values[0]) or _bits_text(data, 0, size)
         else:
             shape = attr.type.get_shape()
             if min(shape, default=1) < 1 or math.prod(shape) != length:
                 shape = (length,)  # (`attr.shape_is_complete`)
-            body = _nested(list(map(element_text, values)), shape)
-    return f"dense<{body}> : {type_text}"
+            texts = [
+                element_text(value) or _bits_text(data, index, size)
+                for index, value in enumerate(values)
+            ]
+            body = _nested(texts, shape)
+    return f"dense<{body}>"
+
+
+def _values(element_type, data: bytes, length: int) -> Sequence:
+    if isinstance(element_type, BFloat16Type):  # exact in f32
+        return np.frombuffer(data, numpy_dtype(element_type)).astype("f4").tolist()
+    return element_type.unpack(data, length)
+
+
+def _is_splat(values: Sequence, data: bytes, element_type, size: int) -> bool:
+    """Floats by their bits, integers by value (xDSL's i1 true can be 1 or 0xFF)."""
+    if type(element_type) in FLOATS:
+        return data == data[:size] * len(values)
+    return values.count(values[0]) == len(values)
+
+
+def _bits_text(data: bytes, index: int, size: int) -> str:
+    """A float element's bits in hex, as xDSL prints NaN and infinities."""
+    return f"0x{data[index * size : (index + 1) * size][::-1].hex()}"
 
 
 def hex_data(attr: DenseIntOrFPElementsAttr) -> bytes | None:
@@ -87,12 +123,16 @@ def _nested(texts: list[str], shape: Sequence[int]) -> str:
 
 
 def _is_splat_buffer(data: bytes, element_type, length: int) -> bool:
-    """`values.count(values[0]) == length` without unpacking to Python numbers."""
-    try:
-        dtype = np.dtype(element_type.format)
-    except TypeError:
-        dtype = None
-    if dtype is None or dtype.itemsize != element_type.compile_time_size:
+    """`_is_splat` without unpacking to Python numbers."""
+    size = element_type.compile_time_size
+    if type(element_type) in FLOATS:
+        dtype = np.dtype(f"<u{size}")  # bits
+    else:
+        try:
+            dtype = np.dtype(element_type.format)
+        except TypeError:
+            dtype = None
+    if dtype is None or dtype.itemsize != size:
         values = list(element_type.iter_unpack(data))
         return values.count(values[0]) == length
     array = np.frombuffer(data, dtype)
@@ -102,8 +142,9 @@ def _is_splat_buffer(data: bytes, element_type, length: int) -> bool:
 
 
 @cache
-def _element_printer(element_type) -> tuple[Callable[[float], str], int] | None:
-    """The text of one element, and the element's size in bytes."""
+def _element_printer(element_type) -> tuple[Callable[[float], str | None], int] | None:
+    """The text of one element (None for a float that prints as its bits), and the
+    element's size in bytes."""
     if isinstance(element_type, IntegerType | IndexType):
         if element_type == i1:
             return (
@@ -112,11 +153,20 @@ def _element_printer(element_type) -> tuple[Callable[[float], str], int] | None:
         return (lambda value: f"{value:d}"), element_type.compile_time_size
     if type(element_type) in STRUCT_FLOATS:
         return _float_printer(element_type), element_type.compile_time_size
-    return None  # complex, or a float `struct` cannot pack (bf16, f8, f80, ...)
+    if isinstance(element_type, BFloat16Type):
+        return _short_float_text, element_type.compile_time_size
+    return None  # complex, or a float `struct` cannot pack (f8, f80, ...)
 
 
-def _float_printer(float_type) -> Callable[[float], str]:
-    """`Printer.print_float` for one float type."""
+def _short_float_text(value: float) -> str | None:
+    """`Printer.print_float` of a type whose values all read back from `%.5e` (bf16)."""
+    if not math.isfinite(value):
+        return None
+    return f"{value:.5e}".replace("e", "0e")
+
+
+def _float_printer(float_type) -> Callable[[float], str | None]:
+    """`Printer.print_float` for one float type, None for NaN and infinities."""
     layout = struct.Struct(float_type.format)
     pack, unpack = layout.pack, layout.unpack
     if isinstance(float_type, Float32Type):
@@ -127,9 +177,9 @@ def _float_printer(float_type) -> Callable[[float], str]:
         digits, bits = None, None
     isfinite = math.isfinite
 
-    def text(value: float) -> str:
+    def text(value: float) -> str | None:
         if not isfinite(value):
-            return f"0x{pack(value)[::-1].hex()}"
+            return None
         short = f"{value:.5e}"
         if unpack(pack(float(short)))[0] == value:  # (the 0 added changes no value)
             return short.replace("e", "0e")

@@ -13,7 +13,8 @@ Types, function types and attribute dictionaries are parsed by xDSL's parser
 once per distinct text and then shared (attributes are immutable); `dense<...>`
 literals of floats are read by numpy, hex ones by `bytes.fromhex`, or straight
 from the file's bytes when `parse_module` cut their digits out of the text
-(see `hex_literals`). The op is
+(see `hex_literals`); a hex element of a float literal (`dense<[0xFF800000]>`)
+is its bits, in the fast path and in xDSL's (`FloatBitsParser`). The op is
 built as xDSL builds it (`new_op` is `Operation.create`). Consecutive fast lines
 are read without the lexer; it resumes where the fast path declines. Anything
 else, and any line the fast path cannot take whole (a forward reference, a type
@@ -57,6 +58,7 @@ from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.base import _fits_flat
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.new_op import new_op
+from graph_opt.dialects.nn.parser_extensions import FloatBitsParser
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.gc_pause import collector_paused
 from graph_opt.mlir_text.forms import has_nn_custom_form
@@ -99,8 +101,9 @@ CACHED_TEXT_LIMIT = 512
 """Longer texts (large literals) are parsed every time rather than remembered."""
 
 
-class FastParser(Parser):
-    """xDSL's parser with a fast path for one-line ops (see the module docstring)."""
+class FastParser(FloatBitsParser):
+    """xDSL's parser with a fast path for one-line ops (see the module docstring),
+    reading hexadecimal float elements as their bits (`FloatBitsParser`)."""
 
     def __init__(
         self, ctx, input, name: str = "<unknown>", cut: HexLiterals | None = None
@@ -339,7 +342,7 @@ class FastParser(Parser):
             return known
         if "dense_resource" in text:
             raise ValueError("resources are xDSL's")
-        sub = Parser(self.ctx, text, self.lexer.input.name)
+        sub = FloatBitsParser(self.ctx, text, self.lexer.input.name)
         value = parse(sub)
         if sub._current_token.kind is not MLIRTokenKind.EOF:
             raise ValueError("trailing text")

@@ -9,6 +9,10 @@ for the ops of its regions, so both share one naming state. Types and
 attributes are printed once each by xDSL's printer and then reused; the digits
 of a long hex literal go from its bytes to the file (`hex_literals.write_hex`).
 
+Dense elements print through `dense_text` in every graph-opt printer
+(`BitExactPrinter`, which FastPrinter and resources' printer extend): xDSL's
+text, except that floats keep their bits where xDSL's lose them.
+
 It writes the SSA names and the separators that xDSL 0.74's `Printer` writes,
 relying on its naming fields (`_ssa_values`, `ssa_names`,
 `_get_new_valid_name_id`); tests/mlir_text/test_fast_printer.py checks the output
@@ -33,13 +37,28 @@ from xdsl.irdl import IRDLOperation
 from xdsl.printer import Printer
 
 from graph_opt.dialects.nn.constant import ELISION, ConstantOp
-from graph_opt.mlir_text.dense_text import dense_text, hex_data
+from graph_opt.mlir_text.dense_text import dense_literal, dense_text, hex_data
 from graph_opt.mlir_text.forms import has_nn_custom_form
 from graph_opt.mlir_text.hex_literals import LONG_HEX_DIGITS, write_hex
 
 
+class BitExactPrinter(Printer):
+    """xDSL's `Printer` writing dense elements as `dense_text` does: every float's
+    bits read back (xDSL 0.74 drops NaN payloads of f16 and merges 0.0 and -0.0
+    into a splat)."""
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, DenseIntOrFPElementsAttr):
+            literal = dense_literal(attribute)
+            if literal is not None:
+                self.print_string(f"{literal} : ")
+                self.print_attribute(attribute.get_type())
+                return
+        super().print_attribute(attribute)
+
+
 @dataclass(eq=False, repr=False)
-class FastPrinter(Printer):
+class FastPrinter(BitExactPrinter):
     _texts: dict[int, tuple[Attribute, str]] = field(default_factory=dict, init=False)
     """Printed text of each attribute met so far, by identity (the attribute is kept
     alive beside its text, so its id is not reused)."""
@@ -78,7 +97,7 @@ class FastPrinter(Printer):
             if text is not None:
                 return text
         out = StringIO()
-        printer = Printer(stream=out)
+        printer = BitExactPrinter(stream=out)
         printer.print_attribute(attr)
         for dialect, handles in printer._dialect_resources.items():
             self._dialect_resources.setdefault(dialect, set()).update(handles)

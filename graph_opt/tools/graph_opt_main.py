@@ -253,10 +253,10 @@ class GraphOptMain(xDSLOptMain):
         if self.args.pass_statistics:
             self._collect_statistics(previous, module, next_pass)
         if previous and next_pass and self.args.print_between_passes:
-            from xdsl.printer import Printer
+            from graph_opt.mlir_text.printer import FastPrinter
 
             print(f"// IR after {previous.name}:", file=sys.stderr)
-            Printer(stream=sys.stderr).print_op(module)
+            FastPrinter(stream=sys.stderr).print_op(module)
             print("\n", file=sys.stderr)
         self._pass_started = time.perf_counter()
 
