@@ -1,0 +1,253 @@
+"""Hostile TensorFlow inputs: SavedModel directories whose files are symlinks
+out of (or within) the directory, FIFOs or devices; checkpoints with a flipped
+bit (in the data, an entry's crc32c or the index) or entries that lie past
+the shard, claim terabytes or all share one block; GraphDefs whose constants
+are a short value list of a huge shape, and a While that never ends."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+
+from graph_opt.testing.fuzz.hostile_inputs import (
+    ACCEPT,
+    BOUNDED,
+    EITHER,
+    REFUSE,
+    Hostile,
+    Workspace,
+    device,
+    fifo,
+    link,
+)
+from graph_opt.testing.saved_models import (
+    INDEX,
+    OBJECT_GRAPH_KEY,
+    SHARD,
+    Entry,
+    crc32c,
+    linear_graph,
+    masked_crc32c,
+    string_tensor,
+    variable_key,
+    write_index,
+    write_linear_saved_model,
+    write_meta_graph,
+)
+
+OPTIMIZE = ("-p", "optimize", "-t", "onnx")
+
+
+def _saved_model(space: Workspace, rng) -> dict[str, Entry]:
+    n = int(rng.integers(4, 17))
+    variables = {
+        "kernel": rng.standard_normal((n, n)).astype(np.float32),
+        "bias": rng.standard_normal(n).astype(np.float32),
+    }
+    return write_linear_saved_model(space.model, variables)
+
+
+def _command(space: Workspace, name: str, expect: str) -> Hostile:
+    return Hostile(f"saved_model:{name}", expect, "graph-opt",
+                   (str(space.model), *OPTIMIZE))  # fmt: skip
+
+
+def _moved_out(space: Workspace, name: str) -> str:
+    """Move the model's `name` (under variables/ when not the graph) to the
+    same place under outside/, and return a relative link target to it."""
+    inner = name if name == "saved_model.pb" else f"variables/{name}"
+    (space.outside / "variables").mkdir(exist_ok=True)
+    shutil.move(space.model / inner, space.outside / inner)
+    return "../" * inner.count("/") + f"../outside/{inner}"
+
+
+def valid_saved_model(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    return _command(space, "valid_saved_model", ACCEPT)
+
+
+def shard_symlink_out(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    link(space.model / "variables" / SHARD, _moved_out(space, SHARD))
+    return _command(space, "shard_symlink_out", REFUSE)
+
+
+def index_symlink_out(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    link(space.model / "variables" / INDEX, _moved_out(space, INDEX))
+    return _command(space, "index_symlink_out", REFUSE)
+
+
+def graph_symlink_out(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    link(space.model / "saved_model.pb", _moved_out(space, "saved_model.pb"))
+    return _command(space, "graph_symlink_out", REFUSE)
+
+
+def folder_symlink_out(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    shutil.move(space.model / "variables", space.outside / "variables")
+    link(space.model / "variables", "../outside/variables")
+    return _command(space, "folder_symlink_out", REFUSE)
+
+
+def shard_symlink_to_environ(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    link(space.model / "variables" / SHARD, "/proc/self/environ")
+    return _command(space, "shard_symlink_to_environ", REFUSE)
+
+
+def shard_symlink_in(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    (space.model / "blobs").mkdir()
+    shutil.move(space.model / "variables" / SHARD, space.model / "blobs" / SHARD)
+    link(space.model / "variables" / SHARD, f"../blobs/{SHARD}")
+    return _command(space, "shard_symlink_in", EITHER)
+
+
+def shard_fifo(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    fifo(space.model / "variables" / SHARD)
+    return _command(space, "shard_fifo", REFUSE)
+
+
+def shard_device(space: Workspace, rng) -> Hostile:
+    _saved_model(space, rng)
+    kind = device(space.model / "variables" / SHARD, rng)
+    return _command(space, f"shard_device_{kind}", REFUSE)
+
+
+def _flip_bit(path, rng, end: int | None = None) -> None:
+    data = bytearray(path.read_bytes())
+    data[int(rng.integers(end or len(data)))] ^= 1 << int(rng.integers(8))
+    path.write_bytes(data)
+
+
+def data_bit_flip(space: Workspace, rng) -> Hostile:
+    """A bit of a tensor (or of the object graph) differs from its crc32c."""
+    _saved_model(space, rng)
+    _flip_bit(space.model / "variables" / SHARD, rng)
+    return _command(space, "data_bit_flip", REFUSE)
+
+
+def index_bit_flip(space: Workspace, rng) -> Hostile:
+    """A bit of the index's blocks differs from their crc32c (the footer's
+    padding, which no reader checks, is spared)."""
+    _saved_model(space, rng)
+    index = space.model / "variables" / INDEX
+    _flip_bit(index, rng, end=index.stat().st_size - 48)
+    return _command(space, "index_bit_flip", REFUSE)
+
+
+def _rewrite_entry(space: Workspace, entries: dict[str, Entry], **changes) -> None:
+    key = variable_key("kernel")
+    entries[key] = Entry(**{**entries[key].__dict__, **changes})
+    write_index(space.model / "variables" / "variables", entries)
+
+
+def entry_crc_flip(space: Workspace, rng) -> Hostile:
+    entries = _saved_model(space, rng)
+    crc = entries[variable_key("kernel")].crc32c ^ (1 << int(rng.integers(32)))
+    _rewrite_entry(space, entries, crc32c=crc)
+    return _command(space, "entry_crc_flip", REFUSE)
+
+
+def entry_past_end(space: Workspace, rng) -> Hostile:
+    entries = _saved_model(space, rng)
+    shard_size = (space.model / "variables" / SHARD).stat().st_size
+    _rewrite_entry(space, entries, offset=shard_size - int(rng.integers(0, 8)))
+    return _command(space, "entry_past_end", REFUSE)
+
+
+def huge_entry(space: Workspace, rng) -> Hostile:
+    """An entry whose shape and size claim 64 GiB to 1 TiB."""
+    entries = _saved_model(space, rng)
+    side = 1 << int(rng.integers(17, 19))
+    _rewrite_entry(space, entries, shape=(side, side), size=4 * side * side)
+    return _command(space, "huge_entry", REFUSE)
+
+
+def shared_block_bomb(space: Workspace, rng) -> Hostile:
+    """Some 2,000 variables whose entries all point at one 512 KiB block
+    (valid crc32c each): 1 GiB of constants from a 1 MiB directory."""
+    count = int(rng.integers(1600, 2000))
+    shape = (256, 512)
+    block = rng.standard_normal(shape).astype(np.float32).tobytes()
+    views = {f"w{i}": np.broadcast_to(np.float32(0), shape) for i in range(count)}
+    graph = linear_graph(views)
+    object_graph = write_meta_graph(
+        space.model, graph, views, {"x": "x:0"}, {"y": "y:0"}
+    )
+    checksum = masked_crc32c(crc32c(block))
+    entries = {variable_key(n): Entry(1, shape, 0, len(block), checksum) for n in views}
+    string, string_checksum = string_tensor(object_graph)
+    entries[OBJECT_GRAPH_KEY] = Entry(7, (), len(block), len(string), string_checksum)
+    write_index(space.model / "variables" / "variables", entries)
+    (space.model / "variables" / SHARD).write_bytes(block + string)
+    return _command(space, "shared_block_bomb", BOUNDED)
+
+
+def _tensor_text(dims: list[int], values: list[float]) -> str:
+    shape = " ".join(f"dim {{ size: {d} }}" for d in dims)
+    vals = " ".join(f"float_val: {v}" for v in values)
+    return f"tensor {{ dtype: DT_FLOAT tensor_shape {{ {shape} }} {vals} }}"
+
+
+def constant_bomb(space: Workspace, rng) -> Hostile:
+    """A few hundred bytes of text: a Const of one value (or a short list, its
+    last value repeated) of a 1 to 2 GiB shape."""
+    side = int(rng.integers(16384, 24000))
+    values = [1.5] if rng.random() < 0.5 else [1.0, 2.0, 3.0]
+    text = (
+        'node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }'
+        f' attr {{ key: "value" value {{ {_tensor_text([side, side], values)} }} }} }}\n'
+        'node { name: "y" op: "Identity" input: "c"'
+        ' attr { key: "T" value { type: DT_FLOAT } } }\n'
+    )
+    (space.model / "graph.pbtxt").write_text(text)
+    name = "splat" if len(values) == 1 else "value_list"
+    return Hostile(f"pbtxt:{name}_bomb", BOUNDED, "graph-opt",
+                   (str(space.model / "graph.pbtxt"), *OPTIMIZE))  # fmt: skip
+
+
+_ENDLESS_WHILE = """
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 1 } } } } }
+node { name: "loop" op: "While" input: "x"
+  attr { key: "T" value { list { type: DT_FLOAT } } }
+  attr { key: "cond" value { func { name: "always" } } }
+  attr { key: "body" value { func { name: "step" } } } }
+node { name: "y" op: "Identity" input: "loop" attr { key: "T" value { type: DT_FLOAT } } }
+library {
+  function { signature { name: "always" input_arg { name: "a" type: DT_FLOAT }
+      output_arg { name: "c" type: DT_BOOL } }
+    node_def { name: "t" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+      attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: true } } } }
+    ret { key: "c" value: "t:output:0" } }
+  function { signature { name: "step" input_arg { name: "a" type: DT_FLOAT }
+      output_arg { name: "b" type: DT_FLOAT } }
+    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: STEP } } } }
+    node_def { name: "next" op: "AddV2" input: "a" input: "one:output:0"
+      attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "b" value: "next:z:0" } }
+}
+"""
+
+
+def endless_while(space: Workspace, rng) -> Hostile:
+    """A functional While whose condition is a constant true."""
+    step = float(rng.integers(1, 9))
+    (space.model / "graph.pbtxt").write_text(_ENDLESS_WHILE.replace("STEP", str(step)))
+    np.save(space.model / "x.npy", np.zeros(1, np.float32))
+    args = (str(space.model / "graph.pbtxt"), "-i", str(space.model / "x.npy"))
+    return Hostile("pbtxt:endless_while", REFUSE, "graph-opt-run", args, ".npz")
+
+
+TF_HOSTILE = (
+    valid_saved_model, shard_symlink_out, index_symlink_out, graph_symlink_out,
+    folder_symlink_out, shard_symlink_to_environ, shard_symlink_in, shard_fifo,
+    shard_device, data_bit_flip, index_bit_flip, entry_crc_flip, entry_past_end,
+    huge_entry, shared_block_bomb, constant_bomb, endless_while,
+)  # fmt: skip
