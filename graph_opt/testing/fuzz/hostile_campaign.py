@@ -14,6 +14,7 @@ import shutil
 import stat
 import sys
 import tempfile
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,8 @@ class HostileReport:
     peak_rss: int = 0
     largest_input: int = 0
     findings: list[str] = field(default_factory=list)
+    outcomes: Counter = field(default_factory=Counter)
+    """(input kind, "exit 0" / "refused" / "killed") counts."""
 
     @property
     def passed(self) -> bool:
@@ -69,6 +72,10 @@ class HostileReport:
 
     def add(self, name: str, verdict: Verdict, size: int) -> None:
         self.inputs += 1
+        code = verdict.run.returncode
+        self.outcomes[
+            name, "exit 0" if code == 0 else "refused" if code > 0 else "killed"
+        ] += 1
         self.reads_outside += bool(verdict.outside)
         self.accepted += verdict.accepted
         self.tracebacks += verdict.traceback
