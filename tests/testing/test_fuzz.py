@@ -4,6 +4,7 @@ the hostile files, the audit of what a run opens, the SavedModel writer."""
 
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -245,3 +246,29 @@ def test_graph_opt_reads_the_written_saved_model(tmp_path: Path):
     x = np.ones((1, 5), np.float32)
     (y,) = run_function(api.load(tmp_path), [x])
     np.testing.assert_allclose(y, x @ weight, rtol=1e-6)
+
+
+def test_the_audit_logs_the_file_each_open_reached(tmp_path: Path):
+    """Relative to a dir_fd, through a symlink, relative to the working
+    directory: each open is logged as the file it opened."""
+    model, outside, cwd = tmp_path / "model", tmp_path / "outside", tmp_path / "cwd"
+    for folder in (model, outside, cwd):
+        folder.mkdir()
+    (model / "weights.bin").write_bytes(b"w")
+    (cwd / "weights.bin").write_bytes(b"decoy")  # what the dir_fd open is not
+    (cwd / "other.bin").write_bytes(b"decoy")
+    (outside / "secret").write_bytes(b"s")
+    (model / "link").symlink_to("../outside/secret")
+    child = f"""
+import os
+from pathlib import Path
+from graph_opt.testing.fuzz import audit
+audit.install("opened.log")
+folder = os.open({str(model)!r}, os.O_RDONLY | os.O_DIRECTORY)
+os.read(os.open("weights.bin", os.O_RDONLY, dir_fd=folder), 1)
+open("other.bin", "rb").read()
+Path({str(model / "link")!r}).read_bytes()
+"""
+    subprocess.run([sys.executable, "-c", child], cwd=cwd, check=True)
+    found = audit.reads_outside(cwd / "opened.log", [model], tmp_path)
+    assert found == [str(cwd / "other.bin"), str(outside / "secret")]

@@ -1,26 +1,32 @@
 """Which files a graph-opt command opens for reading, from inside its process.
 
-Run by path, `python audit.py LOG TOOL ARGS...` installs an audit hook (PEP 578)
-before graph_opt is imported, then runs TOOL (`graph-opt`, `graph-opt-run`).
-Python raises the event "open" for `open()`, `os.open()` and imports, before
-the call, with the path as given (and the flags); `os.fdopen` raises it with
-the descriptor, which is how onnx's C++ opens of external data show up. Each
-event becomes a line of LOG, written unbuffered so a killed run keeps it:
-`path|os|fd <TAB> flags <TAB> path` (a descriptor is logged as the file it is
-open on, from /proc/self/fd). The first line is `sys.path <TAB> entries`.
+Run by path, `python audit.py LOG TOOL ARGS...` starts watching opens before
+graph_opt is imported, then runs TOOL (`graph-opt`, `graph-opt-run`):
+- `os.open` and `io.open` (so `open`, `Path.open`, `os.fdopen`) are wrapped:
+  each successful open is logged as the file its descriptor is open on (from
+  /proc/self/fd), whatever relative path, dir_fd or symlink led there; onnx's
+  C++ opens of external data show up through the `os.fdopen` that reads them;
+- an audit hook (PEP 578) logs the "open" events of any other way (imports,
+  `io.FileIO`), before the call, with the path as given and the flags.
+Each open becomes a line of LOG, written unbuffered so a killed run keeps it:
+`fd|path|os <TAB> flags <TAB> path`. The first line is `sys.path <TAB> entries`.
 
 `reads_outside` judges a log: a read (not write-only) of a file that, after
 symlinks, lies outside the allowed directories (the model's, the output's,
-Python's own files). An `open()` made through an opener is logged twice
-(io, then os): the os event, which has the flags really used, counts.
-Only this file's top level runs in the child: it imports nothing but the
-standard library before the hook is in place.
+Python's own files); of an `open()` through an opener the hook sees the io
+event and the os one, and the os one (its flags are those used) counts. Only
+this file's top level runs in the child: it imports nothing but the standard
+library before the watch is in place.
 """
 
 from __future__ import annotations
 
+import builtins
+import functools
+import io
 import os
 import sys
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -28,37 +34,63 @@ ALWAYS_ALLOWED = ("/dev/null",)
 """Opened by Python's own machinery (subprocess), reads nothing."""
 
 
-def _install(log_path: str) -> None:
+def install(log_path: str) -> None:
+    """Log every open of this process to `log_path` from now on."""
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    wrapped = threading.local()
 
     def write(kind: str, flags: int, path: str) -> None:
         line = f"{kind}\t{flags}\t{path}\n"
         os.write(log, line.encode("utf-8", "surrogateescape"))
 
-    write("sys.path", 0, "\t".join(p for p in sys.path if p))
+    def opened(fd: int, flags: int) -> None:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            return
+        if target.startswith("/"):  # not a pipe or socket
+            write("fd", flags, target)
 
     def hook(event: str, args: tuple) -> None:
-        if event != "open":
+        if event != "open" or getattr(wrapped, "depth", 0):
             return
         path, mode, flags = args
         if isinstance(path, int):
-            try:
-                target = os.readlink(f"/proc/self/fd/{path}")
-            except OSError:
-                return
-            if target.startswith("/"):  # not a pipe or socket
-                write("fd", flags, target)
+            opened(path, flags)
         elif path is not None:
             kind = "os" if mode is None else "path"
             write(kind, flags or 0, os.path.abspath(os.fsdecode(path)))
 
+    def watch(function, descriptor, flags):
+        @functools.wraps(function)
+        def opening(*args, **kwargs):
+            wrapped.depth = getattr(wrapped, "depth", 0) + 1
+            try:
+                result = function(*args, **kwargs)
+            finally:
+                wrapped.depth -= 1
+            opened(descriptor(result), flags(*args, **kwargs))
+            return result
+
+        return opening
+
+    def os_flags(path, flags, *args, **kwargs) -> int:
+        return flags
+
+    def io_flags(file, mode="r", *args, **kwargs) -> int:
+        return os.O_RDONLY if "r" in mode or "+" in mode else os.O_WRONLY
+
+    write("sys.path", 0, "\t".join(p for p in sys.path if p))
     sys.addaudithook(hook)
+    os.open = watch(os.open, lambda fd: fd, os_flags)
+    io.open = watch(io.open, lambda file: file.fileno(), io_flags)
+    builtins.open = io.open
 
 
 def _main() -> int:
     del sys.path[0]  # this file's folder: its modules are not top-level ones
     log_path, tool = sys.argv[1], sys.argv[2]
-    _install(log_path)
+    install(log_path)
     sys.argv[1:] = sys.argv[3:]
     sys.argv[0] = tool
     from graph_opt.tools import launch
