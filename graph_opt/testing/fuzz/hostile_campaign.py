@@ -133,6 +133,7 @@ def _record(folder: Path, space: Workspace, hostile: Hostile, found, case) -> No
     shutil.copytree(space.model, folder / "model", symlinks=True, ignore=_special)
     rebuild = " ".join(map(str, case))
     lines = [
+        f"{hostile.name} (expected: {hostile.expect})",
         *found,
         f"rebuild: python -m graph_opt.testing.fuzz.hostile_campaign {rebuild} DIR",
         f"then: {_shell(space, hostile)}".replace(str(space.root), "DIR"),
