@@ -30,6 +30,7 @@ from graph_opt.frontend.tensorflow.tensor_bundle import FOOTER_SIZE, TABLE_MAGIC
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 SHARD = "variables.data-00000-of-00001"
+"""The data shard of a one-shard checkpoint."""
 INDEX = "variables.index"
 
 
@@ -100,19 +101,21 @@ def write_table(entries: list[tuple[bytes, bytes]]) -> bytes:
 
 @dataclass(frozen=True)
 class Entry:
-    """Where a tensor lies in the shard, as the index says."""
+    """Where a tensor lies in the shards, as the index says."""
 
     dtype: int
     shape: tuple[int, ...]
     offset: int
     size: int
     crc32c: int
+    shard: int = 0
 
 
 def bundle_entry(entry: Entry) -> bytes:
     proto = BundleEntryProto(
-        dtype=entry.dtype, offset=entry.offset, size=entry.size, crc32c=entry.crc32c
-    )
+        dtype=entry.dtype, shard_id=entry.shard, offset=entry.offset,
+        size=entry.size, crc32c=entry.crc32c,
+    )  # fmt: skip
     for size in entry.shape:
         proto.shape.dim.add(size=size)
     return proto.SerializeToString()
@@ -128,10 +131,20 @@ def string_tensor(value: bytes) -> tuple[bytes, int]:
     return _varint(len(value)) + length_checksum + value, masked_crc32c(crc)
 
 
-def write_bundle(prefix: Path, tensors: Mapping[str, np.ndarray | bytes]) -> dict:
-    """`prefix.index` and one data shard holding `tensors` (bytes: a scalar
-    string); returns the entries by key, to damage them in a test."""
-    shard, entries = bytearray(), {}
+def shard_name(shard: int, count: int) -> str:
+    return f"variables.data-{shard:05d}-of-{count:05d}"
+
+
+def write_bundle(
+    prefix: Path, tensors: Mapping[str, np.ndarray | bytes],
+    shard_of: Mapping[str, int] | None = None,
+) -> dict:  # fmt: skip
+    """`prefix.index` and the data shards holding `tensors` (bytes: a scalar
+    string), each in shard 0 unless `shard_of` says; returns the entries by
+    key, to damage them in a test."""
+    shard_of = shard_of or {}
+    shards = [bytearray() for _ in range(max(shard_of.values(), default=0) + 1)]
+    entries = {}
     for key, value in tensors.items():
         if isinstance(value, bytes):
             data, checksum = string_tensor(value)
@@ -141,15 +154,19 @@ def write_bundle(prefix: Path, tensors: Mapping[str, np.ndarray | bytes]) -> dic
             data = data.tobytes()
             checksum = masked_crc32c(crc32c(data))
             dtype, shape = DT_OF_NUMPY[value.dtype], value.shape
-        entries[key] = Entry(dtype, tuple(shape), len(shard), len(data), checksum)
+        shard = shards[shard_of.get(key, 0)]
+        entries[key] = Entry(dtype, tuple(shape), len(shard), len(data), checksum,
+                             shard_of.get(key, 0))  # fmt: skip
         shard += data
     write_index(prefix, entries)
-    prefix.with_name(prefix.name + SHARD.removeprefix("variables")).write_bytes(shard)
+    for i, data in enumerate(shards):
+        (prefix.parent / shard_name(i, len(shards))).write_bytes(data)
     return entries
 
 
 def write_index(prefix: Path, entries: Mapping[str, Entry]) -> None:
-    header = BundleHeaderProto(num_shards=1)
+    shards = max((e.shard for e in entries.values()), default=0) + 1
+    header = BundleHeaderProto(num_shards=shards)
     header.version.producer = 1
     rows = [(b"", header.SerializeToString())]
     rows += [(key.encode(), bundle_entry(e)) for key, e in entries.items()]
@@ -163,16 +180,17 @@ def variable_key(name: str) -> str:
 def write_saved_model(
     directory: Path, graph: GraphDef, variables: Mapping[str, np.ndarray],
     inputs: Mapping[str, str], outputs: Mapping[str, str],
+    shard_of: Mapping[str, int] | None = None,
 ) -> dict:  # fmt: skip
     """A SavedModel of `graph` whose VarHandleOps (by shared name) hold
-    `variables`; `inputs` and `outputs` map signature keys to tensor names.
-    Returns the checkpoint entries by key."""
+    `variables`; `inputs` and `outputs` map signature keys to tensor names;
+    `shard_of`: see `write_bundle`. Returns the checkpoint entries by key."""
     object_graph = write_meta_graph(directory, graph, variables, inputs, outputs)
     tensors: dict[str, np.ndarray | bytes] = {
         variable_key(name): value for name, value in variables.items()
     }
     tensors[OBJECT_GRAPH_KEY] = object_graph
-    return write_bundle(directory / "variables" / "variables", tensors)
+    return write_bundle(directory / "variables" / "variables", tensors, shard_of)
 
 
 def write_meta_graph(
@@ -235,8 +253,11 @@ def linear_graph(variables: Mapping[str, np.ndarray]) -> GraphDef:
 
 
 def write_linear_saved_model(
-    directory: Path, variables: Mapping[str, np.ndarray]
-) -> dict:
+    directory: Path, variables: Mapping[str, np.ndarray],
+    shard_of: Mapping[str, int] | None = None,
+) -> dict:  # fmt: skip
     """`linear_graph` as a SavedModel (signature: x -> y); the checkpoint entries."""
     graph = linear_graph(variables)
-    return write_saved_model(directory, graph, variables, {"x": "x:0"}, {"y": "y:0"})
+    return write_saved_model(
+        directory, graph, variables, {"x": "x:0"}, {"y": "y:0"}, shard_of
+    )

@@ -34,9 +34,9 @@ from graph_opt.testing.fuzz.onnx_graphs import OPSETS, random_inputs, random_mod
 from graph_opt.testing.fuzz.tf_graphs import random_graph_def
 from graph_opt.testing.saved_models import (
     OBJECT_GRAPH_KEY,
-    SHARD,
     crc32c,
     masked_crc32c,
+    shard_name,
     variable_key,
     write_linear_saved_model,
 )
@@ -223,11 +223,11 @@ def test_saved_models_written_here_load_and_checksum():
 def test_the_written_checkpoint_is_one_tensorflow_reads(tmp_path: Path):
     tf = pytest.importorskip("tensorflow")
     weight = np.arange(12, dtype=np.float32).reshape(3, 4)
-    write_linear_saved_model(tmp_path, {"w": weight})
+    write_linear_saved_model(tmp_path, {"w": weight}, {variable_key("w"): 1})
     reader = tf.train.load_checkpoint(str(tmp_path / "variables" / "variables"))
     np.testing.assert_array_equal(reader.get_tensor(variable_key("w")), weight)
     assert reader.get_tensor(OBJECT_GRAPH_KEY)
-    shard = tmp_path / "variables" / SHARD
+    shard = tmp_path / "variables" / shard_name(1, 2)
     data = bytearray(shard.read_bytes())
     data[5] ^= 4
     shard.write_bytes(data)

@@ -5,6 +5,7 @@ read, on whether it refused what it must, and as any malformed input is
 
 from __future__ import annotations
 
+import mmap
 import os
 import sys
 from dataclasses import dataclass, field
@@ -69,7 +70,7 @@ def run_hostile(space: Workspace, hostile: Hostile) -> Verdict:
         )  # fmt: skip
     allowed = [space.model, space.out] + ([hostile.stdin] if hostile.stdin else [])
     verdict = Verdict(run, audit.reads_outside(log, allowed, space.root))
-    if run.output_written and DECOY[:12] in output.read_bytes():
+    if run.output_written and _holds(output, DECOY[:12]):
         verdict.outside.append(f"the decoy's bytes are in the output {output.name}")
     verdict.accepted = hostile.expect == REFUSE and run.returncode == 0
     verdict.problems = problems(run, False, TIME_LIMIT, RSS_LIMIT)
@@ -77,3 +78,12 @@ def run_hostile(space: Workspace, hostile: Hostile) -> Verdict:
         last = run.stderr.strip().splitlines()[-1:] or [""]
         verdict.problems.append(f"refused a valid input: {last[0][:200]}")
     return verdict
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether the file holds `data` (mapped, not read: it may be large)."""
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size < len(data):
+            return False
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return mapped.find(data) >= 0

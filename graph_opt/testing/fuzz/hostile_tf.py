@@ -29,6 +29,7 @@ from graph_opt.testing.saved_models import (
     crc32c,
     linear_graph,
     masked_crc32c,
+    shard_name,
     string_tensor,
     variable_key,
     write_index,
@@ -39,13 +40,13 @@ from graph_opt.testing.saved_models import (
 OPTIMIZE = ("-p", "optimize", "-t", "onnx")
 
 
-def _saved_model(space: Workspace, rng) -> dict[str, Entry]:
+def _saved_model(space: Workspace, rng, shard_of=None) -> dict[str, Entry]:
     n = int(rng.integers(4, 17))
     variables = {
         "kernel": rng.standard_normal((n, n)).astype(np.float32),
         "bias": rng.standard_normal(n).astype(np.float32),
     }
-    return write_linear_saved_model(space.model, variables)
+    return write_linear_saved_model(space.model, variables, shard_of)
 
 
 def _command(space: Workspace, name: str, expect: str) -> Hostile:
@@ -93,8 +94,10 @@ def folder_symlink_out(space: Workspace, rng) -> Hostile:
 
 
 def shard_symlink_to_environ(space: Workspace, rng) -> Hostile:
-    _saved_model(space, rng)
-    link(space.model / "variables" / SHARD, "/proc/self/environ")
+    """The kernel alone in the second shard, a link to /proc/self/environ
+    (the environment, decoy first, would become the kernel)."""
+    _saved_model(space, rng, {variable_key("kernel"): 1})
+    link(space.model / "variables" / shard_name(1, 2), "/proc/self/environ")
     return _command(space, "shard_symlink_to_environ", REFUSE)
 
 
