@@ -26,7 +26,11 @@ from graph_opt.frontend.tensorflow.schema import (
     SavedModel,
     TrackableObjectGraph,
 )
-from graph_opt.frontend.tensorflow.tensor_bundle import FOOTER_SIZE, TABLE_MAGIC
+from graph_opt.frontend.tensorflow.tensor_bundle import (
+    BLOCK_TRAILER_SIZE,
+    FOOTER_SIZE,
+    TABLE_MAGIC,
+)
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 SHARD = "variables.data-00000-of-00001"
@@ -97,6 +101,27 @@ def write_table(entries: list[tuple[bytes, bytes]]) -> bytes:
     handles = metaindex_handle + index_handle
     footer = handles + b"\0" * (FOOTER_SIZE - 8 - len(handles))
     return table + footer + struct.pack("<Q", TABLE_MAGIC)
+
+
+def _read_varint(data: bytes, position: int) -> tuple[int, int]:
+    value = shift = 0
+    while data[position] & 0x80:
+        value |= (data[position] & 0x7F) << shift
+        position, shift = position + 1, shift + 7
+    return value | data[position] << shift, position + 1
+
+
+def checked_ranges(table: bytes) -> list[range]:
+    """The bytes of a table that `write_table` wrote whose damage TensorFlow's
+    reader detects: the data block (first in the file) and the index block,
+    with their trailers; it never reads the metaindex block, nor the footer's
+    padding."""
+    metaindex_offset, position = _read_varint(table, len(table) - FOOTER_SIZE)
+    _, position = _read_varint(table, position)
+    index_offset, position = _read_varint(table, position)
+    index_size, _ = _read_varint(table, position)
+    index_end = index_offset + index_size + BLOCK_TRAILER_SIZE
+    return [range(0, metaindex_offset), range(index_offset, index_end)]
 
 
 @dataclass(frozen=True)

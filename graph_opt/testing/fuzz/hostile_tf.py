@@ -26,6 +26,7 @@ from graph_opt.testing.saved_models import (
     OBJECT_GRAPH_KEY,
     SHARD,
     Entry,
+    checked_ranges,
     crc32c,
     linear_graph,
     masked_crc32c,
@@ -121,9 +122,10 @@ def shard_device(space: Workspace, rng) -> Hostile:
     return _command(space, f"shard_device_{kind}", REFUSE)
 
 
-def _flip_bit(path, rng, end: int | None = None) -> None:
+def _flip_bit(path, rng, ranges: list[range] | None = None) -> None:
     data = bytearray(path.read_bytes())
-    data[int(rng.integers(end or len(data)))] ^= 1 << int(rng.integers(8))
+    span = ranges[int(rng.integers(len(ranges)))] if ranges else range(len(data))
+    data[span[int(rng.integers(len(span)))]] ^= 1 << int(rng.integers(8))
     path.write_bytes(data)
 
 
@@ -135,11 +137,10 @@ def data_bit_flip(space: Workspace, rng) -> Hostile:
 
 
 def index_bit_flip(space: Workspace, rng) -> Hostile:
-    """A bit of the index's blocks differs from their crc32c (the footer's
-    padding, which no reader checks, is spared)."""
+    """A bit of the index's data or index block (or their crc32c) flipped."""
     _saved_model(space, rng)
     index = space.model / "variables" / INDEX
-    _flip_bit(index, rng, end=index.stat().st_size - 48)
+    _flip_bit(index, rng, checked_ranges(index.read_bytes()))
     return _command(space, "index_bit_flip", REFUSE)
 
 
