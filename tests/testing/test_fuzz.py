@@ -272,3 +272,18 @@ Path({str(model / "link")!r}).read_bytes()
     subprocess.run([sys.executable, "-c", child], cwd=cwd, check=True)
     found = audit.reads_outside(cwd / "opened.log", [model], tmp_path)
     assert found == [str(cwd / "other.bin"), str(outside / "secret")]
+
+
+@pytest.mark.parametrize("kind", ["data_bit_flip", "index_bit_flip", "entry_crc_flip"])
+def test_tensorflow_refuses_the_damaged_checkpoints(tmp_path: Path, kind: str):
+    """The checkpoints the campaign expects refused are ones TensorFlow refuses."""
+    tf = pytest.importorskip("tensorflow")
+    for round_ in range(12):
+        space, hostile = build(kind, 0, round_, tmp_path / str(round_))
+        assert hostile.expect == REFUSE
+        with pytest.raises(tf.errors.OpError):
+            reader = tf.train.load_checkpoint(
+                str(space.model / "variables" / "variables")
+            )
+            for key in reader.get_variable_to_shape_map():
+                reader.get_tensor(key)
