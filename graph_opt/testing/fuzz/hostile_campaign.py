@@ -1,5 +1,5 @@
-"""The hostile-file campaign: every generator of hostile_onnx and hostile_tf,
-`rounds` times each with its own seed, `jobs` runs at a time; each finding is
+"""The hostile-file campaign: every generator of hostile_onnx, hostile_tf and
+hostile_bombs, `rounds` times each with its own seed, `jobs` runs at a time; each finding is
 written to the findings folder with the model's files and the command that
 rebuilds the case:
 
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graph_opt.testing.fuzz.hostile_bombs import BOMBS
 from graph_opt.testing.fuzz.hostile_inputs import Hostile, Workspace, input_size
 from graph_opt.testing.fuzz.hostile_onnx import ONNX_HOSTILE
 from graph_opt.testing.fuzz.hostile_runs import (
@@ -32,7 +33,7 @@ from graph_opt.testing.fuzz.hostile_runs import (
 )
 from graph_opt.testing.fuzz.hostile_tf import TF_HOSTILE
 
-GENERATORS = {f.__name__: f for f in (*ONNX_HOSTILE, *TF_HOSTILE)}
+GENERATORS = {f.__name__: f for f in (*ONNX_HOSTILE, *TF_HOSTILE, *BOMBS)}
 
 
 @dataclass

@@ -24,6 +24,9 @@ BOUNDED = "bounded"
 EITHER = "either"
 """Allowed either way (a symlink that stays inside the model's directory)."""
 
+OPTIMIZE = ("-p", "optimize", "-t", "onnx")
+"""graph-opt's arguments after the input, as in the malformed-input campaign."""
+
 DECOY = b"DCOY" * 64
 """The decoy files' bytes, and the value of the first environment variable."""
 DECOY_VARIABLE = "GRAPH_OPT_FUZZ_DECOY"

@@ -1,8 +1,7 @@
-"""Hostile TensorFlow inputs: SavedModel directories whose files are symlinks
+"""Hostile TensorFlow SavedModel directories whose files are symlinks
 out of (or within) the directory, FIFOs or devices; checkpoints with a flipped
 bit (in the data, an entry's crc32c or the index) or entries that lie past
-the shard, claim terabytes or all share one block; GraphDefs whose constants
-are a short value list of a huge shape, and a While that never ends."""
+the shard, claim terabytes or all share one block."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from graph_opt.testing.fuzz.hostile_inputs import (
     ACCEPT,
     BOUNDED,
     EITHER,
+    OPTIMIZE,
     REFUSE,
     Hostile,
     Workspace,
@@ -37,8 +37,6 @@ from graph_opt.testing.saved_models import (
     write_linear_saved_model,
     write_meta_graph,
 )
-
-OPTIMIZE = ("-p", "optimize", "-t", "onnx")
 
 
 def _saved_model(space: Workspace, rng, shard_of=None) -> dict[str, Entry]:
@@ -192,66 +190,9 @@ def shared_block_bomb(space: Workspace, rng) -> Hostile:
     return _command(space, "shared_block_bomb", BOUNDED)
 
 
-def _tensor_text(dims: list[int], values: list[float]) -> str:
-    shape = " ".join(f"dim {{ size: {d} }}" for d in dims)
-    vals = " ".join(f"float_val: {v}" for v in values)
-    return f"tensor {{ dtype: DT_FLOAT tensor_shape {{ {shape} }} {vals} }}"
-
-
-def constant_bomb(space: Workspace, rng) -> Hostile:
-    """A few hundred bytes of text: a Const of one value (or a short list, its
-    last value repeated) of a 1 to 2 GiB shape."""
-    side = int(rng.integers(16384, 24000))
-    values = [1.5] if rng.random() < 0.5 else [1.0, 2.0, 3.0]
-    text = (
-        'node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }'
-        f' attr {{ key: "value" value {{ {_tensor_text([side, side], values)} }} }} }}\n'
-        'node { name: "y" op: "Identity" input: "c"'
-        ' attr { key: "T" value { type: DT_FLOAT } } }\n'
-    )
-    (space.model / "graph.pbtxt").write_text(text)
-    name = "splat" if len(values) == 1 else "value_list"
-    return Hostile(f"pbtxt:{name}_bomb", BOUNDED, "graph-opt",
-                   (str(space.model / "graph.pbtxt"), *OPTIMIZE))  # fmt: skip
-
-
-_ENDLESS_WHILE = """
-node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { dim { size: 1 } } } } }
-node { name: "loop" op: "While" input: "x"
-  attr { key: "T" value { list { type: DT_FLOAT } } }
-  attr { key: "cond" value { func { name: "always" } } }
-  attr { key: "body" value { func { name: "step" } } } }
-node { name: "y" op: "Identity" input: "loop" attr { key: "T" value { type: DT_FLOAT } } }
-library {
-  function { signature { name: "always" input_arg { name: "a" type: DT_FLOAT }
-      output_arg { name: "c" type: DT_BOOL } }
-    node_def { name: "t" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
-      attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: true } } } }
-    ret { key: "c" value: "t:output:0" } }
-  function { signature { name: "step" input_arg { name: "a" type: DT_FLOAT }
-      output_arg { name: "b" type: DT_FLOAT } }
-    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
-      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: STEP } } } }
-    node_def { name: "next" op: "AddV2" input: "a" input: "one:output:0"
-      attr { key: "T" value { type: DT_FLOAT } } }
-    ret { key: "b" value: "next:z:0" } }
-}
-"""
-
-
-def endless_while(space: Workspace, rng) -> Hostile:
-    """A functional While whose condition is a constant true."""
-    step = float(rng.integers(1, 9))
-    (space.model / "graph.pbtxt").write_text(_ENDLESS_WHILE.replace("STEP", str(step)))
-    np.save(space.model / "x.npy", np.zeros(1, np.float32))
-    args = (str(space.model / "graph.pbtxt"), "-i", str(space.model / "x.npy"))
-    return Hostile("pbtxt:endless_while", REFUSE, "graph-opt-run", args, ".npz")
-
-
 TF_HOSTILE = (
     valid_saved_model, shard_symlink_out, index_symlink_out, graph_symlink_out,
     folder_symlink_out, shard_symlink_to_environ, shard_symlink_in, shard_fifo,
     shard_device, data_bit_flip, index_bit_flip, entry_crc_flip, entry_past_end,
-    huge_entry, shared_block_bomb, constant_bomb, endless_while,
+    huge_entry, shared_block_bomb,
 )  # fmt: skip
