@@ -128,7 +128,7 @@ def problems(
         found.append(f"took {run.seconds:.0f} s (limit {time_limit:.0f} s)")
     if run.peak_rss > rss_limit:
         found.append(
-            f"peak memory {run.peak_rss >> 20} MiB (limit {rss_limit >> 20} MiB)"
+            f"peak memory {-(-run.peak_rss >> 20)} MiB (limit {rss_limit >> 20} MiB)"
         )
     if run.returncode < 0:
         found.append(f"killed by signal {-run.returncode}")

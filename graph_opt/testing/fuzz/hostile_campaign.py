@@ -67,7 +67,7 @@ class HostileReport:
             f"{self.largest_input / 1024:.0f} KiB), {self.reads_outside} reads outside, "
             f"{self.accepted} corrupt accepted, {self.tracebacks} tracebacks, "
             f"{self.other} other problems; slowest {self.slowest:.1f} s "
-            f"(limit {TIME_LIMIT:.0f}), peak {self.peak_rss >> 20} MiB "
+            f"(limit {TIME_LIMIT:.0f}), peak {-(-self.peak_rss >> 20)} MiB "
             f"(limit {RSS_LIMIT >> 20})"
         )
 
