@@ -19,8 +19,10 @@ from graph_opt.testing.fuzz.differential import compare
 from graph_opt.testing.fuzz.hostile_campaign import (
     GENERATORS,
     build,
+    record_finding,
     run_hostile_campaign,
 )
+from graph_opt.testing.fuzz.hostile_campaign import main as hostile_main
 from graph_opt.testing.fuzz.hostile_inputs import (
     ACCEPT,
     BOUNDED,
@@ -34,6 +36,7 @@ from graph_opt.testing.fuzz.onnx_graphs import OPSETS, random_inputs, random_mod
 from graph_opt.testing.fuzz.tf_graphs import random_graph_def
 from graph_opt.testing.saved_models import (
     OBJECT_GRAPH_KEY,
+    SHARD,
     crc32c,
     masked_crc32c,
     shard_name,
@@ -287,3 +290,25 @@ def test_tensorflow_refuses_the_damaged_checkpoints(tmp_path: Path, kind: str):
             )
             for key in reader.get_variable_to_shape_map():
                 reader.get_tensor(key)
+
+
+def test_a_hostile_finding_keeps_the_files_and_how_to_rebuild_them(
+    tmp_path: Path, capsys
+):
+    space, hostile = build("shard_fifo", 0, 0, tmp_path / "case")
+    folder = tmp_path / "findings"
+    record_finding(folder, space, hostile, ["took 60 s"], ("shard_fifo", 0, 0))
+    lines = (folder / "findings.txt").read_text().splitlines()
+    assert lines[:2] == ["saved_model:shard_fifo (expected: refuse)", "took 60 s"]
+    assert "hostile_campaign shard_fifo 0 0 DIR" in lines[2]
+    assert (
+        lines[3]
+        == "then: cd DIR/cwd && graph-opt DIR/model -p optimize -t onnx -o DIR/out/out.onnx"
+    )
+    assert (folder / "model" / "saved_model.pb").is_file()
+    assert not (folder / "model" / "variables" / SHARD).exists()  # the FIFO
+    assert hostile_main(["shard_fifo", "0", "0", str(tmp_path / "again")]) == 0
+    assert capsys.readouterr().out.startswith(
+        f"cd {tmp_path / 'again' / 'cwd'} && graph-opt"
+    )
+    assert _tree(tmp_path / "again") == _tree(space.root)

@@ -120,12 +120,12 @@ def run_hostile_campaign(
                 report.findings.append(text)
                 log(f"  FINDING {text}")
             if found:
-                _record(findings / f"hostile_{kind}_{seed}_{round_}", space, hostile, found,
+                record_finding(findings / f"hostile_{kind}_{seed}_{round_}", space, hostile, found,
                         (kind, seed, round_))  # fmt: skip
     return report
 
 
-def _record(folder: Path, space: Workspace, hostile: Hostile, found, case) -> None:
+def record_finding(folder: Path, space: Workspace, hostile: Hostile, found, case) -> None:
     """The model's regular files and links (no FIFO or device), and how to
     rebuild the whole case."""
     shutil.rmtree(folder, ignore_errors=True)
