@@ -125,7 +125,9 @@ def run_hostile_campaign(
     return report
 
 
-def record_finding(folder: Path, space: Workspace, hostile: Hostile, found, case) -> None:
+def record_finding(
+    folder: Path, space: Workspace, hostile: Hostile, found, case
+) -> None:
     """The model's regular files and links (no FIFO or device), and how to
     rebuild the whole case."""
     shutil.rmtree(folder, ignore_errors=True)
