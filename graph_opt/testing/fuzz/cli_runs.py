@@ -39,11 +39,6 @@ class Run:
 
 def run_graph_opt(input_path: Path, args: list[str], output: Path) -> Run:
     """`python -m graph_opt INPUT ARGS -o OUTPUT` with the limits, from this checkout."""
-    root = str(Path(__file__).resolve().parents[3])
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
-    }
     command = [
         sys.executable,
         "-m",
@@ -53,16 +48,43 @@ def run_graph_opt(input_path: Path, args: list[str], output: Path) -> Run:
         "-o",
         str(output),
     ]
+    return run_limited(command, output)
+
+
+def checkout_env(first: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment with this checkout first on PYTHONPATH (`first`: variables
+    placed before all others)."""
+    root = str(Path(__file__).resolve().parents[3])
+    paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**(first or {}), **os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    env.update(first or {})
+    return env
+
+
+def run_limited(
+    command: list[str],
+    output: Path,
+    env: dict[str, str] | None = None,
+    time_limit: float = TIME_LIMIT,
+    rss_limit: int | None = None,
+    **popen,
+) -> Run:
+    """Run `command`, killed after `time_limit` seconds or once its resident
+    memory passes `rss_limit` (checked every 20 ms); `popen`: cwd, stdin."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=err, env=env,
-            preexec_fn=_limit_address_space,
+            command, stdout=subprocess.DEVNULL, stderr=err, env=env or checkout_env(),
+            preexec_fn=_limit_address_space, **popen,
         )  # fmt: skip
-        timer = threading.Timer(TIME_LIMIT, process.kill)
-        timer.start()
+        done = threading.Event()
+        watch = threading.Thread(
+            target=_watch, args=(process, done, time_limit, rss_limit)
+        )
+        watch.start()
         _, status, usage = os.wait4(process.pid, 0)
-        timer.cancel()
+        done.set()
+        watch.join()
         process.returncode = os.waitstatus_to_exitcode(status)  # reaped here
         seconds = time.perf_counter() - start
         err.seek(0)
@@ -72,18 +94,41 @@ def run_graph_opt(input_path: Path, args: list[str], output: Path) -> Run:
     )
 
 
+def _watch(process, done: threading.Event, time_limit: float, rss_limit) -> None:
+    deadline = time.monotonic() + time_limit
+    while not done.wait(0.02):
+        if time.monotonic() > deadline or (
+            rss_limit is not None and _rss(process.pid) > rss_limit
+        ):
+            process.kill()
+            return
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def _limit_address_space() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
 
 
-def problems(run: Run, runtime_refuses: bool) -> list[str]:
+def problems(
+    run: Run,
+    runtime_refuses: bool,
+    time_limit: float = TIME_LIMIT,
+    rss_limit: int = RSS_LIMIT,
+) -> list[str]:
     """What is wrong with how graph-opt handled a malformed input."""
     found = []
-    if run.seconds >= TIME_LIMIT:
-        found.append(f"took {run.seconds:.0f} s (limit {TIME_LIMIT:.0f} s)")
-    if run.peak_rss > RSS_LIMIT:
+    if run.seconds >= time_limit:
+        found.append(f"took {run.seconds:.0f} s (limit {time_limit:.0f} s)")
+    if run.peak_rss > rss_limit:
         found.append(
-            f"peak memory {run.peak_rss >> 20} MiB (limit {RSS_LIMIT >> 20} MiB)"
+            f"peak memory {-(-run.peak_rss >> 20)} MiB (limit {rss_limit >> 20} MiB)"
         )
     if run.returncode < 0:
         found.append(f"killed by signal {-run.returncode}")
@@ -92,6 +137,8 @@ def problems(run: Run, runtime_refuses: bool) -> list[str]:
     if run.returncode == 0:
         if runtime_refuses:
             found.append("exit 0 on a model the runtime refuses")
+        return found
+    if run.returncode < 0:
         return found
     errors = [
         line for line in run.stderr.splitlines()
