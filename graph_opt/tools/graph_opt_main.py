@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import dataclasses
 import gc
 import io
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from typing import IO
@@ -19,7 +19,6 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import graph_opt
-from graph_opt.files import chmod_for_umask
 from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.tools import verify_numerics
@@ -275,11 +274,11 @@ class GraphOptMain(xDSLOptMain):
     _collection = None
 
     def _emit_before(self, prog: ModuleOp) -> None:
-        """--emit-before FILE: the input graph, in FILE's format, written atomically."""
+        """--emit-before FILE: the input graph, in FILE's format (written as -o is)."""
         from io import StringIO
 
-        from graph_opt.files import write_atomically
         from graph_opt.mlir_text.printer import FastPrinter
+        from graph_opt.output_files import write_output_file
         from graph_opt.tools.dot_export import write_dot, write_svg
 
         suffix = os.path.splitext(self.args.emit_before)[1]
@@ -293,7 +292,7 @@ class GraphOptMain(xDSLOptMain):
             raise ValueError(
                 f"--emit-before writes .dot, .svg or .mlir, not '{suffix}'"
             )
-        write_atomically(self.args.emit_before, text.getvalue().encode())
+        write_output_file(self.args.emit_before, text.getvalue().encode())
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """A directory is a TensorFlow SavedModel: its frontend reads the files."""
@@ -360,14 +359,15 @@ class GraphOptMain(xDSLOptMain):
         if self.args.output_file is None:
             self._output_stream = sys.stdout
             return sys.stdout
-        directory = os.path.dirname(os.path.abspath(self.args.output_file))
-        handle = tempfile.NamedTemporaryFile(
-            "w", dir=directory, prefix=".graph-opt-", suffix=".tmp", delete=False
+        from graph_opt.output_files import writing_output_file
+
+        self._output_binary = self._output.enter_context(
+            writing_output_file(self.args.output_file)
         )
-        self._temporary_output = handle.name
-        chmod_for_umask(handle.name)
-        self._output_stream = handle
-        return handle
+        self._output_stream = io.TextIOWrapper(
+            self._output_binary, encoding="utf-8", newline="\n"
+        )
+        return self._output_stream
 
     def _check_elision(self) -> None:
         if self.args.onnx_contrib_ops and self.args.target != "onnx":
@@ -421,19 +421,17 @@ class GraphOptMain(xDSLOptMain):
             finally:
                 ELISION.larger_than = None
             return ""
-        if self.args.target == "graphdef" and self._temporary_output is not None:
+        if self.args.target == "graphdef" and self.args.output_file is not None:
             from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
 
             text = self.args.output_file.lower().endswith(".pbtxt")
-            with open(self._temporary_output, "wb") as out:
-                out.write(graph_def_bytes(prog, text=text))
+            self._output_binary.write(graph_def_bytes(prog, text=text))
             return ""
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
         from graph_opt.frontend.onnx_export import save_model
 
-        with open(self._temporary_output, "wb") as out:
-            save_model(prog, out, contrib_ops=self.args.onnx_contrib_ops)
+        save_model(prog, self._output_binary, contrib_ops=self.args.onnx_contrib_ops)
         return ""
 
     def _write_mlir(self, prog: ModuleOp) -> None:
@@ -453,10 +451,10 @@ class GraphOptMain(xDSLOptMain):
         from graph_opt.progress import SETTINGS
 
         SETTINGS.quiet = self.args.quiet
-        self._temporary_output = None
         self._check_elision()
         apply_tensor_limit(self.args)
-        try:
+        # -o's file: written in full once the run succeeds, removed if it fails
+        with contextlib.ExitStack() as self._output:
             if self.args.time_passes:
                 from graph_opt.passes.optimize import timing_stages
 
@@ -464,12 +462,6 @@ class GraphOptMain(xDSLOptMain):
                     super().run()
             else:
                 super().run()
-        except BaseException:
-            if self._temporary_output and os.path.exists(self._temporary_output):
-                os.unlink(self._temporary_output)
-            raise
-        if self._temporary_output:
-            os.replace(self._temporary_output, self.args.output_file)
         if self.args.time_passes:
             print(format_pass_times(self.pass_times), file=sys.stderr)
 

@@ -129,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def reduce_model(args: argparse.Namespace) -> None:
-    from graph_opt.files import write_atomically
+    from graph_opt.output_files import write_output_file
     from graph_opt.tools.plugins import load_plugins
     from graph_opt.tools.reduce import Reducer
     from graph_opt.tools.run_main import load_module
@@ -146,7 +146,7 @@ def reduce_model(args: argparse.Namespace) -> None:
     reduction = Reducer(interesting).reduce(module)
     text = lit_test(reduction, interesting, args)
     if args.output:
-        write_atomically(args.output, text.encode())
+        write_output_file(args.output, text.encode())
     else:
         sys.stdout.write(text)
     progress(

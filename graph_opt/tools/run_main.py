@@ -108,11 +108,11 @@ def real_io_inputs(function, names: Sequence[str], inputs: dict) -> dict:
 
 
 def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
-    from graph_opt.files import write_atomically
+    from graph_opt.output_files import write_output_file
 
     data = io.BytesIO()
     np.savez(data, **arrays)
-    write_atomically(path, data.getvalue())
+    write_output_file(path, data.getvalue())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
