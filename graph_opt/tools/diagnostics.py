@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -27,6 +28,9 @@ def run_tool(tool: str, input_name: str | None, body: Callable[[], None]) -> int
         body()
     except SystemExit as e:  # argument errors, already printed
         return e.code if isinstance(e.code, int) else 1
+    except BrokenPipeError:  # the reader went away (`graph-opt-run ... | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # quietly, as a tool SIGPIPE ends
     except Exception as e:
         print(f"{tool}: {one_line(e, input_name)}", file=sys.stderr)
         return 1

@@ -29,7 +29,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="an .npz of inputs by argument name, NAME=file.npy, or file.npy for a one-input model (repeatable)",
     )
     parser.add_argument(
-        "-o", "--output", required=True, help="an .npz to write the outputs to"
+        "-o",
+        "--output",
+        help="an .npz to write the outputs to (default: print them on stdout)",
     )
     parser.add_argument(
         "--function", help="the function to run (default: the only public one)"
@@ -115,6 +117,14 @@ def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
     write_output_file(path, data.getvalue())
 
 
+def print_outputs(arrays: dict[str, np.ndarray]) -> None:
+    """Each output's name, dtype and shape, then its values as numpy prints them
+    (summarized past a thousand elements)."""
+    for name, array in arrays.items():
+        print(f"{name}: {array.dtype} {tuple(array.shape)}")
+        print(np.array2string(np.asarray(array)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     return run_tool("graph-opt-run", args.model, lambda: run(args))
@@ -123,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> None:
     from graph_opt.entry import entry_function
     from graph_opt.frontend.names import argument_names, result_names
+    from graph_opt.interpreter.input_types import check_input_types
     from graph_opt.interpreter.tf_state import Session
     from graph_opt.quantization.boundary import dequantized_outputs
 
@@ -134,13 +145,17 @@ def run(args: argparse.Namespace) -> None:
     inputs = read_inputs(args.inputs, names)
     if args.real_io:
         inputs = real_io_inputs(function, names, inputs)
+    check_input_types(function, inputs)
     session = Session()
     for _ in range(args.steps):
         outputs = session.run(module, inputs, args.function)
     if args.real_io:
         outputs = dequantized_outputs(function, outputs)
-    names = result_names(function)
-    write_npz(args.output, dict(zip(names, outputs, strict=True)))
+    results = dict(zip(result_names(function), outputs, strict=True))
+    if args.output:
+        write_npz(args.output, results)
+    else:
+        print_outputs(results)
     if args.variables:
         write_npz(args.variables, session.variables)
 
