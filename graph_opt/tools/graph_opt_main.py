@@ -22,7 +22,11 @@ import graph_opt
 from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.tools import verify_numerics
-from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
+from graph_opt.tools.diagnostics import (
+    one_line,
+    one_line_usage_errors,
+    raise_recursion_limit,
+)
 from graph_opt.tools.frontends import apply_tensor_limit
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.tools.pipeline import PipelineError, build_pipeline
@@ -125,6 +129,7 @@ class GraphOptMain(xDSLOptMain):
         return sorted(name for name in self.available_passes if name in offered)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        one_line_usage_errors(arg_parser, "graph-opt")
         super().register_all_arguments(arg_parser)
         # Replace xDSL's -p (append) and -t (default told apart, graph-opt's targets).
         arg_parser._optionals.conflict_handler = "resolve"
@@ -142,6 +147,7 @@ class GraphOptMain(xDSLOptMain):
             "-t",
             "--target",
             default=_DefaultTarget("mlir"),
+            type=self._target,
             help="Output format: "
             + ", ".join(self.available_targets)
             + " (default: from -o's suffix, else mlir)",
@@ -216,6 +222,17 @@ class GraphOptMain(xDSLOptMain):
         plugins.register_arguments(arg_parser)
         verify_numerics.register_arguments(arg_parser)
         reproducer.register_arguments(arg_parser)
+
+    def _target(self, text: str) -> str:
+        """-t's value, refused with the targets offered when it names none."""
+        name = text.split("{", 1)[0]
+        if name not in self.available_targets and not isinstance(text, _DefaultTarget):
+            hint = "; TOSA is MLIR: -p lower-to-tosa -t mlir" if name == "tosa" else ""
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: '{name}' (choose from "
+                f"{', '.join(self.available_targets)}{hint})"
+            )
+        return text
 
     def setup_pipeline(self):
         if self.args.load_pass_plugin:
@@ -295,12 +312,18 @@ class GraphOptMain(xDSLOptMain):
         write_output_file(self.args.emit_before, text.getvalue().encode())
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
-        """A directory is a TensorFlow SavedModel: its frontend reads the files."""
+        """A directory is a TensorFlow SavedModel: its frontend reads the files.
+        Stdin without -f is MLIR text, or an ONNX model when it starts as every
+        serialized ModelProto does (ir_version, field 1: the byte 0x08, which
+        no MLIR text starts with)."""
         name = self.args.input_file
         if name is not None and os.path.isdir(name) and self.args.frontend is None:
             from graph_opt.tools.frontends import SAVED_MODEL
 
             return io.BytesIO(), SAVED_MODEL
+        if name is None and self.args.frontend is None:
+            stdin = sys.stdin.buffer
+            return stdin, "onnx" if stdin.peek(1)[:1] == b"\x08" else "mlir"
         return super().get_input_stream()
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset=0):

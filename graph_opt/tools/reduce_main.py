@@ -15,7 +15,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from graph_opt.tools.diagnostics import run_tool
+from graph_opt.tools.diagnostics import one_line_usage_errors, run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -25,6 +25,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "and write it as a FileCheck test.",
         epilog="graph-opt's input options (-f, --input-shape, --outputs, ...) are accepted too.",
     )
+    one_line_usage_errors(parser, "graph-opt-reduce")
     parser.add_argument(
         "model", help="any input graph-opt reads (.mlir, .onnx, .pb, ...)"
     )

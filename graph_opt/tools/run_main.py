@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graph_opt.tools.diagnostics import run_tool
+from graph_opt.tools.diagnostics import one_line_usage_errors, run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -18,6 +18,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description="Run a model with graph-opt's numpy reference interpreter.",
         epilog="graph-opt's input options (-f, --input-shape, --outputs, ...) are accepted too.",
     )
+    one_line_usage_errors(parser, "graph-opt-run")
     parser.add_argument(
         "model", help="any input graph-opt reads (.mlir, .onnx, .pb, .pbtxt, ...)"
     )
