@@ -38,17 +38,18 @@ def write_output_file(path: str | os.PathLike, data: bytes) -> None:
 @contextmanager
 def writing_output_file(path: str | os.PathLike) -> Iterator[BinaryIO]:
     """A binary stream whose content becomes `path` when the block ends normally."""
-    target = Path(os.path.realpath(path))
     try:
-        existing = target.stat()
+        existing = os.stat(path)  # through symlinks
     except FileNotFoundError:
         existing = None
     if existing is not None and stat.S_ISDIR(existing.st_mode):
         raise IsADirectoryError(f"{path}: is a directory, not a file to write")
     if existing is not None and not stat.S_ISREG(existing.st_mode):
-        with open(target, "wb") as out:
+        # opened by its name: /dev/stdout's target may be a pipe, not a path
+        with open(path, "wb") as out:
             yield out
         return
+    target = Path(os.path.realpath(path))
     mode = stat.S_IMODE(existing.st_mode) if existing else _umask_mode()
     handle, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=TEMPORARY_PREFIX, suffix=".tmp"

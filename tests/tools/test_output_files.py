@@ -108,6 +108,16 @@ def test_output_to_a_fifo_goes_to_its_reader(tmp_path):
     assert temporaries(tmp_path) == []
 
 
+def test_output_through_a_link_to_standard_output_reaches_the_pipe(tmp_path):
+    """As `-o /dev/stdout`: a symlink to /proc/self/fd/1, whose target names a
+    pipe, not a file (the system's /dev/stdout is left alone: the old code
+    would have replaced it)."""
+    (tmp_path / "stdout").symlink_to("/proc/self/fd/1")
+    result = ok(graph_opt(EXAMPLE, "-o", "stdout", cwd=tmp_path))
+    assert result.stdout.startswith(b"builtin.module")
+    assert (tmp_path / "stdout").is_symlink()
+
+
 def test_a_hard_linked_file_is_replaced_and_the_other_name_keeps_the_old_text(
     tmp_path,
 ):
