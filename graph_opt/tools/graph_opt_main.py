@@ -448,12 +448,14 @@ class GraphOptMain(xDSLOptMain):
             from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
 
             text = self.args.output_file.lower().endswith(".pbtxt")
+            self._output_stream.flush()  # (what --split-input-file wrote before)
             self._output_binary.write(graph_def_bytes(prog, text=text))
             return ""
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
         from graph_opt.frontend.onnx_export import save_model
 
+        self._output_stream.flush()
         save_model(prog, self._output_binary, contrib_ops=self.args.onnx_contrib_ops)
         return ""
 
