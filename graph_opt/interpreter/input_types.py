@@ -17,9 +17,14 @@ from graph_opt.interpreter.runner import check_no_float_codes
 
 
 def check_input_types(function: func.FuncOp, inputs: Mapping[str, object]) -> None:
-    """Each named input has its argument's dtype, rank and static dims, and the
-    dims sharing a symbolic name (ONNX dim_param) one size."""
+    """Each input names an argument and has its dtype, rank and static dims, and
+    the dims sharing a symbolic name (ONNX dim_param) have one size."""
     names = argument_names(function)
+    unknown = [name for name in inputs if name not in names]
+    if unknown:
+        raise InterpretationError(
+            f"no input named '{unknown[0]}' (the model's inputs: {', '.join(names)})"
+        )
     given = [inputs.get(name) for name in names]
     check_no_float_codes(function, [v for v in given if v is not None])
     arg_types = function.function_type.inputs.data

@@ -79,6 +79,14 @@ def test_symbolic_dims_take_any_size_but_one_size_per_name(tmp_path):
     refused(result, "input b: dim 0 ('N') is 3", "input a's dim 0", "is 1")
 
 
+def test_an_input_the_model_does_not_have_is_refused(tmp_path):
+    np.savez(
+        tmp_path / "x.npz", input=np.ones((1, 3, 16, 16), np.float32), extra=np.ones(1)
+    )
+    result = graph_opt_run(EXAMPLE, "-i", "x.npz", "-o", "y.npz", cwd=tmp_path)
+    refused(result, "no input named 'extra' (the model's inputs: input)")
+
+
 def test_without_output_file_the_outputs_are_printed(tmp_path):
     x = np.random.default_rng(0).standard_normal((1, 3, 16, 16)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
