@@ -24,7 +24,8 @@ from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.universe import Universe
 
-from graph_opt.files import mapped, write_atomically, writing_atomically
+from graph_opt.files import mapped
+from graph_opt.output_files import write_output_file, writing_output_file
 
 if TYPE_CHECKING:
     from mmap import mmap
@@ -238,20 +239,21 @@ def save(
 ) -> None:
     """Write ONNX (for a .onnx path; with `contrib_ops` onnxruntime's fused
     com.microsoft ops where they apply), a TensorFlow GraphDef (.pb binary,
-    .pbtxt text) or MLIR text (see `to_mlir`), atomically."""
+    .pbtxt text) or MLIR text (see `to_mlir`), as `graph-opt -o` writes files
+    (`graph_opt.output_files`: atomically, through symlinks, onto devices)."""
     path = Path(path)
     if path.suffix == ".onnx":
         from graph_opt.frontend.onnx_export import save_model
 
-        with writing_atomically(path) as stream:
+        with writing_output_file(path) as stream:
             save_model(module, stream, contrib_ops=contrib_ops)
         return
     if path.suffix in (".pb", ".pbtxt"):
         from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
 
-        write_atomically(path, graph_def_bytes(module, text=path.suffix == ".pbtxt"))
+        write_output_file(path, graph_def_bytes(module, text=path.suffix == ".pbtxt"))
         return
-    with writing_atomically(path) as out:
+    with writing_output_file(path) as out:
         text = TextIOWrapper(out, encoding="utf-8", newline="\n")
         _write_mlir(module, text, False, weights_as_resources)
-        text.detach()  # (flushed; `out` is closed by writing_atomically)
+        text.detach()  # (flushed; `out` is closed by writing_output_file)

@@ -69,7 +69,7 @@ def function_arguments(
         raise InterpretationError(
             f"expected {len(arg_types)} inputs, got {len(inputs)}"
         )
-    _check_no_float_codes(target, inputs)
+    check_no_float_codes(target, inputs)
     return [
         np.asarray(value, dtype=numpy_dtype(t.element_type))
         if hasattr(t, "element_type")
@@ -78,7 +78,7 @@ def function_arguments(
     ]
 
 
-def _check_no_float_codes(target: func.FuncOp, inputs: Sequence) -> None:
+def check_no_float_codes(target: func.FuncOp, inputs: Sequence) -> None:
     """Refuse floats for an integer argument carrying `nn.quantization`
     (convert-to-int{integer-io=true}): casting would truncate them."""
     from graph_opt.frontend.names import argument_names

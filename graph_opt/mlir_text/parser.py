@@ -120,6 +120,10 @@ class FastParser(FloatBitsParser):
         self._op_classes: dict[str, type[Operation] | None] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """xDSL's `parse_module`; an input without ops (empty, blanks or comments
+        only) is an empty module, as mlir-opt reads it."""
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
         with collector_paused():  # the graph being built is all alive
             return super().parse_module(allow_implicit_module)
 

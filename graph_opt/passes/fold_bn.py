@@ -12,6 +12,7 @@ from xdsl.passes import ModulePass
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.fold_bn_patterns import explain_fold_bn, fold_bn_patterns
+from graph_opt.passes.fold_bn_patterns.patterns import DECOMPOSED_FOLDED
 from graph_opt.passes.op_dispatch import dispatching_walker, rewrite_with
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
@@ -41,6 +42,7 @@ class FoldBatchNormPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         before = _batch_norms(op)
+        record(DECOMPOSED_FOLDED, 0)  # counted by the pattern as it folds
         _, folds = rewrite_with(op, fold_bn_patterns())
         left = [(bn, explain_fold_bn(bn)) for bn in _batch_norms(op)]
         left = [(bn, reason) for bn, reason in left if reason is not None]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from xdsl.utils.exceptions import ParseError
 
-from graph_opt.remarks import print_warnings_as_one_line
+from graph_opt.remarks import print_warnings_as_one_line, shortened
 
 RECURSION_LIMIT = 20_000
 """Python's recursion limit in the commands (parsers recurse per nesting level):
@@ -16,6 +19,15 @@ far above what real models nest (a few hundred levels of MLIR regions parse)."""
 
 def raise_recursion_limit() -> None:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+
+
+def one_line_usage_errors(parser: argparse.ArgumentParser, tool: str) -> None:
+    """Argument errors as one line (`tool: error: ...`), not argparse's usage text."""
+
+    def error(message: str) -> NoReturn:
+        parser.exit(2, f"{tool}: error: {message}; see {tool} --help\n")
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def run_tool(tool: str, input_name: str | None, body: Callable[[], None]) -> int:
@@ -27,6 +39,9 @@ def run_tool(tool: str, input_name: str | None, body: Callable[[], None]) -> int
         body()
     except SystemExit as e:  # argument errors, already printed
         return e.code if isinstance(e.code, int) else 1
+    except BrokenPipeError:  # the reader went away (`graph-opt-run ... | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # quietly, as a tool SIGPIPE ends
     except Exception as e:
         print(f"{tool}: {one_line(e, input_name)}", file=sys.stderr)
         return 1
@@ -43,14 +58,14 @@ def one_line(error: BaseException, input_name: str | None = None) -> str:
         )
     if isinstance(error, ParseError):
         loc = error.span.get_location()
-        return f"{loc.file}:{loc.line}:{loc.col}: error: {error.msg}"
+        return f"{loc.file}:{loc.line}:{loc.col}: error: {shortened(error.msg)}"
     text = str(error).strip()
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     message = _informative(lines) if lines else type(error).__name__
     if input_name and message.startswith(f"{input_name}: "):
         message = message[len(input_name) + 2 :]
     prefix = f"{input_name}: " if input_name else ""
-    return f"{prefix}error: {message}"
+    return f"{prefix}error: {shortened(message)}"
 
 
 def _informative(lines: list[str]) -> str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import dataclasses
 import gc
 import io
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from typing import IO
@@ -19,11 +19,14 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import graph_opt
-from graph_opt.files import chmod_for_umask
 from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.tools import verify_numerics
-from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
+from graph_opt.tools.diagnostics import (
+    one_line,
+    one_line_usage_errors,
+    raise_recursion_limit,
+)
 from graph_opt.tools.frontends import apply_tensor_limit
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.tools.pipeline import PipelineError, build_pipeline
@@ -126,6 +129,7 @@ class GraphOptMain(xDSLOptMain):
         return sorted(name for name in self.available_passes if name in offered)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        one_line_usage_errors(arg_parser, "graph-opt")
         super().register_all_arguments(arg_parser)
         # Replace xDSL's -p (append) and -t (default told apart, graph-opt's targets).
         arg_parser._optionals.conflict_handler = "resolve"
@@ -143,6 +147,7 @@ class GraphOptMain(xDSLOptMain):
             "-t",
             "--target",
             default=_DefaultTarget("mlir"),
+            type=self._target,
             help="Output format: "
             + ", ".join(self.available_targets)
             + " (default: from -o's suffix, else mlir)",
@@ -218,6 +223,17 @@ class GraphOptMain(xDSLOptMain):
         verify_numerics.register_arguments(arg_parser)
         reproducer.register_arguments(arg_parser)
 
+    def _target(self, text: str) -> str:
+        """-t's value, refused with the targets offered when it names none."""
+        name = text.split("{", 1)[0]
+        if name not in self.available_targets and not isinstance(text, _DefaultTarget):
+            hint = "; TOSA is MLIR: -p lower-to-tosa -t mlir" if name == "tosa" else ""
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: '{name}' (choose from "
+                f"{', '.join(self.available_targets)}{hint})"
+            )
+        return text
+
     def setup_pipeline(self):
         if self.args.load_pass_plugin:
             from graph_opt.tools.plugins import load_plugins
@@ -275,11 +291,11 @@ class GraphOptMain(xDSLOptMain):
     _collection = None
 
     def _emit_before(self, prog: ModuleOp) -> None:
-        """--emit-before FILE: the input graph, in FILE's format, written atomically."""
+        """--emit-before FILE: the input graph, in FILE's format (written as -o is)."""
         from io import StringIO
 
-        from graph_opt.files import write_atomically
         from graph_opt.mlir_text.printer import FastPrinter
+        from graph_opt.output_files import write_output_file
         from graph_opt.tools.dot_export import write_dot, write_svg
 
         suffix = os.path.splitext(self.args.emit_before)[1]
@@ -293,15 +309,21 @@ class GraphOptMain(xDSLOptMain):
             raise ValueError(
                 f"--emit-before writes .dot, .svg or .mlir, not '{suffix}'"
             )
-        write_atomically(self.args.emit_before, text.getvalue().encode())
+        write_output_file(self.args.emit_before, text.getvalue().encode())
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
-        """A directory is a TensorFlow SavedModel: its frontend reads the files."""
+        """A directory is a TensorFlow SavedModel: its frontend reads the files.
+        Stdin without -f is MLIR text, or an ONNX model when it starts as every
+        serialized ModelProto does (ir_version, field 1: the byte 0x08, which
+        no MLIR text starts with)."""
         name = self.args.input_file
         if name is not None and os.path.isdir(name) and self.args.frontend is None:
             from graph_opt.tools.frontends import SAVED_MODEL
 
             return io.BytesIO(), SAVED_MODEL
+        if name is None and self.args.frontend is None:
+            stdin = sys.stdin.buffer
+            return stdin, "onnx" if stdin.peek(1)[:1] == b"\x08" else "mlir"
         return super().get_input_stream()
 
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset=0):
@@ -360,14 +382,15 @@ class GraphOptMain(xDSLOptMain):
         if self.args.output_file is None:
             self._output_stream = sys.stdout
             return sys.stdout
-        directory = os.path.dirname(os.path.abspath(self.args.output_file))
-        handle = tempfile.NamedTemporaryFile(
-            "w", dir=directory, prefix=".graph-opt-", suffix=".tmp", delete=False
+        from graph_opt.output_files import writing_output_file
+
+        self._output_binary = self._output.enter_context(
+            writing_output_file(self.args.output_file)
         )
-        self._temporary_output = handle.name
-        chmod_for_umask(handle.name)
-        self._output_stream = handle
-        return handle
+        self._output_stream = io.TextIOWrapper(
+            self._output_binary, encoding="utf-8", newline="\n"
+        )
+        return self._output_stream
 
     def _check_elision(self) -> None:
         if self.args.onnx_contrib_ops and self.args.target != "onnx":
@@ -421,19 +444,19 @@ class GraphOptMain(xDSLOptMain):
             finally:
                 ELISION.larger_than = None
             return ""
-        if self.args.target == "graphdef" and self._temporary_output is not None:
+        if self.args.target == "graphdef" and self.args.output_file is not None:
             from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
 
             text = self.args.output_file.lower().endswith(".pbtxt")
-            with open(self._temporary_output, "wb") as out:
-                out.write(graph_def_bytes(prog, text=text))
+            self._output_stream.flush()  # (what --split-input-file wrote before)
+            self._output_binary.write(graph_def_bytes(prog, text=text))
             return ""
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
         from graph_opt.frontend.onnx_export import save_model
 
-        with open(self._temporary_output, "wb") as out:
-            save_model(prog, out, contrib_ops=self.args.onnx_contrib_ops)
+        self._output_stream.flush()
+        save_model(prog, self._output_binary, contrib_ops=self.args.onnx_contrib_ops)
         return ""
 
     def _write_mlir(self, prog: ModuleOp) -> None:
@@ -453,10 +476,10 @@ class GraphOptMain(xDSLOptMain):
         from graph_opt.progress import SETTINGS
 
         SETTINGS.quiet = self.args.quiet
-        self._temporary_output = None
         self._check_elision()
         apply_tensor_limit(self.args)
-        try:
+        # -o's file: written in full once the run succeeds, removed if it fails
+        with contextlib.ExitStack() as self._output:
             if self.args.time_passes:
                 from graph_opt.passes.optimize import timing_stages
 
@@ -464,12 +487,6 @@ class GraphOptMain(xDSLOptMain):
                     super().run()
             else:
                 super().run()
-        except BaseException:
-            if self._temporary_output and os.path.exists(self._temporary_output):
-                os.unlink(self._temporary_output)
-            raise
-        if self._temporary_output:
-            os.replace(self._temporary_output, self.args.output_file)
         if self.args.time_passes:
             print(format_pass_times(self.pass_times), file=sys.stderr)
 

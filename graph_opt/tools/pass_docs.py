@@ -10,8 +10,9 @@ from xdsl.passes import ModulePass
 
 
 def summary(pass_class: type[ModulePass]) -> str:
-    doc = inspect.getdoc(pass_class) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+    """The docstring's first paragraph, on one line (a summary may wrap)."""
+    doc = (inspect.getdoc(pass_class) or "").strip()
+    return " ".join(doc.split("\n\n", 1)[0].split())
 
 
 def _pipeline_value(value) -> str:

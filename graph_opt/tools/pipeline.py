@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+import typing
 from collections.abc import Callable, Iterable, Mapping
 
 from xdsl.passes import ModulePass, PassPipeline
@@ -111,5 +112,59 @@ def build_pipeline(
 ) -> PassPipeline:
     specs = parse_specs(spec)
     check_specs(spec, specs, available, offered)
-    passes = tuple(available[s.name]().from_pass_spec(s) for s in specs)
-    return PassPipeline(passes, callback)
+    passes, search_from = [], 0
+    for pass_spec in specs:
+        column = max(spec.find(pass_spec.name, search_from), 0)
+        search_from = column + len(pass_spec.name)
+        pass_class = available[pass_spec.name]()
+        try:
+            passes.append(pass_class.from_pass_spec(pass_spec))
+        except (ValueError, TypeError) as error:
+            raise _option_error(spec, column, pass_class, pass_spec, error) from None
+    return PassPipeline(tuple(passes), callback)
+
+
+def _option_error(
+    spec: str, column: int, pass_class: type[ModulePass], pass_spec: ArgSpec, error
+) -> PipelineError:
+    """The option xDSL could not convert (tried one by one), its expected type,
+    and a caret under its value."""
+    hints = typing.get_type_hints(pass_class)
+    for option, values in pass_spec.parameters.items():
+        try:
+            pass_class.from_pass_spec(ArgSpec(pass_spec.name, {option: values}))
+        except (ValueError, TypeError):
+            given = ",".join(map(str, values)) or "nothing"
+            expected = describe_type(hints.get(option.replace("-", "_")))
+            at = spec.find(option, column)
+            value_at = spec.find("=", at) + 1 if values else at
+            return pointing_at(
+                spec,
+                max(value_at, 0),
+                f"pass '{pass_spec.name}' option '{option}' takes {expected}, "
+                f"not '{given}'",
+            )
+    return pointing_at(spec, column, f"pass '{pass_spec.name}': {error}")
+
+
+TYPE_NAMES = {
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    str: "a string",
+}
+
+
+def describe_type(hint) -> str:
+    """How a pass option's type is said to a user: `an integer`, `a number or none`."""
+    if hint in TYPE_NAMES:
+        return TYPE_NAMES[hint]
+    arguments = typing.get_args(hint)
+    if typing.get_origin(hint) is tuple and arguments:
+        return f"a comma-separated list of {describe_type(arguments[0])}s".replace(
+            "of an ", "of "
+        ).replace("of a ", "of ")
+    if arguments and type(None) in arguments:
+        kept = [describe_type(a) for a in arguments if a is not type(None)]
+        return " or ".join(kept) + " (or nothing)"
+    return str(hint)

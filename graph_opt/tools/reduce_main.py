@@ -15,7 +15,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from graph_opt.tools.diagnostics import run_tool
+from graph_opt.tools.diagnostics import one_line_usage_errors, run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -25,6 +25,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "and write it as a FileCheck test.",
         epilog="graph-opt's input options (-f, --input-shape, --outputs, ...) are accepted too.",
     )
+    one_line_usage_errors(parser, "graph-opt-reduce")
     parser.add_argument(
         "model", help="any input graph-opt reads (.mlir, .onnx, .pb, ...)"
     )
@@ -129,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def reduce_model(args: argparse.Namespace) -> None:
-    from graph_opt.files import write_atomically
+    from graph_opt.output_files import write_output_file
     from graph_opt.tools.plugins import load_plugins
     from graph_opt.tools.reduce import Reducer
     from graph_opt.tools.run_main import load_module
@@ -146,7 +147,7 @@ def reduce_model(args: argparse.Namespace) -> None:
     reduction = Reducer(interesting).reduce(module)
     text = lit_test(reduction, interesting, args)
     if args.output:
-        write_atomically(args.output, text.encode())
+        write_output_file(args.output, text.encode())
     else:
         sys.stdout.write(text)
     progress(

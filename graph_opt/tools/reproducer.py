@@ -76,7 +76,7 @@ class CrashReproducer:
         if self.current is None or self.entered is None:
             return None
         from graph_opt import api
-        from graph_opt.files import write_atomically
+        from graph_opt.output_files import write_output_file
         from graph_opt.tools.diagnostics import one_line
 
         specs = [pass_spec(p) for p in self.pipeline.passes]
@@ -87,7 +87,7 @@ class CrashReproducer:
             f"// pipeline: {','.join(specs)} (pass {self.index + 1} of {len(specs)})",
         ]
         text = "\n".join(header) + "\n" + api.to_mlir(self.entered)
-        write_atomically(self.path, text.encode())
+        write_output_file(self.path, text.encode())
         return self.path
 
     def note(self) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graph_opt.tools.diagnostics import run_tool
+from graph_opt.tools.diagnostics import one_line_usage_errors, run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -18,6 +18,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description="Run a model with graph-opt's numpy reference interpreter.",
         epilog="graph-opt's input options (-f, --input-shape, --outputs, ...) are accepted too.",
     )
+    one_line_usage_errors(parser, "graph-opt-run")
     parser.add_argument(
         "model", help="any input graph-opt reads (.mlir, .onnx, .pb, .pbtxt, ...)"
     )
@@ -29,7 +30,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="an .npz of inputs by argument name, NAME=file.npy, or file.npy for a one-input model (repeatable)",
     )
     parser.add_argument(
-        "-o", "--output", required=True, help="an .npz to write the outputs to"
+        "-o",
+        "--output",
+        help="an .npz to write the outputs to (default: print them on stdout)",
     )
     parser.add_argument(
         "--function", help="the function to run (default: the only public one)"
@@ -108,11 +111,19 @@ def real_io_inputs(function, names: Sequence[str], inputs: dict) -> dict:
 
 
 def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
-    from graph_opt.files import write_atomically
+    from graph_opt.output_files import write_output_file
 
     data = io.BytesIO()
     np.savez(data, **arrays)
-    write_atomically(path, data.getvalue())
+    write_output_file(path, data.getvalue())
+
+
+def print_outputs(arrays: dict[str, np.ndarray]) -> None:
+    """Each output's name, dtype and shape, then its values as numpy prints them
+    (summarized past a thousand elements)."""
+    for name, array in arrays.items():
+        print(f"{name}: {array.dtype} {tuple(array.shape)}")
+        print(np.array2string(np.asarray(array)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> None:
     from graph_opt.entry import entry_function
     from graph_opt.frontend.names import argument_names, result_names
+    from graph_opt.interpreter.input_types import check_input_types
     from graph_opt.interpreter.tf_state import Session
     from graph_opt.quantization.boundary import dequantized_outputs
 
@@ -134,13 +146,17 @@ def run(args: argparse.Namespace) -> None:
     inputs = read_inputs(args.inputs, names)
     if args.real_io:
         inputs = real_io_inputs(function, names, inputs)
+    check_input_types(function, inputs)
     session = Session()
     for _ in range(args.steps):
         outputs = session.run(module, inputs, args.function)
     if args.real_io:
         outputs = dequantized_outputs(function, outputs)
-    names = result_names(function)
-    write_npz(args.output, dict(zip(names, outputs, strict=True)))
+    results = dict(zip(result_names(function), outputs, strict=True))
+    if args.output:
+        write_npz(args.output, results)
+    else:
+        print_outputs(results)
     if args.variables:
         write_npz(args.variables, session.variables)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from filecheck_inputs import CHUNKS
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from graph_opt import api
@@ -26,6 +27,11 @@ def parse_both(text: str, name: str = "in.mlir"):
 
 def assert_same(text: str, name: str = "in.mlir") -> None:
     expected, got = parse_both(text, name)
+    empty = isinstance(got, ModuleOp) and got.ops.first is None
+    if empty and isinstance(expected, str):
+        # xDSL refuses a text without ops, graph-opt reads an empty module as mlir-opt
+        assert "Could not parse entire input!" in expected
+        return
     if isinstance(expected, str) or isinstance(got, str):
         assert got == expected
         return

@@ -87,6 +87,7 @@ def test_statistics_say_what_each_pass_did():
     api.run(api.load(EXAMPLE), "fold-bn,fuse-ops", statistics=stats)
     fold, fuse = stats
     assert fold.name == "fold-bn" and fold.counters == {
+        "decomposed batch norms (x * s + t) folded": 0,
         "nn.batch_norm folded": 1,
         "nn.batch_norm left": 0,
     }

@@ -20,6 +20,10 @@ from graph_opt.passes.fold_bn_patterns.into_conv import (
     erase_input_fold,
     plan_input_fold,
 )
+from graph_opt.statistics import count
+
+DECOMPOSED_FOLDED = "decomposed batch norms (x * s + t) folded"
+"""fold-bn's statistic of the chains FoldDecomposedBatchNorm folds."""
 
 
 class FoldBatchNormIntoPrecedingLinear(RewritePattern):
@@ -50,6 +54,7 @@ class FoldDecomposedBatchNorm(RewritePattern):
         if isinstance(plan, str) or not plan.has_scale:
             return
         erase_chain_fold(plan, rewriter)
+        count(DECOMPOSED_FOLDED)
 
 
 class FoldBatchNormIntoFollowingConv(RewritePattern):
