@@ -1,0 +1,94 @@
+"""Every read of a file a model names (ONNX external data, a SavedModel's
+checkpoint), confined to the model's directory.
+
+A name the model gives is resolved inside the directory; the file it reaches
+must stay inside it after following symlinks (one that stays inside is fine),
+must be a regular file (checked on the opened descriptor, opened without
+blocking, so a FIFO or a device is refused, never waited on or read), and a
+read must lie within the file's size. Each refusal is a one-line FrontendError
+naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from graph_opt.frontend.errors import FrontendError
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class ModelDirectory:
+    """The directory a model's files are read from, and nothing outside it."""
+
+    def __init__(self, directory: str | os.PathLike):
+        self.directory = Path(directory)
+        self.root = Path(os.path.realpath(directory))
+
+    def resolve(self, name: str | os.PathLike) -> Path:
+        """The real path of `name` (relative to the directory), refused unless
+        it lies inside the directory."""
+        if os.path.isabs(name):
+            raise FrontendError(
+                f"{name}: an absolute path, outside the model's directory {self.directory}"
+            )
+        real = Path(os.path.realpath(self.root / name))
+        if real != self.root and self.root not in real.parents:
+            shown = self.directory / name
+            raise FrontendError(
+                f"{shown}: leads outside the model's directory {self.directory} (to {real})"
+            )
+        return real
+
+    def read(
+        self, name: str | os.PathLike, offset: int = 0, length: int | None = None
+    ) -> bytes:
+        """`length` bytes of the file `name` from `offset` (to its end if None)."""
+        path = self.resolve(name)
+        shown = self.directory / name
+        try:
+            fd = os.open(path, _OPEN_FLAGS)
+        except OSError as e:
+            raise FrontendError(f"{shown}: cannot read ({e.strerror})") from e
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise FrontendError(f"{shown}: not a regular file ({_kind(info)})")
+            size = info.st_size
+            if length is None:
+                length = size - offset
+            if offset < 0 or length < 0 or offset + length > size:
+                raise FrontendError(
+                    f"{shown}: {length} bytes at offset {offset} lie past the "
+                    f"end of the file ({size} bytes)"
+                )
+            try:
+                f.seek(offset)
+                data = f.read(length)
+            except OSError as e:
+                raise FrontendError(f"{shown}: cannot read ({e.strerror})") from e
+        if len(data) != length:
+            raise FrontendError(f"{shown}: cut short while read")
+        return data
+
+
+def _kind(info: os.stat_result) -> str:
+    mode = info.st_mode
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
