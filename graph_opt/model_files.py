@@ -49,19 +49,26 @@ class ModelDirectory:
         return real
 
     def read(
-        self, name: str | os.PathLike, offset: int = 0, length: int | None = None
+        self,
+        name: str | os.PathLike,
+        offset: int = 0,
+        length: int | None = None,
+        what: str = "the file",
     ) -> bytes:
-        """`length` bytes of the file `name` from `offset` (to its end if None)."""
+        """`length` bytes of the file `name` from `offset` (to its end if None);
+        `what` names the file in errors (e.g. "the checkpoint data")."""
         path = self.resolve(name)
         shown = self.directory / name
         try:
             fd = os.open(path, _OPEN_FLAGS)
         except OSError as e:
-            raise FrontendError(f"{shown}: cannot read ({e.strerror})") from e
+            raise FrontendError(f"{shown}: cannot read {what} ({e.strerror})") from e
         with os.fdopen(fd, "rb") as f:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise FrontendError(f"{shown}: not a regular file ({_kind(info)})")
+                raise FrontendError(
+                    f"{shown}: cannot read {what} (not a regular file: {_kind(info)})"
+                )
             size = info.st_size
             if length is None:
                 length = size - offset
@@ -74,7 +81,9 @@ class ModelDirectory:
                 f.seek(offset)
                 data = f.read(length)
             except OSError as e:
-                raise FrontendError(f"{shown}: cannot read ({e.strerror})") from e
+                raise FrontendError(
+                    f"{shown}: cannot read {what} ({e.strerror})"
+                ) from e
         if len(data) != length:
             raise FrontendError(f"{shown}: cut short while read")
         return data
@@ -91,4 +100,4 @@ def _kind(info: os.stat_result) -> str:
     ):
         if test(mode):
             return kind
-    return "not a regular file"
+    return "an unknown kind of file"
