@@ -63,20 +63,25 @@ class ModelDirectory:
             fd = os.open(path, _OPEN_FLAGS)
         except OSError as e:
             raise FrontendError(f"{shown}: cannot read {what} ({e.strerror})") from e
-        with os.fdopen(fd, "rb") as f:
+        try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise FrontendError(
                     f"{shown}: cannot read {what} (not a regular file: {_kind(info)})"
                 )
             size = info.st_size
-            if length is None:
-                length = size - offset
-            if offset < 0 or length < 0 or offset + length > size:
+            end = size if length is None else offset + length
+            if not 0 <= offset <= end <= size:
+                shown_length = "the bytes" if length is None else f"{length} bytes"
                 raise FrontendError(
-                    f"{shown}: {length} bytes at offset {offset} lie past the "
+                    f"{shown}: {shown_length} at offset {offset} lie past the "
                     f"end of the file ({size} bytes)"
                 )
+            length = end - offset
+        except BaseException:
+            os.close(fd)
+            raise
+        with os.fdopen(fd, "rb") as f:
             try:
                 f.seek(offset)
                 data = f.read(length)
