@@ -118,7 +118,7 @@ def read_table(table: bytes) -> list[tuple[bytes, bytes]]:
 
 
 class TensorBundle:
-    """The tensors of a checkpoint, read on demand from its data shards, each
+    """The tensors of a checkpoint, each read on demand from its data shard and
     checked against its CRC-32C. Its files are read from inside `directory`
     (by default the prefix's)."""
 
@@ -153,8 +153,6 @@ class TensorBundle:
             raise FrontendError(f"{index}: big-endian checkpoints are not supported")
         self.num_shards = max(header.num_shards, 1)
         self._check_placement(index)
-        self._shards: dict[int, bytes] = {}
-        self._checked: set[str] = set()
 
     def _check_placement(self, index: Path) -> None:
         """Refuse entries in a shard that does not exist, or sharing bytes (an
@@ -189,8 +187,8 @@ class TensorBundle:
                 f"{self.prefix}: tensor '{key}' ({dtype_name(entry.dtype)} {dims}) "
                 f"does not fit its {entry.size} bytes"
             )
-        data = self._bytes(key, entry)
-        self._check_crc(key, entry, data)
+        data = self._bytes(entry)
+        self._check_crc(key, entry, crc32c(data))
         return np.frombuffer(data, dtype, count).reshape(dims)
 
     def string(self, key: str) -> bytes:
@@ -200,7 +198,7 @@ class TensorBundle:
         entry = self.entries.get(key)
         if entry is None or entry.dtype != DT_STRING:
             raise FrontendError(f"{self.prefix}: the checkpoint has no string '{key}'")
-        data = self._bytes(key, entry)
+        data = self._bytes(entry)
         try:
             length, position = _varint(data, 0)
         except TableError as e:
@@ -219,42 +217,21 @@ class TensorBundle:
         crc = crc32c(
             data[start : start + length], crc32c(data[position:start], length_crc)
         )
-        self._check_crc(key, entry, crc=crc)
+        self._check_crc(key, entry, crc)
         return data[start : start + length]
 
-    def _bytes(self, key: str, entry: BundleEntryProto) -> memoryview:
-        data = self._shard(entry.shard_id)
-        end = entry.offset + entry.size
-        if end > len(data):
-            raise FrontendError(
-                f"{self.prefix}: tensor '{key}' lies past the end of its data shard"
-            )
-        return memoryview(data)[entry.offset : end]
+    def _bytes(self, entry: BundleEntryProto) -> bytes:
+        """The entry's bytes, read from its shard alone (never the whole shard)."""
+        name = f"{self._name.name}.data-{entry.shard_id:05d}-of-{self.num_shards:05d}"
+        return self.files.read(
+            self._name.with_name(name), entry.offset, entry.size, "the checkpoint data"
+        )
 
-    def _check_crc(
-        self,
-        key: str,
-        entry: BundleEntryProto,
-        data: memoryview | None = None,
-        crc: int | None = None,
-    ) -> None:
+    def _check_crc(self, key: str, entry: BundleEntryProto, crc: int) -> None:
         """As TensorFlow's reader: a tensor whose CRC-32C differs from the
         entry's is data loss."""
-        if key in self._checked:
-            return
-        if crc is None:
-            crc = crc32c(data)
         if crc != unmask(entry.crc32c):
             raise FrontendError(
                 f"{self.prefix}: the checksum of tensor '{key}' does not match "
                 "its data: the checkpoint is damaged"
             )
-        self._checked.add(key)
-
-    def _shard(self, shard: int) -> bytes:
-        if shard not in self._shards:
-            name = f"{self._name.name}.data-{shard:05d}-of-{self.num_shards:05d}"
-            self._shards[shard] = self.files.read(
-                self._name.with_name(name), what="the checkpoint data"
-            )
-        return self._shards[shard]
