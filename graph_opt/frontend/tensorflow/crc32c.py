@@ -67,13 +67,13 @@ _BASIS = np.uint32(1) << np.arange(32, dtype=np.uint32)
 @functools.cache
 def _carry_tables(length: int) -> np.ndarray:
     """Byte tables of the register's carry over `length` zero bytes."""
-    if length <= _SHORT:
-        return _tables_of(_advance(_BASIS, np.zeros((length, 1), np.uint8)))
+    if length == 1:
+        return _tables_of(_advance(_BASIS, np.zeros((1, 1), np.uint8)))
     half = _carry_tables(length // 2)
-    tables = _tables_of(_carry(_carry(_BASIS, half), half))
+    images = _carry(_carry(_BASIS, half), half)
     if length % 2:
-        tables = _tables_of(_carry(_carry(_BASIS, tables), _carry_tables(1)))
-    return tables
+        images = _carry(images, _carry_tables(1))
+    return _tables_of(images)
 
 
 def _raw_short(register: int, data) -> int:
@@ -93,8 +93,8 @@ def _raw_segment(register: int, data: memoryview) -> int:
     size = len(data)
     if size <= _SHORT:
         return _raw_short(register, data)
-    rows = min(_MAX_ROWS, 1 << ((size // 64).bit_length() - 1))
-    length = size // rows
+    rows = min(_MAX_ROWS, _power_of_two_below(size // 64))
+    length = _power_of_two_below(size // rows)  # one carry table per length, ever
     end = rows * length
     table = np.frombuffer(data, np.uint8, end).reshape(rows, length)
     own = _advance(np.zeros(rows, np.uint32), np.ascontiguousarray(table.T))
@@ -104,6 +104,11 @@ def _raw_segment(register: int, data: memoryview) -> int:
     carried = _carry(np.array([register], np.uint32), _carry_tables(length))
     register = int(carried[0] ^ own[0])
     return _raw_segment(register, data[end:])
+
+
+def _power_of_two_below(n: int) -> int:
+    """The largest power of two at most n (n >= 1)."""
+    return 1 << (n.bit_length() - 1)
 
 
 def crc32c(data, crc: int = 0) -> int:
