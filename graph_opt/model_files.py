@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from graph_opt.frontend.errors import FrontendError
 
@@ -57,6 +58,11 @@ class ModelDirectory:
     ) -> bytes:
         """`length` bytes of the file `name` from `offset` (to its end if None);
         `what` names the file in errors (e.g. "the checkpoint data")."""
+        with self.open(name, what) as file:
+            return file.read(offset, length)
+
+    def open(self, name: str | os.PathLike, what: str = "the file") -> ModelFile:
+        """The regular file `name`, open for checked reads."""
         path = self.resolve(name)
         shown = self.directory / name
         try:
@@ -69,28 +75,45 @@ class ModelDirectory:
                 raise FrontendError(
                     f"{shown}: cannot read {what} (not a regular file: {_kind(info)})"
                 )
-            size = info.st_size
-            end = size if length is None else offset + length
-            if not 0 <= offset <= end <= size:
-                shown_length = "the bytes" if length is None else f"{length} bytes"
-                raise FrontendError(
-                    f"{shown}: {shown_length} at offset {offset} lie past the "
-                    f"end of the file ({size} bytes)"
-                )
-            length = end - offset
         except BaseException:
             os.close(fd)
             raise
-        with os.fdopen(fd, "rb") as f:
-            try:
-                f.seek(offset)
-                data = f.read(length)
-            except OSError as e:
-                raise FrontendError(
-                    f"{shown}: cannot read {what} ({e.strerror})"
-                ) from e
-        if len(data) != length:
-            raise FrontendError(f"{shown}: cut short while read")
+        return ModelFile(os.fdopen(fd, "rb"), info.st_size, shown, what)
+
+
+class ModelFile:
+    """A regular file of the model, open: reads are checked against its size."""
+
+    def __init__(self, stream: BinaryIO, size: int, shown: Path, what: str):
+        self.stream = stream
+        self.size = size
+        self.shown = shown
+        self.what = what
+
+    def __enter__(self) -> ModelFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stream.close()
+
+    def read(self, offset: int = 0, length: int | None = None) -> bytes:
+        size = self.size
+        end = size if length is None else offset + length
+        if not 0 <= offset <= end <= size:
+            shown_length = "the bytes" if length is None else f"{length} bytes"
+            raise FrontendError(
+                f"{self.shown}: {shown_length} at offset {offset} lie past the "
+                f"end of the file ({size} bytes)"
+            )
+        try:
+            self.stream.seek(offset)
+            data = self.stream.read(end - offset)
+        except OSError as e:
+            raise FrontendError(
+                f"{self.shown}: cannot read {self.what} ({e.strerror})"
+            ) from e
+        if len(data) != end - offset:
+            raise FrontendError(f"{self.shown}: cut short while read")
         return data
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 
 import onnx
 from google.protobuf.message import DecodeError
@@ -17,7 +18,7 @@ from xdsl.ir import Operation
 
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.frontend.errors import FrontendError
-from graph_opt.model_files import ModelDirectory
+from graph_opt.model_files import ModelDirectory, ModelFile
 
 _HOLDING_TENSORS = {
     AttributeProto.TENSOR,
@@ -78,17 +79,21 @@ def read_external_data(
     """Read each external tensor's bytes into it from `directory`; without a
     directory, refuse the first one."""
     files = ModelDirectory(directory) if directory is not None else None
-    for tensor in tensors:
-        location, offset, length = _placement(tensor, source)
-        if files is None:
-            raise FrontendError(
-                f"{source}: tensor '{tensor.name}' is stored in the external file "
-                f"'{location}' and no directory to read it from was given "
-                "(--external-data-dir DIR, or base_dir= in the API)"
-            )
-        tensor.raw_data = files.read(location, offset, length)
-        tensor.data_location = TensorProto.DEFAULT
-        del tensor.external_data[:]
+    with ExitStack() as opened:
+        by_location: dict[str, ModelFile] = {}
+        for tensor in tensors:
+            location, offset, length = _placement(tensor, source)
+            if files is None:
+                raise FrontendError(
+                    f"{source}: tensor '{tensor.name}' is stored in the external file "
+                    f"'{location}' and no directory to read it from was given "
+                    "(--external-data-dir DIR, or base_dir= in the API)"
+                )
+            if location not in by_location:
+                by_location[location] = opened.enter_context(files.open(location))
+            tensor.raw_data = by_location[location].read(offset, length)
+            tensor.data_location = TensorProto.DEFAULT
+            del tensor.external_data[:]
 
 
 def _placement(tensor: TensorProto, source: str) -> tuple[str, int, int | None]:
