@@ -37,15 +37,18 @@ class ModelDirectory:
     def resolve(self, name: str | os.PathLike) -> Path:
         """The real path of `name` (relative to the directory), refused unless
         it lies inside the directory."""
+        if "\0" in os.fspath(name):
+            raise FrontendError(f"{_shown(name)}: a file name holding a NUL byte")
         if os.path.isabs(name):
             raise FrontendError(
-                f"{name}: an absolute path, outside the model's directory {self.directory}"
+                f"{_shown(name)}: an absolute path, outside the model's "
+                f"directory {self.directory}"
             )
         real = Path(os.path.realpath(self.root / name))
         if real != self.root and self.root not in real.parents:
-            shown = self.directory / name
             raise FrontendError(
-                f"{shown}: leads outside the model's directory {self.directory} (to {real})"
+                f"{_shown(self.directory / name)}: leads outside the model's "
+                f"directory {self.directory} (to {_shown(real)})"
             )
         return real
 
@@ -64,7 +67,7 @@ class ModelDirectory:
     def open(self, name: str | os.PathLike, what: str = "the file") -> ModelFile:
         """The regular file `name`, open for checked reads."""
         path = self.resolve(name)
-        shown = self.directory / name
+        shown = _shown(self.directory / name)
         try:
             fd = os.open(path, _OPEN_FLAGS)
         except OSError as e:
@@ -84,7 +87,7 @@ class ModelDirectory:
 class ModelFile:
     """A regular file of the model, open: reads are checked against its size."""
 
-    def __init__(self, stream: BinaryIO, size: int, shown: Path, what: str):
+    def __init__(self, stream: BinaryIO, size: int, shown: str, what: str):
         self.stream = stream
         self.size = size
         self.shown = shown
@@ -115,6 +118,16 @@ class ModelFile:
         if len(data) != end - offset:
             raise FrontendError(f"{self.shown}: cut short while read")
         return data
+
+
+def _shown(path: str | os.PathLike, limit: int = 160) -> str:
+    """A path as errors show it: control characters escaped, its middle
+    elided past `limit` characters."""
+    text = os.fspath(path)
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 2]}...{text[-limit // 2 :]}"
 
 
 def _kind(info: os.stat_result) -> str:

@@ -97,3 +97,9 @@ def test_a_missing_file_is_one_line_naming_it(model_dir: Path):
         "cannot read the weights",
         what="the weights",
     )
+
+
+@pytest.mark.parametrize("name", ["a\0b", "a\nb/../../x", "x" * 5000])
+def test_hostile_names_give_one_short_line(model_dir: Path, name):
+    message = refused(model_dir, name)
+    assert message.isprintable() and len(message) < 400, message

@@ -85,8 +85,8 @@ def read_external_data(
             location, offset, length = _placement(tensor, source)
             if files is None:
                 raise FrontendError(
-                    f"{source}: tensor '{tensor.name}' is stored in the external file "
-                    f"'{location}' and no directory to read it from was given "
+                    f"{source}: tensor {tensor.name!r} is stored in the external file "
+                    f"{location!r} and no directory to read it from was given "
                     "(--external-data-dir DIR, or base_dir= in the API)"
                 )
             if location not in by_location:
@@ -102,14 +102,14 @@ def _placement(tensor: TensorProto, source: str) -> tuple[str, int, int | None]:
     location = keys.get("location", "")
     if not location:
         raise FrontendError(
-            f"{source}: tensor '{tensor.name}' is external but names no file"
+            f"{source}: tensor {tensor.name!r} is external but names no file"
         )
     try:
         offset = int(keys.get("offset", 0))
         length = int(keys["length"]) if "length" in keys else None
     except ValueError as e:
         raise FrontendError(
-            f"{source}: tensor '{tensor.name}' has a bad external offset or length ({e})"
+            f"{source}: tensor {tensor.name!r} has a bad external offset or length"
         ) from e
     return location, offset, length
 

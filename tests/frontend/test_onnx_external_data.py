@@ -268,6 +268,15 @@ def test_external_data_past_the_end_of_its_file_is_refused(tmp_path, keys):
     assert_one_line(graph_opt(path, cwd=tmp_path), "weights.bin", "past the end")
 
 
+@pytest.mark.parametrize(
+    "keys, message",
+    [({"offset": "abc"}, "bad external offset"), ({"location": ""}, "names no file")],
+)
+def test_bad_external_data_keys_are_one_line(tmp_path, keys, message):
+    path = external_model(tmp_path, **keys)
+    assert_one_line(graph_opt(path, cwd=tmp_path), "'w'", message)
+
+
 def test_onnx_never_reads_the_external_data(tmp_path, monkeypatch):
     """Whatever onnx release is installed, its loader is not what reads the files."""
 
