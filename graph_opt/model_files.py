@@ -99,7 +99,9 @@ class ModelFile:
     def __exit__(self, *exc) -> None:
         self.stream.close()
 
-    def read(self, offset: int = 0, length: int | None = None) -> bytes:
+    def span(self, offset: int = 0, length: int | None = None) -> int:
+        """The number of bytes from `offset` (`length`, or to the end), refused
+        unless they lie within the file."""
         size = self.size
         end = size if length is None else offset + length
         if not 0 <= offset <= end <= size:
@@ -108,6 +110,10 @@ class ModelFile:
                 f"{self.shown}: {shown_length} at offset {offset} lie past the "
                 f"end of the file ({size} bytes)"
             )
+        return end - offset
+
+    def read(self, offset: int = 0, length: int | None = None) -> bytes:
+        end = offset + self.span(offset, length)
         try:
             self.stream.seek(offset)
             data = self.stream.read(end - offset)

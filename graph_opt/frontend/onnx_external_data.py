@@ -6,6 +6,7 @@ as a ModelProto), rather than read from the working directory."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
@@ -91,9 +92,36 @@ def read_external_data(
                 )
             if location not in by_location:
                 by_location[location] = opened.enter_context(files.open(location))
-            tensor.raw_data = by_location[location].read(offset, length)
+            file = by_location[location]
+            stored = file.span(offset, length)
+            expected = _byte_size(tensor)
+            if expected is not None and stored != expected:
+                raise FrontendError(
+                    f"{source}: tensor {tensor.name!r} has {stored} bytes in "
+                    f"{location!r}, expected {expected}"
+                )
+            tensor.raw_data = file.read(offset, length)
             tensor.data_location = TensorProto.DEFAULT
             del tensor.external_data[:]
+
+
+_PACKED = {
+    getattr(TensorProto, name)
+    for name in ("INT4", "UINT4", "FLOAT4E2M1", "INT2", "UINT2")
+    if hasattr(TensorProto, name)
+}
+"""Element types stored several to a byte."""
+
+
+def _byte_size(tensor: TensorProto) -> int | None:
+    """The bytes a tensor of its type and dims holds (None: strings, packed types)."""
+    if tensor.data_type in _PACKED or tensor.data_type == TensorProto.STRING:
+        return None
+    try:
+        itemsize = onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type).itemsize
+    except (KeyError, ValueError, TypeError):
+        return None
+    return math.prod(tensor.dims) * itemsize
 
 
 def _placement(tensor: TensorProto, source: str) -> tuple[str, int, int | None]:

@@ -277,6 +277,14 @@ def test_bad_external_data_keys_are_one_line(tmp_path, keys, message):
     assert_one_line(graph_opt(path, cwd=tmp_path), "'w'", message)
 
 
+def test_external_data_of_another_size_than_the_tensor_is_refused_unread(tmp_path):
+    """A tensor of 64 floats naming a whole (large) file: refused before reading it."""
+    path = external_model(tmp_path)
+    with open(path.parent / "weights.bin", "ab") as f:
+        f.truncate(1 << 40)  # sparse: no disk used, but a read would take 1 TiB
+    assert_one_line(graph_opt(path, cwd=tmp_path), "'w'", "expected 256")
+
+
 def test_onnx_never_reads_the_external_data(tmp_path, monkeypatch):
     """Whatever onnx release is installed, its loader is not what reads the files."""
 
