@@ -92,34 +92,46 @@ def context() -> Context:
     return ctx
 
 
-def parse(text: str | bytes | mmap, name: str = "<string>") -> ModuleOp:
+def parse(
+    text: str | bytes | mmap,
+    name: str = "<string>",
+    base_dir: str | os.PathLike | None = None,
+) -> ModuleOp:
     """Parse MLIR text (a string, or UTF-8 bytes) into a verified module
-    (`dense_resource` weights read from the text's resource section)."""
+    (`dense_resource` weights read from the text's resource section; external
+    ONNX tensors an nn.opaque keeps, only from inside `base_dir`)."""
+    from graph_opt.frontend.onnx_external_data import read_opaque_external_data
     from graph_opt.mlir_text.parser import parse_module
     from graph_opt.resources import resolve_resources
 
     ctx = context()
     module = parse_module(ctx, text, name)
     resolve_resources(module, ctx)
+    read_opaque_external_data(module, base_dir, name)
     module.verify()
     return module
 
 
-def load(source, validate: bool = True) -> ModuleOp:
+def load(
+    source, validate: bool = True, base_dir: str | os.PathLike | None = None
+) -> ModuleOp:
     """A module from an .onnx, .pb/.pbtxt (TensorFlow GraphDef) or .mlir path, a
     TensorFlow SavedModel directory (signature serving_default), or an
     onnx.ModelProto.
 
     A model that onnxruntime (ONNX) or TensorFlow's importer (GraphDef,
     SavedModel) would refuse is refused with a FrontendError unless
-    `validate=False`."""
+    `validate=False`. ONNX external data is read only from inside `base_dir`
+    (by default an .onnx file's own directory); a ModelProto or an .mlir
+    holding external tensors without `base_dir` is refused."""
     from graph_opt.frontend.onnx_import import import_model, load_model
 
     if not isinstance(source, str | os.PathLike):
-        return import_model(source, validate=validate)
+        return import_model(source, validate=validate, base_dir=base_dir)
     path = Path(source)
     if path.suffix == ".onnx":
-        return import_model(load_model(str(path)), validate=validate)
+        model = load_model(str(path), base_dir)
+        return import_model(model, validate=validate, base_dir=base_dir)
     if path.is_dir():
         from graph_opt.frontend.tensorflow.saved_model import import_saved_model
 
@@ -129,7 +141,7 @@ def load(source, validate: bool = True) -> ModuleOp:
 
         return import_graph_def(load_graph_def(str(path)), validate=validate)
     with open(path, "rb") as stream, mapped(stream) as text:
-        return parse(text, str(path))
+        return parse(text, str(path), base_dir)
 
 
 def pipeline(spec: str | Sequence[ModulePass]) -> PassPipeline:

@@ -37,6 +37,10 @@ from graph_opt.frontend import onnx_validation as validation
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.onnx_attrs import SIMPLE_TYPES, mlir_attr
+from graph_opt.frontend.onnx_external_data import (
+    external_tensors,
+    read_external_data,
+)
 from graph_opt.frontend.onnx_op_table import IMPORTERS, load_mappings
 from graph_opt.frontend.onnx_subgraphs import outer_names
 from graph_opt.frontend.onnx_types import (
@@ -141,18 +145,18 @@ class ImportBuilder:
         return f32_attr(float(value))
 
 
-def load_model(path: str) -> onnx.ModelProto:
-    """Read an .onnx file (external data included), or raise a one-line FrontendError."""
+def load_model(path: str, base_dir: str | os.PathLike | None = None) -> onnx.ModelProto:
+    """Read an .onnx file, its external data included (from `base_dir`, by
+    default the file's directory), or raise a one-line FrontendError."""
     try:
         with open(path, "rb") as f:
             data = f.read()
-        model = model_from_bytes(data, path)
-        if _may_use_external_data(model, data):
-            onnx.external_data_helper.load_external_data_for_model(
-                model, os.path.dirname(os.path.abspath(path))
-            )
-    except (OSError, ValueError) as e:
-        raise FrontendError(f"{path}: cannot read the model ({e})") from e
+    except OSError as e:
+        raise FrontendError(f"{path}: cannot read the model ({e.strerror})") from e
+    model = model_from_bytes(data, path)
+    if _may_use_external_data(model, data):
+        directory = base_dir if base_dir is not None else os.path.dirname(path) or "."
+        read_external_data(external_tensors(model), directory, path)
     return model
 
 
@@ -491,13 +495,17 @@ def import_model(
     allow_opaque: bool = True,
     verify: bool = False,
     validate: bool = True,
+    base_dir: str | os.PathLike | None = None,
 ) -> ModuleOp:
     """Convert a model; unknown operators become nn.opaque (or, if not allowed, one error listing all).
 
+    Tensors stored in external files are first read into `model` from
+    `base_dir` (only from inside it); without `base_dir` they are refused.
     With `validate` (the default), first refuse, with a FrontendError naming the
     node and the reason, a model onnxruntime would refuse to load (see
     `onnx_validation`). With `verify`, check the module as `module.verify()`
     would, at a fraction of its cost on large graphs (see `_verify_ops`)."""
+    read_external_data(external_tensors(model), base_dir, "ONNX model")
     with collector_paused():
         return _import_model(model, allow_opaque, verify, validate)
 

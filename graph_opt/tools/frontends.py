@@ -27,6 +27,13 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
         "attributes, ill-typed inputs, unsupported opsets, ...) instead of rejecting them",
     )
     arg_parser.add_argument(
+        "--external-data-dir",
+        metavar="DIR",
+        help="Directory to read ONNX external data from (only from inside it): "
+        "needed for a model on stdin or an .mlir whose nn.opaque keeps external "
+        "tensors; default for an .onnx file: its own directory",
+    )
+    arg_parser.add_argument(
         "--no-opaque",
         action="store_true",
         help="Reject models with operators the nn dialect does not model, listing them all",
@@ -61,15 +68,16 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
 def register_frontends(tool) -> None:
     def parse_mlir(stream: IO[bytes]) -> ModuleOp:
         from graph_opt.files import mapped
+        from graph_opt.frontend.onnx_external_data import read_opaque_external_data
         from graph_opt.mlir_text.parser import parse_module
 
+        name = tool.get_input_name()
         with mapped(stream) as source:
-            return parse_module(
-                tool.ctx,
-                source,
-                tool.get_input_name(),
-                not tool.args.no_implicit_module,
+            module = parse_module(
+                tool.ctx, source, name, not tool.args.no_implicit_module
             )
+        read_opaque_external_data(module, tool.args.external_data_dir, name)
+        return module
 
     tool.available_frontends["mlir"] = parse_mlir
 
@@ -81,11 +89,12 @@ def register_frontends(tool) -> None:
         )
 
         name = tool.get_input_name()
-        if tool.args.input_file is None:  # stdin: no directory for external data
+        base_dir = tool.args.external_data_dir
+        if tool.args.input_file is None:  # stdin: external data needs base_dir
             model = model_from_bytes(stream.read(), name)
         else:
             stream.close()
-            model = load_model(name)
+            model = load_model(name, base_dir)
         if tool.args.input_shape:
             from graph_opt.frontend.onnx_input_shapes import fix_input_shapes
             from graph_opt.frontend.tensorflow import parse_input_shapes
@@ -96,6 +105,7 @@ def register_frontends(tool) -> None:
             allow_opaque=not tool.args.no_opaque,
             verify=not tool.args.disable_verify,
             validate=not tool.args.no_validate,
+            base_dir=base_dir,
         )
 
     tool.available_frontends["onnx"] = parse_onnx

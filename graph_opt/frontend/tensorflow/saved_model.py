@@ -33,6 +33,7 @@ from graph_opt.frontend.tensorflow.schema import (
 )
 from graph_opt.frontend.tensorflow.tensor_bundle import TensorBundle
 from graph_opt.frontend.tensorflow.validation import validate_graph_def
+from graph_opt.model_files import ModelDirectory
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -80,11 +81,10 @@ def saved_model_graph(
 
 def _meta_graph(directory: Path):
     path = directory / "saved_model.pb"
+    data = ModelDirectory(directory).read(path.name, what="the SavedModel")
     model = SavedModel()
     try:
-        model.ParseFromString(path.read_bytes())
-    except OSError as e:
-        raise FrontendError(f"{path}: cannot read the SavedModel ({e.strerror})") from e
+        model.ParseFromString(data)
     except DecodeError as e:
         raise FrontendError(f"{path}: not a valid SavedModel ({e})") from e
     if not model.meta_graphs:
@@ -100,7 +100,7 @@ class _Checkpoint:
         self.bundle: TensorBundle | None = None
         self.graph = TrackableObjectGraph()
         if any(node.HasField("variable") for node in self.objects):
-            self.bundle = TensorBundle(directory / "variables" / "variables")
+            self.bundle = TensorBundle(directory / "variables" / "variables", directory)
             try:
                 self.graph.ParseFromString(self.bundle.string(OBJECT_GRAPH_KEY))
             except DecodeError as e:

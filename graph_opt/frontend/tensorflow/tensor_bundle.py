@@ -6,10 +6,16 @@ an index block pointing at them, a 48-byte footer ending in a magic number),
 whose entry "" is a BundleHeaderProto and every other entry a BundleEntryProto
 (dtype, shape, shard, offset, size) locating a tensor's raw little-endian bytes
 in `PREFIX.data-SSSSS-of-NNNNN` (tensorflow/core/util/tensor_bundle).
+
+As TensorFlow does, every block's and every tensor's masked CRC-32C is checked
+(a mismatch is data loss); beyond that, blocks and tensors may not overlap, so
+an index decodes to no more than its files hold. Files are read through
+`model_files`: from inside the model's directory, regular files only.
 """
 
 from __future__ import annotations
 
+import math
 import struct
 from pathlib import Path
 
@@ -17,13 +23,17 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.tensorflow.crc32c import crc32c, unmask
 from graph_opt.frontend.tensorflow.schema import BundleEntryProto, BundleHeaderProto
 from graph_opt.frontend.tensorflow.tensors import dtype_name, numpy_dtype, shape_dims
+from graph_opt.model_files import ModelDirectory
 
 FOOTER_SIZE = 48
 TABLE_MAGIC = 0xDB4775248B80FB57
 BLOCK_TRAILER_SIZE = 5  # compression type, crc32c
 DT_STRING = 7
+KEY_BYTES_PER_TABLE_BYTE = 64
+"""Prefix-compressed keys may decode to at most this many times the index's size."""
 
 
 class TableError(ValueError):
@@ -54,12 +64,15 @@ def _block(table: bytes, handle: tuple[int, int]) -> bytes:
     end = offset + size
     if end + BLOCK_TRAILER_SIZE > len(table):
         raise TableError("a block lies past the end of the file")
+    (stored,) = struct.unpack_from("<I", table, end + 1)
+    if crc32c(memoryview(table)[offset : end + 1]) != unmask(stored):
+        raise TableError(f"the checksum of the block at offset {offset} does not match")
     if table[end] != 0:
         raise TableError("compressed blocks (snappy) are not supported")
     return table[offset:end]
 
 
-def _block_entries(block: bytes) -> list[tuple[bytes, bytes]]:
+def _block_entries(block: bytes, key_budget: list[int]) -> list[tuple[bytes, bytes]]:
     if len(block) < 4:
         raise TableError("a block is too short")
     (restarts,) = struct.unpack_from("<I", block, len(block) - 4)
@@ -74,6 +87,9 @@ def _block_entries(block: bytes) -> list[tuple[bytes, bytes]]:
         if shared > len(key) or position + unshared + value_size > limit:
             raise TableError("an entry lies past its block")
         key = key[:shared] + block[position : position + unshared]
+        key_budget[0] -= len(key)
+        if key_budget[0] < 0:
+            raise TableError("its keys decode to far more than the file holds")
         position += unshared
         entries.append((key, block[position : position + value_size]))
         position += value_size
@@ -90,25 +106,31 @@ def read_table(table: bytes) -> list[tuple[bytes, bytes]]:
         raise TableError("no table magic number")
     _, position = _block_handle(footer, 0)  # the metaindex: not needed
     index_handle, _ = _block_handle(footer, position)
-    entries = []
-    for _, handle_bytes in _block_entries(_block(table, index_handle)):
+    key_budget = [KEY_BYTES_PER_TABLE_BYTE * len(table)]
+    entries, end = [], 0
+    for _, handle_bytes in _block_entries(_block(table, index_handle), key_budget):
         handle, _ = _block_handle(handle_bytes, 0)
-        entries.extend(_block_entries(_block(table, handle)))
+        if handle[0] < end:  # data blocks follow one another, as written
+            raise TableError(f"the block at offset {handle[0]} overlaps another")
+        end = handle[0] + handle[1] + BLOCK_TRAILER_SIZE
+        entries.extend(_block_entries(_block(table, handle), key_budget))
     return entries
 
 
 class TensorBundle:
-    """The tensors of a checkpoint, read on demand from its data shards."""
+    """The tensors of a checkpoint, each read on demand from its data shard and
+    checked against its CRC-32C. Its files are read from inside `directory`
+    (by default the prefix's)."""
 
-    def __init__(self, prefix: str | Path):
+    def __init__(self, prefix: str | Path, directory: str | Path | None = None):
         self.prefix = Path(prefix)
+        directory = Path(directory) if directory is not None else self.prefix.parent
+        self.files = ModelDirectory(directory)
+        self._name = self.prefix.relative_to(directory)
         index = self.prefix.with_name(self.prefix.name + ".index")
-        try:
-            table = index.read_bytes()
-        except OSError as e:
-            raise FrontendError(
-                f"{index}: cannot read the checkpoint index ({e.strerror})"
-            ) from e
+        table = self.files.read(
+            self._name.with_name(index.name), what="the checkpoint index"
+        )
         try:
             entries = read_table(table)
         except TableError as e:
@@ -130,7 +152,28 @@ class TensorBundle:
         if header.endianness != 0:
             raise FrontendError(f"{index}: big-endian checkpoints are not supported")
         self.num_shards = max(header.num_shards, 1)
-        self._shards: dict[int, bytes] = {}
+        self._check_placement(index)
+
+    def _check_placement(self, index: Path) -> None:
+        """Refuse entries in a shard that does not exist, or sharing bytes (an
+        index of a few bytes would otherwise decode to many copies of one tensor)."""
+        placed = sorted(
+            (entry.shard_id, entry.offset, entry.offset + entry.size, key)
+            for key, entry in self.entries.items()
+            if entry.size
+        )
+        previous = (-1, 0, 0, "")
+        for shard, start, end, key in placed:
+            if not 0 <= shard < self.num_shards or not 0 <= start < end:
+                raise FrontendError(
+                    f"{index}: tensor '{key}' lies outside the checkpoint's shards"
+                )
+            if shard == previous[0] and start < previous[2]:
+                raise FrontendError(
+                    f"{index}: tensors '{previous[3]}' and '{key}' overlap in "
+                    f"shard {shard}: a corrupt checkpoint"
+                )
+            previous = (shard, start, end, key)
 
     def tensor(self, key: str) -> np.ndarray:
         entry = self.entries.get(key)
@@ -138,23 +181,24 @@ class TensorBundle:
             raise FrontendError(f"{self.prefix}: the checkpoint has no tensor '{key}'")
         dtype = numpy_dtype(entry.dtype)
         dims = shape_dims(entry.shape) or []
-        data = self._shard(entry.shard_id)
-        end = entry.offset + entry.size
-        if end > len(data) or entry.size != dtype.itemsize * int(np.prod(dims)):
+        count = math.prod(dims)
+        if min(dims, default=0) < 0 or entry.size != dtype.itemsize * count:
             raise FrontendError(
                 f"{self.prefix}: tensor '{key}' ({dtype_name(entry.dtype)} {dims}) "
-                "does not fit its data shard"
+                f"does not fit its {entry.size} bytes"
             )
-        return np.frombuffer(data, dtype, int(np.prod(dims)), entry.offset).reshape(
-            dims
-        )
+        data = self._bytes(entry)
+        self._check_crc(key, entry, crc32c(data))
+        return np.frombuffer(data, dtype, count).reshape(dims)
 
     def string(self, key: str) -> bytes:
-        """A scalar string tensor: [varint64 length][4-byte checksum][bytes]."""
+        """A scalar string tensor: [varint64 length][masked CRC-32C of the length
+        as a uint32][bytes], its CRC taken over the length, the length's CRC
+        and the bytes."""
         entry = self.entries.get(key)
         if entry is None or entry.dtype != DT_STRING:
             raise FrontendError(f"{self.prefix}: the checkpoint has no string '{key}'")
-        data = self._shard(entry.shard_id)[entry.offset : entry.offset + entry.size]
+        data = self._bytes(entry)
         try:
             length, position = _varint(data, 0)
         except TableError as e:
@@ -162,17 +206,32 @@ class TensorBundle:
         start = position + 4
         if start + length > len(data):
             raise FrontendError(f"{self.prefix}: corrupt string '{key}'")
+        width = "<I" if length <= 0xFFFFFFFF else "<Q"
+        length_crc = crc32c(struct.pack(width, length))
+        (stored,) = struct.unpack_from("<I", data, position)
+        if unmask(stored) != length_crc:
+            raise FrontendError(
+                f"{self.prefix}: the checksum of string '{key}' does not match "
+                "its length: the checkpoint is damaged"
+            )
+        crc = crc32c(
+            data[start : start + length], crc32c(data[position:start], length_crc)
+        )
+        self._check_crc(key, entry, crc)
         return data[start : start + length]
 
-    def _shard(self, shard: int) -> bytes:
-        if shard not in self._shards:
-            path = self.prefix.with_name(
-                f"{self.prefix.name}.data-{shard:05d}-of-{self.num_shards:05d}"
+    def _bytes(self, entry: BundleEntryProto) -> bytes:
+        """The entry's bytes, read from its shard alone (never the whole shard)."""
+        name = f"{self._name.name}.data-{entry.shard_id:05d}-of-{self.num_shards:05d}"
+        return self.files.read(
+            self._name.with_name(name), entry.offset, entry.size, "the checkpoint data"
+        )
+
+    def _check_crc(self, key: str, entry: BundleEntryProto, crc: int) -> None:
+        """As TensorFlow's reader: a tensor whose CRC-32C differs from the
+        entry's is data loss."""
+        if crc != unmask(entry.crc32c):
+            raise FrontendError(
+                f"{self.prefix}: the checksum of tensor '{key}' does not match "
+                "its data: the checkpoint is damaged"
             )
-            try:
-                self._shards[shard] = path.read_bytes()
-            except OSError as e:
-                raise FrontendError(
-                    f"{path}: cannot read the checkpoint data ({e.strerror})"
-                ) from e
-        return self._shards[shard]
