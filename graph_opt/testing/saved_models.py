@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graph_opt.frontend.tensorflow.crc32c import crc32c, mask
 from graph_opt.frontend.tensorflow.graph_export import DT_OF_NUMPY
 from graph_opt.frontend.tensorflow.schema import (
     DATA_TYPES,
@@ -38,33 +39,7 @@ SHARD = "variables.data-00000-of-00001"
 INDEX = "variables.index"
 
 
-def _crc_table() -> list[int]:
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-        table.append(crc)
-    return table
-
-
-_CRC_TABLE = _crc_table()
-
-
-def crc32c(data: bytes, crc: int = 0) -> int:
-    """CRC-32C (Castagnoli), extending `crc`."""
-    crc ^= 0xFFFFFFFF
-    for byte in data:
-        crc = _CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked_crc32c(crc: int) -> int:
-    """LevelDB's and TensorFlow's stored form of a crc32c."""
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def _varint(value: int) -> bytes:
+def varint(value: int) -> bytes:
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
@@ -77,33 +52,38 @@ def _block(entries: list[tuple[bytes, bytes]]) -> bytes:
     body, restarts = bytearray(), []
     for key, value in entries:
         restarts.append(len(body))
-        body += _varint(0) + _varint(len(key)) + _varint(len(value)) + key + value
+        body += varint(0) + varint(len(key)) + varint(len(value)) + key + value
     restarts = restarts or [0]
     return bytes(body) + struct.pack(f"<{len(restarts) + 1}I", *restarts, len(restarts))
 
 
 def _with_trailer(block: bytes) -> bytes:
-    return block + b"\0" + struct.pack("<I", masked_crc32c(crc32c(block + b"\0")))
+    return block + b"\0" + struct.pack("<I", mask(crc32c(block + b"\0")))
 
 
-def write_table(entries: list[tuple[bytes, bytes]]) -> bytes:
-    """A LevelDB-format table of the (key, value) pairs, in key order."""
-    data = _block(sorted(entries))
-    metaindex = _block([])
+def write_table(entries: list[tuple[bytes, bytes]], index_repeats: int = 1) -> bytes:
+    """A LevelDB-format table of the (key, value) pairs, in key order; its index
+    points at the one data block `index_repeats` times."""
     last_key = max((k for k, _ in entries), default=b"")
-    handle = _varint(0) + _varint(len(data))
-    index = _block([(last_key, handle)])
+    return table_of_block(_block(sorted(entries)), last_key, index_repeats)
+
+
+def table_of_block(data: bytes, last_key: bytes, index_repeats: int = 1) -> bytes:
+    """A table whose one data block is `data`, entries encoded as they may be."""
+    metaindex = _block([])
+    handle = varint(0) + varint(len(data))
+    index = _block([(last_key, handle)] * index_repeats)
     table = _with_trailer(data)
-    metaindex_handle = _varint(len(table)) + _varint(len(metaindex))
+    metaindex_handle = varint(len(table)) + varint(len(metaindex))
     table += _with_trailer(metaindex)
-    index_handle = _varint(len(table)) + _varint(len(index))
+    index_handle = varint(len(table)) + varint(len(index))
     table += _with_trailer(index)
     handles = metaindex_handle + index_handle
     footer = handles + b"\0" * (FOOTER_SIZE - 8 - len(handles))
     return table + footer + struct.pack("<Q", TABLE_MAGIC)
 
 
-def _read_varint(data: bytes, position: int) -> tuple[int, int]:
+def _readvarint(data: bytes, position: int) -> tuple[int, int]:
     value = shift = 0
     while data[position] & 0x80:
         value |= (data[position] & 0x7F) << shift
@@ -116,10 +96,10 @@ def checked_ranges(table: bytes) -> list[range]:
     reader detects: the data block (first in the file) and the index block,
     with their trailers; it never reads the metaindex block, nor the footer's
     padding."""
-    metaindex_offset, position = _read_varint(table, len(table) - FOOTER_SIZE)
-    _, position = _read_varint(table, position)
-    index_offset, position = _read_varint(table, position)
-    index_size, _ = _read_varint(table, position)
+    metaindex_offset, position = _readvarint(table, len(table) - FOOTER_SIZE)
+    _, position = _readvarint(table, position)
+    index_offset, position = _readvarint(table, position)
+    index_size, _ = _readvarint(table, position)
     index_end = index_offset + index_size + BLOCK_TRAILER_SIZE
     return [range(0, metaindex_offset), range(index_offset, index_end)]
 
@@ -151,9 +131,9 @@ def string_tensor(value: bytes) -> tuple[bytes, int]:
     writes them: [varint64 length][masked crc32c of the length][bytes]; the entry's
     crc32c covers the length as a uint32, the length checksum and the bytes."""
     crc = crc32c(struct.pack("<I", len(value)))
-    length_checksum = struct.pack("<I", masked_crc32c(crc))
+    length_checksum = struct.pack("<I", mask(crc))
     crc = crc32c(value, crc32c(length_checksum, crc))
-    return _varint(len(value)) + length_checksum + value, masked_crc32c(crc)
+    return varint(len(value)) + length_checksum + value, mask(crc)
 
 
 def shard_name(shard: int, count: int) -> str:
@@ -177,7 +157,7 @@ def write_bundle(
         else:
             data = np.ascontiguousarray(value).astype(value.dtype.newbyteorder("<"))
             data = data.tobytes()
-            checksum = masked_crc32c(crc32c(data))
+            checksum = mask(crc32c(data))
             dtype, shape = DT_OF_NUMPY[value.dtype], value.shape
         shard = shards[shard_of.get(key, 0)]
         entries[key] = Entry(dtype, tuple(shape), len(shard), len(data), checksum,

@@ -12,6 +12,7 @@ import numpy as np
 import onnx
 import pytest
 
+from graph_opt.frontend.tensorflow.crc32c import crc32c, mask
 from graph_opt.testing.fuzz import audit
 from graph_opt.testing.fuzz.campaign import run_campaign
 from graph_opt.testing.fuzz.cli_runs import Run, problems, run_limited
@@ -37,8 +38,6 @@ from graph_opt.testing.fuzz.tf_graphs import random_graph_def
 from graph_opt.testing.saved_models import (
     OBJECT_GRAPH_KEY,
     SHARD,
-    crc32c,
-    masked_crc32c,
     shard_name,
     variable_key,
     write_linear_saved_model,
@@ -220,7 +219,7 @@ def test_a_child_past_the_memory_limit_is_killed(tmp_path: Path):
 
 def test_saved_models_written_here_load_and_checksum():
     assert crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
-    assert masked_crc32c(0) == 0xA282EAD8
+    assert mask(0) == 0xA282EAD8
 
 
 def test_the_written_checkpoint_is_one_tensorflow_reads(tmp_path: Path):

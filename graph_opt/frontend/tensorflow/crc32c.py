@@ -116,6 +116,12 @@ def crc32c(data, crc: int = 0) -> int:
     return _raw(crc ^ 0xFFFFFFFF, memoryview(data).cast("B")) ^ 0xFFFFFFFF
 
 
+def mask(crc: int) -> int:
+    """The form in which TensorFlow stores a CRC (tensorflow/core/lib/hash/crc32c.h)."""
+    rotated = ((crc >> 15) | (crc << 17)) & 0xFFFFFFFF
+    return (rotated + _MASK_DELTA) & 0xFFFFFFFF
+
+
 def unmask(masked: int) -> int:
     """The CRC a masked one stands for (TensorFlow masks the CRCs it stores)."""
     rotated = (masked - _MASK_DELTA) & 0xFFFFFFFF

@@ -9,6 +9,7 @@ import shutil
 
 import numpy as np
 
+from graph_opt.frontend.tensorflow.crc32c import crc32c, mask
 from graph_opt.testing.fuzz.hostile_inputs import (
     ACCEPT,
     BOUNDED,
@@ -27,9 +28,7 @@ from graph_opt.testing.saved_models import (
     SHARD,
     Entry,
     checked_ranges,
-    crc32c,
     linear_graph,
-    masked_crc32c,
     shard_name,
     string_tensor,
     variable_key,
@@ -181,7 +180,7 @@ def shared_block_bomb(space: Workspace, rng) -> Hostile:
     object_graph = write_meta_graph(
         space.model, graph, views, {"x": "x:0"}, {"y": "y:0"}
     )
-    checksum = masked_crc32c(crc32c(block))
+    checksum = mask(crc32c(block))
     entries = {variable_key(n): Entry(1, shape, 0, len(block), checksum) for n in views}
     string, string_checksum = string_tensor(object_graph)
     entries[OBJECT_GRAPH_KEY] = Entry(7, (), len(block), len(string), string_checksum)

@@ -12,18 +12,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from checkpoint_tables import mask, table_of_block, varint, write_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph_opt import api
-from graph_opt.frontend.tensorflow.crc32c import crc32c, unmask
+from graph_opt.frontend.tensorflow.crc32c import crc32c, mask, unmask
 from graph_opt.frontend.tensorflow.schema import BundleEntryProto
 from graph_opt.frontend.tensorflow.tensor_bundle import (
     TableError,
     TensorBundle,
     read_table,
 )
+from graph_opt.testing.saved_models import table_of_block, varint, write_table
 
 ROOT = Path(__file__).resolve().parents[3]
 MODEL = Path(__file__).parent / "corpus" / "dilated_conv_bn_saved_model"
