@@ -23,8 +23,10 @@ import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.types import StringType
 from graph_opt.entry import entry_function
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import (
@@ -36,7 +38,7 @@ from graph_opt.frontend.names import (
 )
 from graph_opt.frontend.registration import registrar
 from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
-from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
+from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import NUMPY_DTYPES
 
 DT_OF_NUMPY = {dtype: number for number, dtype in NUMPY_DTYPES.items()}
@@ -56,6 +58,8 @@ def dtype_of(value: SSAValue | Attribute) -> DataType:
     """The TensorFlow DataType of a value's (or type's) elements."""
     t = value.type if isinstance(value, SSAValue) else value
     element = getattr(t, "element_type", t)
+    if isinstance(element, StringType):
+        return DataType(DATA_TYPES["DT_STRING"])
     return DataType(DT_OF_NUMPY[numpy_dtype(element)])
 
 
@@ -246,21 +250,64 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
 
 
 def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
-    """The nodes of `ops` (in block order), with their control edges."""
+    """The nodes of the needed `ops` (in block order), with their control edges."""
     from graph_opt.frontend.tensorflow.export_state import ResourceOrder
 
     order = ResourceOrder()
+    needed = needed_ops(ops)
     for op in ops:
+        if op not in needed:
+            continue
         e.op = op
         first = len(e.graph.node)
         outputs = _exporter_for(op)(e, op)
         e.tensors.update(zip(op.results, outputs))
-        nodes = [n for n in list(e.graph.node)[first:] if n.op != "Const"]
+        made = list(e.graph.node)[first:]
+        # helper Consts (a reduction's indices) take no control edges, unless
+        # the op is only Consts (an nn.constant)
+        nodes = [n for n in made if n.op != "Const"] or made
         if nodes:
             _record_source_names(e, op, nodes)
             _control_edges(e, op, nodes)
             order.add(e, op)
     e.op = None
+
+
+def needed_ops(ops: Sequence[Operation]) -> set[Operation]:
+    """The ops of a block (its terminator left out) that the export writes:
+    those with side effects, those the terminator or a needed op reads, and
+    those a needed op's `tf.control_inputs` names. An unneeded node would
+    read back as an extra output of the graph."""
+    needed: set[Operation] = set()
+    waited_on: set[str] = set()
+    for op in reversed(ops):
+        if not (
+            not would_be_trivially_dead(op)
+            or any(
+                _read_by(use.operation, op, needed)
+                for r in op.results
+                for use in r.uses
+            )
+            or any(_OUTPUT_SUFFIX.sub("", n) in waited_on for n in _source_names(op))
+        ):
+            continue
+        needed.add(op)
+        for inner in op.walk():
+            controls = inner.attributes.get(CONTROL_INPUTS_ATTR)
+            if isinstance(controls, ArrayAttr):
+                waited_on.update(c.data for c in controls.data)  # type: ignore[attr-defined]
+    return needed
+
+
+def _read_by(user: Operation, op: Operation, needed: set[Operation]) -> bool:
+    """Whether `user` (or the op of `op`'s block holding it) is needed or ends the block."""
+    block = op.parent
+    holder = block.find_ancestor_op_in_block(user) if block is not None else None
+    return holder is None or holder in needed or isinstance(holder, TERMINATORS)
+
+
+def _source_names(op: Operation) -> list[str]:
+    return [n for n in location_names(op) or op_result_names(op) if n]
 
 
 def _record_source_names(e: GraphExporter, op: Operation, nodes: list[NodeDef]) -> None:
