@@ -23,7 +23,6 @@ import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.types import StringType
@@ -246,18 +245,77 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
     if e.initializers:
         e.add("NoOp", [f"^{n}" for n in e.initializers], "init")
     _name_results(e, target)
+    outputs = [input_node(label) for label in result_names(target)]
+    drop_unread_nodes(e.graph.node, set(outputs))
+    _move_last(e.graph.node, outputs)
     return e.graph
 
 
+def _move_last(nodes, names: list[str]) -> None:
+    """Put the named nodes last, in that order: a re-import without named
+    outputs takes the unread nodes in graph order as the results."""
+    last = {name: None for name in names}
+    by_name = {node.name: node for node in nodes}
+    order = [n for n in nodes if n.name not in last] + [
+        by_name[name] for name in last if name in by_name
+    ]
+    _set_nodes(nodes, order)
+
+
+def _set_nodes(nodes, order: list) -> None:
+    """Make the repeated field `nodes` hold (copies of) `order`."""
+    copies = [type(n)() for n in order]
+    for copy, node in zip(copies, order):
+        copy.CopyFrom(node)
+    del nodes[:]
+    nodes.extend(copies)
+
+
+def drop_unread_nodes(nodes, kept: set[str]) -> None:
+    """Remove the nodes (of a GraphDef or FunctionDef) that no input names,
+    that are not `kept` and that TensorFlow's registry calls stateless and
+    giving outputs, until none is left: ops the graph does not need, or
+    constants an exporter wrote anew instead of reading (a Reshape's static
+    shape). An unread node would read back as an extra output of the graph."""
+    from graph_opt.frontend.tensorflow.op_defs import op_defs
+
+    readers: Counter[str] = Counter()
+    for node in nodes:
+        readers.update(input_node(i) for i in node.input)
+    by_name = {node.name: node for node in nodes}
+    unread = [name for name in by_name if not readers[name]]
+    dropped: set[str] = set()
+    while unread:
+        node = by_name[unread.pop()]
+        op_def = op_defs().get(node.op)
+        if (
+            node.name in kept
+            or node.op == "Placeholder"
+            or op_def is None
+            or op_def.is_stateful
+            or not op_def.output_arg
+        ):
+            continue
+        dropped.add(node.name)
+        for source in map(input_node, node.input):
+            readers[source] -= 1
+            if not readers[source] and source in by_name:
+                unread.append(source)
+    if dropped:
+        _set_nodes(nodes, [node for node in nodes if node.name not in dropped])
+
+
+def input_node(tensor: str) -> str:
+    """The node of an input (`^node`, `node:1`, `node:out_arg:0`)."""
+    return tensor.removeprefix("^").partition(":")[0]
+
+
 def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
-    """The nodes of the needed `ops` (in block order), with their control edges."""
+    """The nodes of `ops` (in block order), with their control edges."""
     from graph_opt.frontend.tensorflow.export_state import ResourceOrder
 
     order = ResourceOrder()
-    needed = needed_ops(ops)
     for op in ops:
-        if op not in needed:
-            continue
         e.op = op
         first = len(e.graph.node)
         outputs = _exporter_for(op)(e, op)
@@ -271,43 +329,6 @@ def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
             _control_edges(e, op, nodes)
             order.add(e, op)
     e.op = None
-
-
-def needed_ops(ops: Sequence[Operation]) -> set[Operation]:
-    """The ops of a block (its terminator left out) that the export writes:
-    those with side effects, those the terminator or a needed op reads, and
-    those a needed op's `tf.control_inputs` names. An unneeded node would
-    read back as an extra output of the graph."""
-    needed: set[Operation] = set()
-    waited_on: set[str] = set()
-    for op in reversed(ops):
-        if not (
-            not would_be_trivially_dead(op)
-            or any(
-                _read_by(use.operation, op, needed)
-                for r in op.results
-                for use in r.uses
-            )
-            or any(_OUTPUT_SUFFIX.sub("", n) in waited_on for n in _source_names(op))
-        ):
-            continue
-        needed.add(op)
-        for inner in op.walk():
-            controls = inner.attributes.get(CONTROL_INPUTS_ATTR)
-            if isinstance(controls, ArrayAttr):
-                waited_on.update(c.data for c in controls.data)  # type: ignore[attr-defined]
-    return needed
-
-
-def _read_by(user: Operation, op: Operation, needed: set[Operation]) -> bool:
-    """Whether `user` (or the op of `op`'s block holding it) is needed or ends the block."""
-    block = op.parent
-    holder = block.find_ancestor_op_in_block(user) if block is not None else None
-    return holder is None or holder in needed or isinstance(holder, TERMINATORS)
-
-
-def _source_names(op: Operation) -> list[str]:
-    return [n for n in location_names(op) or op_result_names(op) if n]
 
 
 def _record_source_names(e: GraphExporter, op: Operation, nodes: list[NodeDef]) -> None:
