@@ -39,6 +39,7 @@ from graph_opt.frontend.registration import registrar
 from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import NUMPY_DTYPES
+from graph_opt.remarks import warn
 
 DT_OF_NUMPY = {dtype: number for number, dtype in NUMPY_DTYPES.items()}
 _OUTPUT_SUFFIX = re.compile(r":\d+$")
@@ -315,6 +316,7 @@ def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
     from graph_opt.frontend.tensorflow.export_state import ResourceOrder
 
     order = ResourceOrder()
+    waits: list[tuple[list[NodeDef], list[str]]] = []
     for op in ops:
         e.op = op
         first = len(e.graph.node)
@@ -326,9 +328,10 @@ def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
         nodes = [n for n in made if n.op != "Const"] or made
         if nodes:
             _record_source_names(e, op, nodes)
-            _control_edges(e, op, nodes)
+            _control_edges(e, op, nodes, waits)
             order.add(e, op)
     e.op = None
+    _add_control_inputs(e, waits)
 
 
 def _record_source_names(e: GraphExporter, op: Operation, nodes: list[NodeDef]) -> None:
@@ -341,19 +344,37 @@ def _record_source_names(e: GraphExporter, op: Operation, nodes: list[NodeDef]) 
             e.source_names.setdefault(source, by_name.get(source, nodes[-1]).name)
 
 
-def _control_edges(e: GraphExporter, op: Operation, nodes: list[NodeDef]) -> None:
-    """The op's recorded control inputs and device, on the nodes it became."""
+def _control_edges(
+    e: GraphExporter, op: Operation, nodes: list[NodeDef], waits: list
+) -> None:
+    """The op's device on the nodes it became; its recorded control inputs
+    queued in `waits`, resolved once every node has its name (a node the
+    rewrites placed before the effect it waits on)."""
     device = op.attributes.get(DEVICE_ATTR)
     controls = op.attributes.get(CONTROL_INPUTS_ATTR)
-    sources = []
-    if isinstance(controls, ArrayAttr):
-        sources = [e.source_names.get(c.data) for c in controls.data]  # type: ignore[attr-defined]
-    for node in nodes:
-        if isinstance(device, StringAttr):
+    if isinstance(device, StringAttr):
+        for node in nodes:
             node.device = device.data
-        for source in sources:
-            if source and source != node.name and f"^{source}" not in node.input:
-                node.input.append(f"^{source}")
+    if isinstance(controls, ArrayAttr):
+        waits.append((nodes, [c.data for c in controls.data]))  # type: ignore[attr-defined]
+
+
+def _add_control_inputs(e: GraphExporter, waits: list) -> None:
+    unknown = set()
+    for nodes, names in waits:
+        for name in names:
+            source = e.source_names.get(name)
+            if source is None:
+                unknown.add(name)
+                continue
+            for node in nodes:
+                if source != node.name and f"^{source}" not in node.input:
+                    node.input.append(f"^{source}")
+    if unknown:
+        warn(
+            f"export: {len(unknown)} control input(s) name no exported node, "
+            f"dropped: {', '.join(sorted(unknown)[:3])}"
+        )
 
 
 def _name_results(e: GraphExporter, target: func.FuncOp) -> None:

@@ -1,0 +1,155 @@
+"""Keeping TensorFlow's placement and ordering through rewrites, as Grappler
+does: the ops a rewrite builds take the `tf.device` of the op it rewrote (or of
+the ops it removed) and the `tf.control_inputs` of the ops it removed.
+
+A `PlacementKeeper` listens to a walker's rewriter; whoever applies a pattern
+calls `end(op)` after a rewrite rooted at `op` (OpTypeDispatch does, and
+`keeping_placement` wraps any other pattern).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriterListener,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from graph_opt.frontend.tensorflow.effects import (
+    CONTROL_INPUTS_ATTR,
+    DEVICE_ATTR,
+    control_inputs_attr,
+)
+from graph_opt.remarks import warn
+
+
+def control_inputs(op: Operation) -> list[str]:
+    """The names of the nodes `op` waits on (its `tf.control_inputs`)."""
+    names = op.attributes.get(CONTROL_INPUTS_ATTR)
+    if not isinstance(names, ArrayAttr):
+        return []
+    return [n.data for n in names.data if isinstance(n, StringAttr)]
+
+
+def add_control_inputs(op: Operation, names: Sequence[str]) -> None:
+    """Make `op` wait on `names` too."""
+    kept = control_inputs(op)
+    added = [n for n in names if n not in kept]
+    if added:
+        op.attributes[CONTROL_INPUTS_ATTR] = control_inputs_attr(kept + added)
+
+
+def can_hand_over_control_inputs(op: Operation) -> bool:
+    """Whether replacing `op` by an existing value keeps what it waits on: it
+    waits on nothing, or every user of its results can wait instead (not a
+    terminator: a graph output or a region's result keeps its op, as Grappler
+    keeps a fetched node)."""
+    if CONTROL_INPUTS_ATTR not in op.attributes:
+        return True
+    return not any(
+        isinstance(use.operation, TERMINATORS) for r in op.results for use in r.uses
+    )
+
+
+TERMINATORS = (func.ReturnOp, scf.YieldOp, scf.ConditionOp)
+
+
+@dataclass(eq=False)
+class PlacementKeeper:
+    """What one rewrite inserted, modified and removed (recorded through
+    `listener()`), and, at `end`, the device and control inputs carried over:
+    the inserted ops take the device of the rewritten op (else of a removed
+    one); the control inputs of the removed ops go to the inserted ops, or,
+    if the rewrite inserted none (an op forwarded, or folded into its
+    producer), to the ops it modified (the users of the forwarded value, the
+    producer). Neither can create a cycle: those ops came after the effects."""
+
+    inserted: list[Operation] = field(default_factory=list)
+    modified: list[Operation] = field(default_factory=list)
+    removed: list[Operation] = field(default_factory=list)
+
+    def listener(self) -> PatternRewriterListener:
+        return PatternRewriterListener(
+            operation_insertion_handler=[self.inserted.append],
+            operation_modification_handler=[self.modified.append],
+            operation_removal_handler=[self._removed],
+        )
+
+    def _removed(self, op: Operation) -> None:
+        if DEVICE_ATTR in op.attributes or CONTROL_INPUTS_ATTR in op.attributes:
+            self.removed.append(op)
+
+    def clear(self) -> None:
+        if self.inserted or self.modified or self.removed:
+            self.inserted.clear()
+            self.modified.clear()
+            self.removed.clear()
+
+    def end(self, root: Operation) -> None:
+        """The rewrite rooted at `root` is done: carry over, then forget it."""
+        if self.removed or DEVICE_ATTR in root.attributes:
+            self._carry(root)
+        self.clear()
+
+    def _carry(self, root: Operation) -> None:
+        built = [op for op in self.inserted if op.parent is not None]
+        sources = ([root] if root.parent is not None else []) + self.removed
+        device = next(
+            (
+                op.attributes[DEVICE_ATTR]
+                for op in sources
+                if DEVICE_ATTR in op.attributes
+            ),
+            None,
+        )
+        if device is not None:
+            for op in built:
+                if DEVICE_ATTR not in op.attributes:
+                    op.attributes[DEVICE_ATTR] = device
+        waits = list(
+            dict.fromkeys(n for op in self.removed for n in control_inputs(op))
+        )
+        if not waits:
+            return
+        targets = built or [
+            op
+            for op in dict.fromkeys(self.modified)
+            if op.parent is not None and not isinstance(op, TERMINATORS)
+        ]
+        if not targets:
+            warn(
+                f"control inputs {waits} are lost: what waited on them is "
+                f"replaced by a value that {root.name}'s rewrite returns as is"
+            )
+        for op in targets:
+            add_control_inputs(op, waits)
+
+
+@dataclass(eq=False, repr=False)
+class KeepingPlacement(RewritePattern):
+    """`pattern`, with each of its rewrites carrying device and control inputs."""
+
+    pattern: RewritePattern
+    keeper: PlacementKeeper
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        self.keeper.clear()
+        self.pattern.match_and_rewrite(op, rewriter)
+        if rewriter.has_done_action:
+            self.keeper.end(op)
+
+
+def keeping_placement(pattern: RewritePattern, **options) -> PatternRewriteWalker:
+    """A PatternRewriteWalker (with `options`) over `pattern` whose rewrites
+    keep device and control inputs."""
+    keeper = PlacementKeeper()
+    return PatternRewriteWalker(
+        KeepingPlacement(pattern, keeper), listener=keeper.listener(), **options
+    )
