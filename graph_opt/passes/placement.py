@@ -21,6 +21,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 
 from graph_opt.frontend.tensorflow.effects import (
     CONTROL_INPUTS_ATTR,
@@ -44,6 +45,31 @@ def add_control_inputs(op: Operation, names: Sequence[str]) -> None:
     added = [n for n in names if n not in kept]
     if added:
         op.attributes[CONTROL_INPUTS_ATTR] = control_inputs_attr(kept + added)
+
+
+def place_like(op: Operation, anchor: Operation | None) -> None:
+    """Put `op`, which a pass adds for `anchor`, on the anchor's device."""
+    if anchor is not None and DEVICE_ATTR in anchor.attributes:
+        op.attributes.setdefault(DEVICE_ATTR, anchor.attributes[DEVICE_ATTR])
+
+
+def carry_placement(new: Operation, old: Sequence[Operation]) -> None:
+    """`new`, which stands for the `old` ops (outside a rewriter), takes the
+    first device among them and waits on all they waited on."""
+    for op in old:
+        place_like(new, op)
+        add_control_inputs(new, control_inputs(op))
+
+
+def waits_not_implied(op: Operation, names: Sequence[str]) -> list[str]:
+    """`names` that `op` does not already wait on through an operand's producer."""
+    implied = {
+        n
+        for value in op.operands
+        if isinstance(value.owner, Operation)
+        for n in control_inputs(value.owner)
+    }
+    return [n for n in names if n not in implied]
 
 
 def can_hand_over_control_inputs(op: Operation) -> bool:
@@ -74,6 +100,10 @@ class PlacementKeeper:
     inserted: list[Operation] = field(default_factory=list)
     modified: list[Operation] = field(default_factory=list)
     removed: list[Operation] = field(default_factory=list)
+    feeding: list[Operation] = field(default_factory=list)
+    """Producers of removed ops' operands: those the rewrite leaves unread
+    (with what only they read) are replaced too (a conv and its bias
+    constant, now an int8 conv's)."""
 
     def listener(self) -> PatternRewriterListener:
         return PatternRewriterListener(
@@ -85,18 +115,42 @@ class PlacementKeeper:
     def _removed(self, op: Operation) -> None:
         if DEVICE_ATTR in op.attributes or CONTROL_INPUTS_ATTR in op.attributes:
             self.removed.append(op)
+        for value in op.operands:
+            if isinstance(value.owner, Operation):
+                self.feeding.append(value.owner)
 
     def clear(self) -> None:
-        if self.inserted or self.modified or self.removed:
+        if self.inserted or self.modified or self.removed or self.feeding:
             self.inserted.clear()
             self.modified.clear()
             self.removed.clear()
+            self.feeding.clear()
 
     def end(self, root: Operation) -> None:
         """The rewrite rooted at `root` is done: carry over, then forget it."""
-        if self.removed or DEVICE_ATTR in root.attributes:
+        if self.removed or self.feeding or DEVICE_ATTR in root.attributes:
             self._carry(root)
         self.clear()
+
+    def _left_unread(self) -> list[Operation]:
+        """The side-effect-free ops the rewrite left without readers (through
+        ops it left without readers): dead code that a later sweep erases."""
+        unread: dict[Operation, None] = {}
+        stack = list(self.feeding)
+        while stack:
+            op = stack.pop()
+            if (
+                op in unread
+                or op.parent is None
+                or any(
+                    use.operation not in unread for r in op.results for use in r.uses
+                )
+                or not would_be_trivially_dead(op)
+            ):
+                continue
+            unread[op] = None
+            stack.extend(v.owner for v in op.operands if isinstance(v.owner, Operation))
+        return list(unread)
 
     def _carry(self, root: Operation) -> None:
         built = [op for op in self.inserted if op.parent is not None]
@@ -114,7 +168,11 @@ class PlacementKeeper:
                 if DEVICE_ATTR not in op.attributes:
                     op.attributes[DEVICE_ATTR] = device
         waits = list(
-            dict.fromkeys(n for op in self.removed for n in control_inputs(op))
+            dict.fromkeys(
+                n
+                for op in self.removed + self._left_unread()
+                for n in control_inputs(op)
+            )
         )
         if not waits:
             return
@@ -128,8 +186,9 @@ class PlacementKeeper:
                 f"control inputs {waits} are lost: what waited on them is "
                 f"replaced by a value that {root.name}'s rewrite returns as is"
             )
-        for op in targets:
-            add_control_inputs(op, waits)
+        added = [(op, waits_not_implied(op, waits)) for op in targets]
+        for op, names in added:
+            add_control_inputs(op, names)
 
 
 @dataclass(eq=False, repr=False)

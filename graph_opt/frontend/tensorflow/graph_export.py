@@ -328,7 +328,7 @@ def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
         nodes = [n for n in made if n.op != "Const"] or made
         if nodes:
             _record_source_names(e, op, nodes)
-            _control_edges(e, op, nodes, waits)
+            _control_edges(e, op, made, nodes, waits)
             order.add(e, op)
     e.op = None
     _add_control_inputs(e, waits)
@@ -345,15 +345,19 @@ def _record_source_names(e: GraphExporter, op: Operation, nodes: list[NodeDef]) 
 
 
 def _control_edges(
-    e: GraphExporter, op: Operation, nodes: list[NodeDef], waits: list
+    e: GraphExporter,
+    op: Operation,
+    made: list[NodeDef],
+    nodes: list[NodeDef],
+    waits: list,
 ) -> None:
-    """The op's device on the nodes it became; its recorded control inputs
-    queued in `waits`, resolved once every node has its name (a node the
-    rewrites placed before the effect it waits on)."""
+    """The op's device on the nodes it became (`made`); its recorded control
+    inputs, for `nodes`, queued in `waits`, resolved once every node has its
+    name (a node the rewrites placed before the effect it waits on)."""
     device = op.attributes.get(DEVICE_ATTR)
     controls = op.attributes.get(CONTROL_INPUTS_ATTR)
     if isinstance(device, StringAttr):
-        for node in nodes:
+        for node in made:
             node.device = device.data
     if isinstance(controls, ArrayAttr):
         waits.append((nodes, [c.data for c in controls.data]))  # type: ignore[attr-defined]
@@ -398,9 +402,11 @@ def _name_results(e: GraphExporter, target: func.FuncOp) -> None:
         filler = next(iter(outputs.values()))
         inputs = [outputs.get(i, filler) for i in range(max(outputs) + 1)]
         if len(inputs) == 1:
-            e.add("Identity", inputs, node, T=dtype_of(inputs[0]))
+            named = e.add("Identity", inputs, node, T=dtype_of(inputs[0]))
         else:
-            e.add("IdentityN", inputs, node, T=[dtype_of(v) for v in inputs])
+            named = e.add("IdentityN", inputs, node, T=[dtype_of(v) for v in inputs])
+        producer = input_node(e.tensor(filler))
+        named.device = next((n.device for n in e.graph.node if n.name == producer), "")
 
 
 def _rename(e: GraphExporter, old: str, new: str) -> None:
