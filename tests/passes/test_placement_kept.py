@@ -19,11 +19,10 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.entry import entry_function
 from graph_opt.frontend.names import location_names
 from graph_opt.frontend.tensorflow import import_graph_def
-from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
+from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.frontend.tensorflow.graph_export import export_graph_def
 from graph_opt.frontend.tensorflow.schema import GraphDef
 from graph_opt.passes import XDSL_PASS_OVERRIDES, get_all_passes
-from graph_opt.passes.placement import control_inputs
 from graph_opt.testing.graph_defs import Type, set_attr
 
 GPU, CPU = "/device:GPU:0", "/device:CPU:0"
@@ -111,6 +110,11 @@ PASSES = sorted((set(get_all_passes()) | set(XDSL_PASS_OVERRIDES)) - LOWERINGS)
 NO_GRAPHDEF_FORM = {"optimize", "partition-pattern", "convert-to-int"}
 """Passes whose output has ops without a GraphDef form (a fused conv, a call,
 int8 ops): checked in the IR only."""
+
+
+def control_inputs(op: Operation) -> list[str]:
+    names = op.attributes.get(CONTROL_INPUTS_ATTR)
+    return [n.data for n in names.data] if names is not None else []  # type: ignore[attr-defined]
 
 
 def waits(value: SSAValue) -> set[str]:
