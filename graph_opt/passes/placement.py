@@ -1,6 +1,7 @@
 """Keeping TensorFlow's placement and ordering through rewrites, as Grappler
 does: the ops a rewrite builds take the `tf.device` of the op it rewrote (or of
-the ops it removed) and the `tf.control_inputs` of the ops it removed.
+the ops it removed) and the `tf.control_inputs` of the ops it removed or left
+unread; passes that add ops outside a rewriter call `carry_placement`.
 
 A `PlacementKeeper` listens to a walker's rewriter; whoever applies a pattern
 calls `end(op)` after a rewrite rooted at `op` (OpTypeDispatch does, and
@@ -29,6 +30,9 @@ from graph_opt.frontend.tensorflow.effects import (
     control_inputs_attr,
 )
 from graph_opt.remarks import warn
+
+TERMINATORS = (func.ReturnOp, scf.YieldOp, scf.ConditionOp)
+"""Ops that hand values out of a region: no place for a control input."""
 
 
 def control_inputs(op: Operation) -> list[str]:
@@ -82,9 +86,6 @@ def can_hand_over_control_inputs(op: Operation) -> bool:
     return not any(
         isinstance(use.operation, TERMINATORS) for r in op.results for use in r.uses
     )
-
-
-TERMINATORS = (func.ReturnOp, scf.YieldOp, scf.ConditionOp)
 
 
 @dataclass(eq=False)
