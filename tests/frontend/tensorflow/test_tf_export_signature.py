@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from graph_opt.entry import entry_function
@@ -94,3 +95,21 @@ def test_a_constant_keeps_the_control_inputs_that_order_it_after_effects():
     (mul_y,) = [n for n in graph.node if n.name == "mul/y"]
     (branch,) = [n for n in graph.node if n.op == "If"]
     assert set(mul_y.input) == {"^PrintV2", f"^{branch.name}"}
+
+
+def test_keras_resnet_export_runs_in_tensorflow_with_one_output():
+    """TensorFlow (dev time) runs the export to the stored outputs, and the
+    only node nothing reads is the output."""
+    tf = pytest.importorskip("tensorflow")
+    graph_def = export_graph_def(load("corpus/resnet50.pb"))
+    data = np.load(HERE / "corpus/resnet50.npz")
+    read = {i.lstrip("^").split(":")[0] for n in graph_def.node for i in n.input}
+    assert [n.name for n in graph_def.node if n.name not in read] == ["Identity"]
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.import_graph_def(
+            tf.compat.v1.GraphDef.FromString(graph_def.SerializeToString()), name=""
+        )
+    with tf.compat.v1.Session(graph=graph) as session:
+        (out,) = session.run(["Identity:0"], {"input:0": data["in:input"]})
+    np.testing.assert_allclose(out, data["out:0"], atol=1e-5)
