@@ -23,6 +23,8 @@ from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_AT
 from graph_opt.frontend.tensorflow.graph_export import export_graph_def
 from graph_opt.frontend.tensorflow.schema import GraphDef
 from graph_opt.passes import XDSL_PASS_OVERRIDES, get_all_passes
+from graph_opt.patterns import apply_rewrites, is_op, redirect_to, wildcard
+from graph_opt.remarks import GraphOptWarning
 from graph_opt.testing.graph_defs import Type, set_attr
 
 GPU, CPU = "/device:GPU:0", "/device:CPU:0"
@@ -223,3 +225,34 @@ def test_exported_check_still_runs_in_tensorflow():
 
 def test_every_registered_pass_is_covered():
     assert set(PASSES) | LOWERINGS == set(get_all_passes()) | set(XDSL_PASS_OVERRIDES)
+
+
+DOUBLE_RELU = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = nn.relu %a {tf.control_inputs = ["check"]} : (tensor<4xf32>) -> tensor<4xf32>
+  %e = nn.exp %b : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %e : tensor<4xf32>
+}"""
+
+
+def drop_outer_relu(module) -> None:
+    inner = is_op("relu")(wildcard())
+    assert apply_rewrites(module, [redirect_to(is_op("relu")(inner), inner)]).total == 1
+
+
+def test_a_redirected_op_hands_its_control_inputs_to_its_users():
+    module = api.parse(DOUBLE_RELU)
+    drop_outer_relu(module)
+    ops = list(entry_function(module, None).body.block.ops)
+    assert [o.name for o in ops] == ["nn.relu", "nn.exp", "func.return"]
+    assert control_inputs(ops[0]) == [] and control_inputs(ops[1]) == ["check"]
+
+
+def test_control_inputs_no_user_can_take_are_reported():
+    module = api.parse(
+        DOUBLE_RELU.replace(
+            "  %e = nn.exp %b : (tensor<4xf32>) -> tensor<4xf32>\n", ""
+        ).replace("func.return %e", "func.return %b")
+    )
+    with pytest.warns(GraphOptWarning, match=r"control inputs \['check'\] are lost"):
+        drop_outer_relu(module)
