@@ -184,8 +184,8 @@ class PlacementKeeper:
         ]
         if not targets:
             warn(
-                f"control inputs {waits} are lost: what waited on them is "
-                f"replaced by a value that {root.name}'s rewrite returns as is"
+                f"control inputs {waits} are lost: the rewrite of {root.name} "
+                "replaced what waited on them by a value that is returned"
             )
         added = [(op, waits_not_implied(op, waits)) for op in targets]
         for op, names in added:
