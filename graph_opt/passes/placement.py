@@ -182,7 +182,7 @@ class PlacementKeeper:
             for op in dict.fromkeys(self.modified)
             if op.parent is not None and not isinstance(op, TERMINATORS)
         ]
-        if not targets:
+        if not targets and any(isinstance(op, TERMINATORS) for op in self.modified):
             warn(
                 f"control inputs {waits} are lost: the rewrite of {root.name} "
                 "replaced what waited on them by a value that is returned"

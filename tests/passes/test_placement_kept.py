@@ -256,3 +256,18 @@ def test_control_inputs_no_user_can_take_are_reported():
     )
     with pytest.warns(GraphOptWarning, match=r"control inputs \['check'\] are lost"):
         drop_outer_relu(module)
+
+
+def test_dead_code_waiting_on_an_effect_goes_without_a_report():
+    module = api.parse(
+        DOUBLE_RELU.replace("%e = nn.exp %b", "%e = nn.exp %a")  # %b unused
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api.run(module, "canonicalize")
+    assert [str(w.message) for w in caught if "lost" in str(w.message)] == []
+    assert [o.name for o in entry_function(module, None).body.block.ops] == [
+        "nn.relu",
+        "nn.exp",
+        "func.return",
+    ]
