@@ -11,7 +11,13 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.opaque import OpaqueOp
-from graph_opt.interpreter.limits import check_size, static_size
+from graph_opt.interpreter.limits import (
+    LoopTooLong,
+    check_size,
+    loop_name,
+    static_size,
+)
+from graph_opt.interpreter.onnx_loop import bounded_loop
 
 
 def _opset(op: OpaqueOp) -> list[onnx.OperatorSetIdProto]:
@@ -60,9 +66,11 @@ class OpaqueFunctions(InterpreterFunctions):
         if any(static_size(r.type) is None for r in op.results):
             _check_inferred_sizes(op, model, args)
         try:
-            outputs = _evaluator(model).run(
+            outputs = _evaluator(model, loop_name(op)).run(
                 None, {f"in{i}": a for i, a in enumerate(args)}
             )
+        except LoopTooLong:
+            raise
         except Exception as e:  # the reference evaluator raises many types
             raise InterpretationError(f"{op.op_type.data}: {e}") from e
         return tuple(outputs)
@@ -104,18 +112,20 @@ def _check_inferred_sizes(op: OpaqueOp, model: onnx.ModelProto, args) -> None:
             check_size(op, dims, dtype)
 
 
-def _evaluator(model: onnx.ModelProto) -> ReferenceEvaluator:
-    """onnx's evaluator of the model, at the newest opset when it implements
-    the op only from a later version than the model's (the same computation)."""
+def _evaluator(model: onnx.ModelProto, what: str) -> ReferenceEvaluator:
+    """onnx's evaluator of the model (its loops bounded, named by `what`), at the
+    newest opset when it implements the op only from a later version than the
+    model's (the same computation)."""
+    new_ops = [bounded_loop(what)]
     try:
-        return ReferenceEvaluator(model)
+        return ReferenceEvaluator(model, new_ops=new_ops)
     except RuntimeError as e:
         if "No implementation for operator" not in str(e):
             raise
         for opset in model.opset_import:
             if opset.domain in ("", "ai.onnx"):
                 opset.version = onnx.defs.onnx_opset_version()
-        return ReferenceEvaluator(model)
+        return ReferenceEvaluator(model, new_ops=new_ops)
 
 
 def _run_tensorflow_effect(op: OpaqueOp, args) -> tuple:

@@ -24,7 +24,7 @@ from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.tools import verify_numerics
 from graph_opt.tools.diagnostics import one_line, raise_recursion_limit
-from graph_opt.tools.frontends import apply_tensor_limit
+from graph_opt.tools.frontends import apply_limits
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.tools.pipeline import PipelineError, build_pipeline
 
@@ -455,7 +455,7 @@ class GraphOptMain(xDSLOptMain):
         SETTINGS.quiet = self.args.quiet
         self._temporary_output = None
         self._check_elision()
-        apply_tensor_limit(self.args)
+        apply_limits(self.args)
         try:
             if self.args.time_passes:
                 from graph_opt.passes.optimize import timing_stages
