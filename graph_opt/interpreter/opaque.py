@@ -63,8 +63,7 @@ class OpaqueFunctions(InterpreterFunctions):
             ],
         )
         model = onnx.helper.make_model(graph, opset_imports=_opset(op))
-        if any(static_size(r.type) is None for r in op.results):
-            _check_inferred_sizes(op, model, args)
+        _check_inferred_sizes(op, model, args)  # declared types may be wrong
         try:
             outputs = _evaluator(model, loop_name(op)).run(
                 None, {f"in{i}": a for i, a in enumerate(args)}
@@ -73,7 +72,19 @@ class OpaqueFunctions(InterpreterFunctions):
             raise
         except Exception as e:  # the reference evaluator raises many types
             raise InterpretationError(f"{op.op_type.data}: {e}") from e
+        _check_declared_shapes(op, outputs)
         return tuple(outputs)
+
+
+def _check_declared_shapes(op: OpaqueOp, outputs: list) -> None:
+    """Refuse results whose shape contradicts the op's static result type."""
+    for index, (result, output) in enumerate(zip(op.results, outputs)):
+        known = static_size(result.type)
+        if known is not None and list(np.shape(output)) != known[0]:
+            raise InterpretationError(
+                f"{op.op_type.data} gave result {index} the shape "
+                f"{list(np.shape(output))}, not the {result.type} it declares"
+            )
 
 
 SHAPE_DATA_ELEMENTS = 64

@@ -6,6 +6,8 @@ tests/dialects/test_parser_extensions.py:
   xDSL prints a NaN or infinite element that way, as MLIR does, but parses
   only decimal floats there; a fake quantization with NaN or infinite bounds
   now round-trips through MLIR text.
+- A dense literal above the tensor limit (`--max-tensor-size`) is refused:
+  xDSL would expand a splat (`dense<1.0> : tensor<100000x100000xf32>`).
 - The type check of every `dense<...>` literal rebuilt its IRDL constraint
   (`base(RankedStructure[...])`, about 0.5 ms) each time: built once here, the
   same check costs microseconds, which speeds up parsing graphs with many
@@ -86,7 +88,24 @@ def _parse_dense_literal_type(self: AttrParser):
         )
     if any(dim == DYNAMIC_INDEX for dim in list(literal_type.get_shape())):
         self.raise_error("Dense literal attribute should have a static shape.")
+    _check_literal_size(self, literal_type)
     return literal_type
+
+
+def _check_literal_size(parser: AttrParser, literal_type) -> None:
+    """Refuse a dense literal (a splat, which xDSL expands) above the tensor limit."""
+    from graph_opt.interpreter.limits import TensorTooLarge, check_size
+
+    element = literal_type.element_type
+    size = getattr(element, "compile_time_size", 8)
+    try:
+        check_size(
+            f"dense literal of {literal_type}",
+            literal_type.get_shape(),
+            f"u{size}" if size in (1, 2, 4, 8) else f"V{size}",
+        )
+    except TensorTooLarge as e:
+        parser.raise_error(str(e))
 
 
 AttrParser._parse_builtin_densearray_attr = _parse_builtin_densearray_attr
