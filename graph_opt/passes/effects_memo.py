@@ -12,24 +12,33 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from xdsl import traits
 from xdsl.ir import Operation
 
+_xdsl_get_effects = traits.get_effects
+_memo: ContextVar[dict[Operation, object] | None] = ContextVar(
+    "effects_memo", default=None
+)
+
+
+def _get_effects(op: Operation):
+    """xDSL's `get_effects`, remembered per op inside `effects_memoized`."""
+    memo = _memo.get()
+    if memo is None:
+        return _xdsl_get_effects(op)
+    if op not in memo:
+        memo[op] = _xdsl_get_effects(op)
+    return memo[op]
+
 
 @contextmanager
 def effects_memoized() -> Iterator[None]:
-    """Remember `xdsl.traits.get_effects` per op for the body (which must not add ops)."""
-    original = traits.get_effects
-    memo: dict[Operation, object] = {}
-
-    def get_effects(op: Operation):
-        if op not in memo:
-            memo[op] = original(op)
-        return memo[op]
-
-    traits.get_effects = get_effects
+    """Remember each op's effects for the body (which must not add ops)."""
+    traits.get_effects = _get_effects  # the recursion looks it up in xdsl.traits
+    token = _memo.set({})
     try:
         yield
     finally:
-        traits.get_effects = original
+        _memo.reset(token)
