@@ -9,7 +9,7 @@ import numpy as np
 from xdsl.dialects import scf, tensor
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
-from graph_opt.interpreter.limits import LoopBudget, loop_name
+from graph_opt.interpreter.loop_limits import LoopBudget, loop_name
 
 
 @register_impls

@@ -6,15 +6,11 @@ depends on their operands' values (ConstantOfShape, Range, Tile, OneHot,
 opaque ONNX ops such as Expand) check the size they computed before
 allocating. The limit is 256 MiB per tensor unless `tensor_limit` says
 otherwise; fold-constants adds an element budget (its `max-size`).
-
-Loops (scf.while, scf.for, ONNX's Loop) stop with `LoopTooLong` after
-1,000,000 iterations or 30 seconds unless `loop_limit` says otherwise.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,8 +26,6 @@ from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.shapes import DYN, ranked, tensor_type
 
 DEFAULT_MAX_BYTES = 256 << 20
-DEFAULT_MAX_LOOP_ITERATIONS = 1_000_000
-DEFAULT_MAX_LOOP_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -165,78 +159,3 @@ def _types_for_arguments(op: NNOperation, args: tuple) -> list[Attribute]:
     except Exception:  # a rule refusing these shapes: the op's own run says why
         return []
     return inferred or []
-
-
-@dataclass(frozen=True)
-class LoopLimit:
-    max_iterations: int = DEFAULT_MAX_LOOP_ITERATIONS
-    max_seconds: float = DEFAULT_MAX_LOOP_SECONDS
-
-
-_LOOP_LIMIT: ContextVar[LoopLimit] = ContextVar(
-    "loop_limit",
-    default=LoopLimit(),  # noqa: B039 (frozen)
-)
-
-
-class LoopTooLong(InterpretationError):
-    """A loop went past the iteration or time limit; the run stops."""
-
-
-@contextmanager
-def loop_limit(
-    max_iterations: int | None = None, max_seconds: float | None = None
-) -> Iterator[None]:
-    """Run the body with other loop limits (iterations and seconds per loop run)."""
-    token = _LOOP_LIMIT.set(_loop_limit(max_iterations, max_seconds))
-    try:
-        yield
-    finally:
-        _LOOP_LIMIT.reset(token)
-
-
-def set_loop_limit(
-    max_iterations: int | None = None, max_seconds: float | None = None
-) -> None:
-    """Set the loop limits for the rest of this context (the command-line tools)."""
-    _LOOP_LIMIT.set(_loop_limit(max_iterations, max_seconds))
-
-
-def _loop_limit(max_iterations: int | None, max_seconds: float | None) -> LoopLimit:
-    current = _LOOP_LIMIT.get()
-    return LoopLimit(
-        current.max_iterations if max_iterations is None else max_iterations,
-        current.max_seconds if max_seconds is None else max_seconds,
-    )
-
-
-class LoopBudget:
-    """One run of a loop (`what` names it), counted against the limits."""
-
-    def __init__(self, what: str):
-        self.what = what
-        self.limit = _LOOP_LIMIT.get()
-        self.deadline = time.monotonic() + self.limit.max_seconds
-        self.iterations = 0
-
-    def step(self) -> None:
-        """Count an iteration about to start; raise LoopTooLong past a limit."""
-        self.iterations += 1
-        if self.iterations > self.limit.max_iterations:
-            raise LoopTooLong(
-                f"{self.what} did not stop within {self.limit.max_iterations:,} "
-                "iterations (--max-loop-iterations)"
-            )
-        if time.monotonic() > self.deadline:
-            raise LoopTooLong(
-                f"{self.what} did not stop within {self.limit.max_seconds:g} s "
-                f"({self.iterations - 1:,} iterations; --max-loop-seconds)"
-            )
-
-
-def loop_name(op: Operation) -> str:
-    """How a loop is named in errors: its kind and the name of its first result."""
-    from graph_opt.frontend.names import location_names, op_result_names
-
-    names = location_names(op) or [n for n in op_result_names(op) if n]
-    return f"{op_kind(op)} '{names[0]}'" if names else op_kind(op)

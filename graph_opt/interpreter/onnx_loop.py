@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from onnx.reference.ops.op_loop import Loop as ReferenceLoop
 
-from graph_opt.interpreter.limits import LoopBudget
+from graph_opt.interpreter.loop_limits import LoopBudget
 
 
 def bounded_loop(what: str) -> type[ReferenceLoop]:

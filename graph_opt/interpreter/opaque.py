@@ -11,12 +11,8 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.opaque import OpaqueOp
-from graph_opt.interpreter.limits import (
-    LoopTooLong,
-    check_size,
-    loop_name,
-    static_size,
-)
+from graph_opt.interpreter.limits import check_size, static_size
+from graph_opt.interpreter.loop_limits import LoopTooLong, loop_name
 from graph_opt.interpreter.onnx_loop import bounded_loop
 
 

@@ -184,7 +184,8 @@ def positive(kind: type[int] | type[float]):
 
 def apply_limits(args: argparse.Namespace) -> None:
     """Make --max-tensor-size and the loop limits the limits of this process."""
-    from graph_opt.interpreter.limits import set_loop_limit, set_max_tensor_bytes
+    from graph_opt.interpreter.limits import set_max_tensor_bytes
+    from graph_opt.interpreter.loop_limits import set_loop_limit
 
     if args.max_tensor_size is not None:
         set_max_tensor_bytes(args.max_tensor_size)

@@ -13,7 +13,7 @@ from onnx import TensorProto, helper
 
 from graph_opt.api import parse
 from graph_opt.interpreter import run_function
-from graph_opt.interpreter.limits import LoopTooLong, loop_limit
+from graph_opt.interpreter.loop_limits import LoopTooLong, loop_limit
 
 
 def forever_loop_model() -> onnx.ModelProto:
