@@ -1,7 +1,7 @@
 """Reference implementations of the control flow the frontends build: scf.if
-comes from xDSL's scf interpreter; scf.while and scf.for are xDSL's, stopped at
-the loop limits (they replace xDSL's); tensor.extract and tensor.cast on numpy
-arrays are here."""
+comes from xDSL's scf interpreter; scf.while and scf.for are xDSL's with a loop
+budget (registered over xDSL's); tensor.extract and tensor.cast on numpy arrays
+are here."""
 
 from __future__ import annotations
 

@@ -96,13 +96,10 @@ def _check_literal_size(parser: AttrParser, literal_type) -> None:
     """Refuse a dense literal (a splat, which xDSL expands) above the tensor limit."""
     from graph_opt.interpreter.limits import TensorTooLarge, check_size
 
-    element = literal_type.element_type
-    size = getattr(element, "compile_time_size", 8)
+    size = getattr(literal_type.element_type, "compile_time_size", 8)
     try:
         check_size(
-            f"dense literal of {literal_type}",
-            literal_type.get_shape(),
-            f"u{size}" if size in (1, 2, 4, 8) else f"V{size}",
+            f"dense literal of {literal_type}", literal_type.get_shape(), f"V{size}"
         )
     except TensorTooLarge as e:
         parser.raise_error(str(e))
