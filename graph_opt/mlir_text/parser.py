@@ -57,6 +57,7 @@ from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.base import _fits_flat
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.new_op import new_op
+from graph_opt.dialects.nn.parser_extensions import COMPACT_SPLAT_BYTES
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.gc_pause import collector_paused
 from graph_opt.mlir_text.forms import has_nn_custom_form
@@ -417,12 +418,6 @@ def _interned(value_type: Attribute) -> Attribute:
     if type(value_type) is TensorType and isinstance(value_type.encoding, NoneAttr):
         return tensor_type(value_type.element_type, value_type.get_shape())
     return value_type
-
-
-COMPACT_SPLAT_BYTES = 1 << 20
-"""A splat whose elements would take more stays one element (as TensorFlow import
-and fold-constants keep them: `to_numpy` broadcasts it); smaller ones are
-expanded as xDSL's parser does, so that both build the same module."""
 
 
 def _elements_data(data: bytes, value_type: TensorType) -> bytes | None:

@@ -6,8 +6,10 @@ tests/dialects/test_parser_extensions.py:
   xDSL prints a NaN or infinite element that way, as MLIR does, but parses
   only decimal floats there; a fake quantization with NaN or infinite bounds
   now round-trips through MLIR text.
-- A dense literal above the tensor limit (`--max-tensor-size`) is refused:
-  xDSL would expand a splat (`dense<1.0> : tensor<100000x100000xf32>`).
+- A splat (`dense<1.0> : tensor<100000x100000xf32>`, or one hex element) whose
+  elements would take more than COMPACT_SPLAT_BYTES stays one element, as the
+  fast parser, TensorFlow import and fold-constants keep splats; xDSL expands it
+  through a Python list (5 GB for a 250 MiB tensor).
 - The type check of every `dense<...>` literal rebuilt its IRDL constraint
   (`base(RankedStructure[...])`, about 0.5 ms) each time: built once here, the
   same check costs microseconds, which speeds up parsing graphs with many
@@ -16,15 +18,20 @@ tests/dialects/test_parser_extensions.py:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
+    BytesAttr,
     ComplexType,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     IndexType,
     IntegerType,
     RankedStructure,
+    TensorType,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import base
@@ -88,22 +95,67 @@ def _parse_dense_literal_type(self: AttrParser):
         )
     if any(dim == DYNAMIC_INDEX for dim in list(literal_type.get_shape())):
         self.raise_error("Dense literal attribute should have a static shape.")
-    _check_literal_size(self, literal_type)
     return literal_type
 
 
-def _check_literal_size(parser: AttrParser, literal_type) -> None:
-    """Refuse a dense literal (a splat, which xDSL expands) above the tensor limit."""
-    from graph_opt.interpreter.limits import TensorTooLarge, check_size
+COMPACT_SPLAT_BYTES = 1 << 20
+"""A splat whose elements would take more stays one element (`to_numpy`
+broadcasts it); smaller ones are expanded as xDSL does."""
 
-    size = getattr(literal_type.element_type, "compile_time_size", 8)
-    try:
-        check_size(
-            f"dense literal of {literal_type}", literal_type.get_shape(), f"V{size}"
-        )
-    except TensorTooLarge as e:
-        parser.raise_error(str(e))
+_xdsl_parse_dense = AttrParser.parse_dense_int_or_fp_elements_attr
+
+
+def _parse_dense_elements(self: AttrParser, literal_type=None):
+    if literal_type is None:
+        start = self.pos
+        splat = _parse_optional_large_splat(self)
+        if splat is not None:
+            return splat
+        self._resume_from(start)
+    return _xdsl_parse_dense(self, literal_type)
+
+
+def _parse_optional_large_splat(self: AttrParser) -> DenseIntOrFPElementsAttr | None:
+    """`<value> : type` or `<"0x..."> : type` of a tensor above
+    COMPACT_SPLAT_BYTES, as one element; None for anything else (the caller
+    resumes where it started)."""
+    self.parse_punctuation("<", " in dense attribute")
+    token = self._current_token
+    if token.kind is MLIRTokenKind.STRING_LIT:
+        hex_digits = self.parse_str_literal()
+        elements = None
+    elif token.text in ("[", "(", ">"):
+        return None
+    else:
+        elements, shape = self._parse_tensor_literal()
+        if shape:
+            return None
+    if self.parse_optional_punctuation(">") is None:
+        return None
+    if self.parse_optional_punctuation(":") is None:
+        return None
+    literal_type = self._parse_dense_literal_type()
+    element_type = literal_type.element_type
+    size = getattr(element_type, "compile_time_size", None)
+    count = math.prod(literal_type.get_shape())
+    if not isinstance(literal_type, TensorType) or size is None or count < 2:
+        return None
+    if size * count <= COMPACT_SPLAT_BYTES:
+        return None
+    if elements is None:
+        try:
+            data = bytes.fromhex(hex_digits.removeprefix("0x"))
+        except ValueError:
+            return None
+        if len(data) != size:
+            return None
+    else:
+        one = TensorType(element_type, [1])
+        value = elements[0].to_type(self, element_type)
+        data = DenseIntOrFPElementsAttr.from_list(one, [value]).data.data
+    return DenseIntOrFPElementsAttr(literal_type, BytesAttr(data))
 
 
 AttrParser._parse_builtin_densearray_attr = _parse_builtin_densearray_attr
 AttrParser._parse_dense_literal_type = _parse_dense_literal_type
+AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense_elements
