@@ -1,7 +1,8 @@
 """Malformed inputs from valid ones: byte flips and truncation of .onnx, .pb and
 .mlir files, and mutations of the protos (swapped inputs, wrong types, removed
 initializers, bad attributes, unsupported opsets, missing outputs, duplicate
-definitions, integer division by zero, tensors too large to make)."""
+definitions, integer division by zero, tensors too large to make, splats of
+gigabytes)."""
 
 from __future__ import annotations
 
@@ -229,11 +230,16 @@ def _add_huge_const(nodes, values: list[float]) -> None:
 
 
 def mutate_mlir(text: str, rng: np.random.Generator) -> Malformed:
-    kinds = ["flip_bytes", "truncate", "drop_line", "swap_lines"]
+    kinds = ["flip_bytes", "truncate", "drop_line", "swap_lines", "splat_bomb"]
     kind = kinds[int(rng.integers(len(kinds)))]
     if kind in ("flip_bytes", "truncate"):
         return mutate_bytes(kind, "mlir", ".mlir", text.encode(), rng)
     lines = text.splitlines()
+    if kind == "splat_bomb":  # 40 GB described in 70 bytes, in the first body
+        body = next((i for i, line in enumerate(lines) if line.endswith("{")), 0)
+        splat = "%fuzz_splat = nn.constant dense<1.5> : tensor<100000x100000xf32>"
+        lines.insert(body + 1, splat)
+        return Malformed(f"mlir:{kind}", ".mlir", "\n".join(lines).encode())
     i, j = sorted(int(rng.integers(len(lines))) for _ in range(2))
     if kind == "drop_line":
         del lines[i]
