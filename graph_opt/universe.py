@@ -2,10 +2,12 @@
 
 from xdsl.universe import Universe
 
+from graph_opt.isolation_fix import check_isolation_in_linear_time
 from graph_opt.lexer_fix import lex_strings_in_linear_time
 from graph_opt.passes import get_all_passes
 
 lex_strings_in_linear_time()  # every parser graph-opt builds comes through here
+check_isolation_in_linear_time()
 
 
 def _nn_dialect():

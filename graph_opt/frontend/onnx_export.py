@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import IO
 
 import numpy as np
 import onnx
-from onnx import AttributeProto
+from onnx import AttributeProto, numpy_helper
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    ModuleOp,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from graph_opt.dialects.nn.constant import ConstantOp
@@ -34,7 +41,7 @@ from graph_opt.frontend.onnx_import import (
 from graph_opt.frontend.onnx_op_table import exporter_of, load_mappings
 from graph_opt.frontend.onnx_stream import write_model
 from graph_opt.frontend.onnx_subgraphs import defined_names, outer_names, rename_outer
-from graph_opt.frontend.onnx_types import tensor_from_dense, value_info_for
+from graph_opt.frontend.onnx_types import array_of, tensor_from_dense, value_info_for
 from graph_opt.frontend.tensorflow.effects import EFFECT_OPS
 from graph_opt.gc_pause import collector_paused
 from graph_opt.remarks import warn
@@ -217,6 +224,9 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
         return  # nothing reads it: no initializer (onnxruntime would drop it, noisily)
     builder.name_results(op)
     if type(op) is ConstantOp:
+        if is_large_splat(op.value):
+            export_large_splat(builder, op)
+            return
         tensor_from_dense(
             builder.names[op.output],
             op.value,
@@ -231,6 +241,32 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
     else:
         hint = INTEGER_ARITHMETIC_HINT if op.name in INTEGER_ARITHMETIC_OPS else ""
         raise FrontendError(f"cannot export {op.name} to ONNX: no ONNX form{hint}")
+
+
+def is_large_splat(value: Attribute) -> bool:
+    """A splat kept as one element whose expansion would pass the tensor limit."""
+    from graph_opt.interpreter.limits import max_tensor_bytes
+
+    if not isinstance(value, DenseIntOrFPElementsAttr):
+        return False
+    size = len(value.data.data)
+    count = math.prod(value.get_shape())
+    compact = count > 1 and size == value.get_element_type().compile_time_size
+    return compact and size * count > max_tensor_bytes()
+
+
+def export_large_splat(builder: ExportBuilder, op: ConstantOp) -> None:
+    """ONNX has no splat initializer: a ConstantOfShape of the value, which keeps
+    the file (and the export's memory) small."""
+    array = array_of(op.value)
+    value = np.array(array[(0,) * array.ndim]).reshape(1)
+    shape = builder.initializer(np.array(array.shape, np.int64), "shape")
+    builder.node(
+        "ConstantOfShape",
+        [shape],
+        [op.output],
+        [onnx.helper.make_attribute("value", numpy_helper.from_array(value))],
+    )
 
 
 def export_module(

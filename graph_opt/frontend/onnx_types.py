@@ -35,6 +35,7 @@ from graph_opt.dialects.nn.shapes import DYN, tensor_type
 from graph_opt.dialects.nn.types import OptionalType, SequenceType, StringType
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.onnx_stream import DEFERRED_MIN_BYTES
+from graph_opt.interpreter.limits import check_size
 
 _UNSIGNED = Signedness.UNSIGNED
 _ELEMENT_TYPES_BY_NAME: dict[str, Attribute] = {
@@ -243,6 +244,11 @@ def tensor_from_dense(
     data = attr.data.data
     splat = len(data) == _numpy_dtype(dtype).itemsize and math.prod(shape) != 1
     if splat or dtype in _NOT_RAW_AS_IS:
+        check_size(
+            f"tensor '{name}'" if name else "a tensor attribute",
+            shape,
+            _numpy_dtype(dtype),
+        )
         array = np.array(array_of(attr), order="C")
         tensor.CopyFrom(numpy_helper.from_array(array, name))
         return tensor

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.interpreter import Interpreter
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.utils.exceptions import InterpretationError
 
+from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.dtypes import numpy_dtype
-from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.dialects.nn.shapes import DYN, ranked, tensor_type
 
 DEFAULT_MAX_BYTES = 256 << 20
 
@@ -42,9 +43,18 @@ _LIMIT: ContextVar[TensorLimit] = ContextVar(
 class TensorTooLarge(InterpretationError):
     """An op would create a tensor above the limit; nothing was allocated."""
 
-    def __init__(self, op: Operation, what: str):
-        super().__init__(f"{op.name} would create {what}")
+    def __init__(self, op: Operation | str, what: str):
+        super().__init__(f"{op_kind(op)} would create {what}")
         self.what = what
+
+
+def op_kind(op: Operation | str) -> str:
+    """An op as errors name it: ONNX's op type for nn.opaque, else its name."""
+    from graph_opt.dialects.nn.opaque import OpaqueOp
+
+    if isinstance(op, str):
+        return op
+    return op.op_type.data if isinstance(op, OpaqueOp) else op.name
 
 
 @contextmanager
@@ -65,13 +75,19 @@ def tensor_limit(
         _LIMIT.reset(token)
 
 
+def max_tensor_bytes() -> int:
+    """The largest tensor, in bytes, that may be created in this context."""
+    return _LIMIT.get().max_bytes
+
+
 def set_max_tensor_bytes(max_bytes: int) -> None:
     """Set the limit for the rest of this context (the command-line tools)."""
     _LIMIT.set(TensorLimit(max_bytes, _LIMIT.get().max_elements))
 
 
-def check_size(op: Operation, shape: Iterable[int], dtype: np.dtype) -> None:
-    """Raise TensorTooLarge if `op` may not create a tensor of this shape."""
+def check_size(op: Operation | str, shape: Iterable[int], dtype: np.dtype) -> None:
+    """Raise TensorTooLarge if `op` (or what a string names) may not create a
+    tensor of this shape."""
     limit = _LIMIT.get()
     count = math.prod(int(d) for d in shape)
     if limit.max_elements is not None and count > limit.max_elements:
@@ -108,10 +124,38 @@ def static_size(value_type: Attribute) -> tuple[list[int], np.dtype] | None:
 
 
 class ResultSizeGuard(Interpreter.Listener):
-    """Refuses, before it runs, an op whose static result type is above the limit."""
+    """Refuses, before it runs, an op whose result is above the limit: by its
+    static result types, and for dynamic ones by the types its type rule gives
+    for the shapes of the arguments at hand."""
 
     def will_interpret_op(self, op: Operation, args: tuple) -> None:
+        dynamic = False
         for result in op.results:
             known = static_size(result.type)
-            if known is not None:
+            if known is None:
+                dynamic = True
+            else:
                 check_size(op, *known)
+        if dynamic and isinstance(op, NNOperation):
+            for result_type in _types_for_arguments(op, args):
+                known = static_size(result_type)
+                if known is not None:
+                    check_size(op, *known)
+
+
+def _types_for_arguments(op: NNOperation, args: tuple) -> list[Attribute]:
+    """The result types of `op`'s type rule for operands of the arguments'
+    shapes (values it reads from constants are unknown then); [] when none."""
+    operand_types = []
+    for operand, arg in zip(op.operands, args):
+        element = getattr(operand.type, "element_type", None)
+        if element is None:
+            return []
+        operand_types.append(tensor_type(element, np.shape(arg)))
+    try:
+        inferred = type(op).infer_result_types(
+            Block(arg_types=operand_types).args, op.properties
+        )
+    except Exception:  # a rule refusing these shapes: the op's own run says why
+        return []
+    return inferred or []

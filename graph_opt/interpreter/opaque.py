@@ -12,6 +12,8 @@ from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.interpreter.limits import check_size, static_size
+from graph_opt.interpreter.loop_limits import LoopTooLong, loop_name
+from graph_opt.interpreter.onnx_loop import bounded_loop
 
 
 def _opset(op: OpaqueOp) -> list[onnx.OperatorSetIdProto]:
@@ -57,15 +59,28 @@ class OpaqueFunctions(InterpreterFunctions):
             ],
         )
         model = onnx.helper.make_model(graph, opset_imports=_opset(op))
-        if any(static_size(r.type) is None for r in op.results):
-            _check_inferred_sizes(op, model, args)
+        _check_inferred_sizes(op, model, args)  # declared types may be wrong
         try:
-            outputs = _evaluator(model).run(
+            outputs = _evaluator(model, loop_name(op)).run(
                 None, {f"in{i}": a for i, a in enumerate(args)}
             )
+        except LoopTooLong:
+            raise
         except Exception as e:  # the reference evaluator raises many types
             raise InterpretationError(f"{op.op_type.data}: {e}") from e
+        _check_declared_shapes(op, outputs)
         return tuple(outputs)
+
+
+def _check_declared_shapes(op: OpaqueOp, outputs: list) -> None:
+    """Refuse results whose shape contradicts the op's static result type."""
+    for index, (result, output) in enumerate(zip(op.results, outputs)):
+        known = static_size(result.type)
+        if known is not None and list(np.shape(output)) != known[0]:
+            raise InterpretationError(
+                f"{op.op_type.data} gave result {index} the shape "
+                f"{list(np.shape(output))}, not the {result.type} it declares"
+            )
 
 
 SHAPE_DATA_ELEMENTS = 64
@@ -104,18 +119,20 @@ def _check_inferred_sizes(op: OpaqueOp, model: onnx.ModelProto, args) -> None:
             check_size(op, dims, dtype)
 
 
-def _evaluator(model: onnx.ModelProto) -> ReferenceEvaluator:
-    """onnx's evaluator of the model, at the newest opset when it implements
-    the op only from a later version than the model's (the same computation)."""
+def _evaluator(model: onnx.ModelProto, what: str) -> ReferenceEvaluator:
+    """onnx's evaluator of the model (its loops bounded, named by `what`), at the
+    newest opset when it implements the op only from a later version than the
+    model's (the same computation)."""
+    new_ops = [bounded_loop(what)]
     try:
-        return ReferenceEvaluator(model)
+        return ReferenceEvaluator(model, new_ops=new_ops)
     except RuntimeError as e:
         if "No implementation for operator" not in str(e):
             raise
         for opset in model.opset_import:
             if opset.domain in ("", "ai.onnx"):
                 opset.version = onnx.defs.onnx_opset_version()
-        return ReferenceEvaluator(model)
+        return ReferenceEvaluator(model, new_ops=new_ops)
 
 
 def _run_tensorflow_effect(op: OpaqueOp, args) -> tuple:

@@ -32,8 +32,8 @@ def make_function_interpreter(
     from graph_opt.interpreter.tf_state import TfStateFunctions
 
     interpreter = make_interpreter(module)
-    for functions in control_flow_functions():
-        interpreter.register_implementations(functions)
+    for functions in control_flow_functions():  # later tables replace xDSL's loops
+        interpreter.register_implementations(functions, override=True)
     interpreter.register_implementations(state or TfStateFunctions())
     return interpreter
 

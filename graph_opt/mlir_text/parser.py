@@ -58,7 +58,10 @@ from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.base import _fits_flat
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.new_op import new_op
-from graph_opt.dialects.nn.parser_extensions import FloatBitsParser
+from graph_opt.dialects.nn.parser_extensions import (
+    COMPACT_SPLAT_BYTES,
+    FloatBitsParser,
+)
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.gc_pause import collector_paused
 from graph_opt.mlir_text.forms import has_nn_custom_form
@@ -93,6 +96,7 @@ RETURN_OP = re.compile(
 )
 BLANKS = re.compile(r"(?:\s+|//[^\n]*)*")
 """What the lexer skips between tokens: whitespace and comments."""
+INTEGER = re.compile(r"-?[0-9]+")
 FLOAT_LIST = re.compile(r"(?:[\[\], ]|-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)+")
 """The characters of a nested list of MLIR float literals."""
 
@@ -389,6 +393,10 @@ class FastParser(FloatBitsParser):
                 floats = text[body:split]
                 if FLOAT_LIST.fullmatch(floats):
                     data = _float_data(floats, value_type.get_shape(), dtype)
+            elif isinstance(element_type, IntegerType) and INTEGER.fullmatch(
+                text, body, split
+            ):
+                data = _large_integer_splat(int(text[body:split]), value_type)
             if data is not None:
                 if self._cut is not None and body + 3 in self._cut.spans:
                     self._cuts_of_line.append(body + 3)
@@ -427,8 +435,23 @@ def _elements_data(data: bytes, value_type: TensorType) -> bytes | None:
     size = value_type.element_type.compile_time_size
     count = math.prod(value_type.get_shape())
     if len(data) == size:
-        data *= count
+        return data if size * count > COMPACT_SPLAT_BYTES else data * count
     return data if len(data) == size * count else None
+
+
+def _large_integer_splat(value: int, value_type: TensorType) -> bytes | None:
+    """The one element of an integer splat above COMPACT_SPLAT_BYTES, as xDSL
+    packs it (two's complement, little endian); None for smaller splats and
+    values the type cannot hold (xDSL reads those)."""
+    element_type = value_type.element_type
+    size = element_type.compile_time_size
+    if size * math.prod(value_type.get_shape()) <= COMPACT_SPLAT_BYTES:
+        return None
+    try:
+        element_type.verify_value(value)
+    except Exception:  # xDSL's parse gives the error
+        return None
+    return (value % (1 << (8 * size))).to_bytes(size, "little")
 
 
 def _float_data(body: str, shape: tuple[int, ...], dtype: str) -> bytes | None:
@@ -436,7 +459,9 @@ def _float_data(body: str, shape: tuple[int, ...], dtype: str) -> bytes | None:
     xDSL packs them; None where xDSL's reading could differ (it reads it then)."""
     values = np.array(json.loads(body), dtype=np.float64)
     if values.ndim == 0:
-        values = np.full(shape, values)
+        count = math.prod(shape)
+        compact = count * np.dtype(dtype).itemsize > COMPACT_SPLAT_BYTES
+        values = np.full(1 if compact else count, values)
     elif values.shape != tuple(shape):
         return None
     with np.errstate(over="ignore"):

@@ -199,18 +199,32 @@ class LazyPointRewriter(PatternRewriter):
 
 def walk_ops(region: Region, reverse: bool, region_first: bool) -> Iterator[Operation]:
     """The ops nested in `region` in the order of `region.walk(reverse=...,
-    region_first=...)`, without a generator per op that has no regions."""
-    for block in reversed(region.blocks) if reverse else region.blocks:
-        for op in reversed(block.ops) if reverse else block.ops:
+    region_first=...)`, from a stack rather than a generator per region op (a
+    chain of nested generators costs each op the depth of its nesting)."""
+    stack: list[tuple[Iterator[Operation], Operation | None]] = [
+        (_ops_of([region], reverse), None)
+    ]
+    while stack:
+        ops, owner = stack[-1]
+        for op in ops:
             if not op.regions:
                 yield op
                 continue
             if not region_first:
                 yield op
-            for nested in reversed(op.regions) if reverse else op.regions:
-                yield from walk_ops(nested, reverse, region_first)
-            if region_first:
-                yield op
+            stack.append((_ops_of(op.regions, reverse), op))
+            break
+        else:
+            stack.pop()
+            if region_first and owner is not None:
+                yield owner
+
+
+def _ops_of(regions: Sequence[Region], reverse: bool) -> Iterator[Operation]:
+    """The ops of the regions' blocks (not nested ones), in walk order."""
+    for region in reversed(regions) if reverse else regions:
+        for block in reversed(region.blocks) if reverse else region.blocks:
+            yield from reversed(block.ops) if reverse else block.ops
 
 
 def rewrite_with(

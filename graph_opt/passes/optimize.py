@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.gc_pause import collector_paused
 from graph_opt.passes.constant_patterns import deduplicate_constants
+from graph_opt.passes.effects_memo import effects_memoized
 from graph_opt.passes.erasure import has_unused_results
 from graph_opt.passes.fold_bn import fold_batch_norms
 from graph_opt.passes.fold_bn_patterns import fold_bn_patterns
@@ -45,7 +46,7 @@ from graph_opt.progress import Steps
 
 
 def op_count(module: ModuleOp) -> int:
-    return sum(1 for _ in module.walk())
+    return sum(1 for _ in walk_ops(module.body, reverse=False, region_first=False))
 
 
 def may_have_common_subexpressions(module: ModuleOp) -> bool:
@@ -76,7 +77,8 @@ def eliminate_common_subexpressions(module: ModuleOp) -> bool:
     if not may_have_common_subexpressions(module):
         return False
     before = op_count(module)
-    cse(module)
+    with effects_memoized():
+        cse(module)
     return op_count(module) != before
 
 
@@ -101,7 +103,10 @@ def may_have_dead_code(module: ModuleOp) -> bool:
 
 
 def eliminate_dead_code(module: ModuleOp) -> bool:
-    return may_have_dead_code(module) and region_dce(module.body)
+    if not may_have_dead_code(module):
+        return False
+    with effects_memoized():
+        return region_dce(module.body)
 
 
 PIPELINE: tuple[Callable[[ModuleOp], bool], ...] = (

@@ -14,6 +14,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import DYN, more_precise, ranked
+from graph_opt.passes.op_dispatch import walk_ops
 from graph_opt.passes.region_types import (
     fold_casts,
     followed_returns,
@@ -50,7 +51,9 @@ class RefineShapesPass(ModulePass):
 def refine_shapes(module: ModuleOp) -> int:
     """Refine result types in `module`; how many values changed type."""
     called = {
-        c.callee.string_value() for c in module.walk() if isinstance(c, func.CallOp)
+        c.callee.string_value()
+        for c in walk_ops(module.body, reverse=False, region_first=False)
+        if isinstance(c, func.CallOp)
     }
     refined = 0
     for function in module.ops:
@@ -73,7 +76,7 @@ def refine_shapes(module: ModuleOp) -> int:
 def _refine_ops(function: func.FuncOp, signature_fixed: bool) -> int:
     return sum(
         _refine(op, signature_fixed)
-        for op in list(function.walk())
+        for op in list(walk_ops(function.body, reverse=False, region_first=False))
         if isinstance(op, NNOperation)
     )
 

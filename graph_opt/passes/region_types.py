@@ -18,6 +18,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import DYN, more_precise, ranked
+from graph_opt.passes.op_dispatch import walk_ops
 
 RefineOp = Callable[[NNOperation], object]
 """Refines one nn op's result types."""
@@ -31,7 +32,7 @@ def refine_region_types(
     returns keeps its type unless the signature may follow (`signature_fixed`
     false: nothing calls the function)."""
     changed = 0
-    for op in list(function.walk()):
+    for op in list(walk_ops(function.body, reverse=False, region_first=False)):
         if isinstance(op, scf.WhileOp):
             changed += _refine_while(op, signature_fixed, refine_op)
         elif isinstance(op, scf.IfOp):
@@ -200,7 +201,7 @@ def _trial_yield_types(
 
 
 def _refine_all(region: Region, refine_op: RefineOp) -> None:
-    for inner in list(region.walk()):
+    for inner in list(walk_ops(region, reverse=False, region_first=False)):
         if isinstance(inner, NNOperation):
             refine_op(inner)
 

@@ -21,6 +21,20 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
         "(e.g. 512M, 2G; default 256M); larger ones are refused before allocation",
     )
     arg_parser.add_argument(
+        "--max-loop-iterations",
+        type=positive(int),
+        metavar="N",
+        help="Iterations after which the interpreter stops a loop (scf.while, "
+        "scf.for, ONNX Loop) with an error naming it (default 1000000)",
+    )
+    arg_parser.add_argument(
+        "--max-loop-seconds",
+        type=positive(float),
+        metavar="S",
+        help="Seconds after which the interpreter stops one run of a loop with an "
+        "error naming it (default 30)",
+    )
+    arg_parser.add_argument(
         "--no-validate",
         action="store_true",
         help="Import models that onnxruntime or TensorFlow would refuse (unknown "
@@ -161,9 +175,28 @@ def byte_size(text: str) -> int:
     return int(digits) * SIZE_SUFFIXES[suffix]
 
 
-def apply_tensor_limit(args: argparse.Namespace) -> None:
-    """Make --max-tensor-size the limit of this process."""
-    if args.max_tensor_size is not None:
-        from graph_opt.interpreter.limits import set_max_tensor_bytes
+def positive(kind: type[int] | type[float]):
+    """An argparse type: a number of `kind` above zero."""
 
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if not value > 0:
+            raise argparse.ArgumentTypeError(
+                f"expected a {kind.__name__} above 0, not '{text}'"
+            )
+        return value
+
+    return parse
+
+
+def apply_limits(args: argparse.Namespace) -> None:
+    """Make --max-tensor-size and the loop limits the limits of this process."""
+    from graph_opt.interpreter.limits import set_max_tensor_bytes
+    from graph_opt.interpreter.loop_limits import set_loop_limit
+
+    if args.max_tensor_size is not None:
         set_max_tensor_bytes(args.max_tensor_size)
+    set_loop_limit(args.max_loop_iterations, args.max_loop_seconds)

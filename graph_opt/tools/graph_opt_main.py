@@ -27,7 +27,7 @@ from graph_opt.tools.diagnostics import (
     one_line_usage_errors,
     raise_recursion_limit,
 )
-from graph_opt.tools.frontends import apply_tensor_limit
+from graph_opt.tools.frontends import apply_limits
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.tools.pipeline import PipelineError, build_pipeline
 
@@ -477,7 +477,7 @@ class GraphOptMain(xDSLOptMain):
 
         SETTINGS.quiet = self.args.quiet
         self._check_elision()
-        apply_tensor_limit(self.args)
+        apply_limits(self.args)
         # -o's file: written in full once the run succeeds, removed if it fails
         with contextlib.ExitStack() as self._output:
             if self.args.time_passes:

@@ -62,11 +62,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def load_module(model: str, frontend_args: Sequence[str]):
     """The module graph-opt would read from `model`: the same frontends and options."""
-    from graph_opt.tools.frontends import apply_tensor_limit
+    from graph_opt.tools.frontends import apply_limits
     from graph_opt.tools.graph_opt_main import GraphOptMain
 
     tool = GraphOptMain(args=[model, *frontend_args])
-    apply_tensor_limit(tool.args)
+    apply_limits(tool.args)
     chunks, extension = tool.prepare_input()
     (chunk, _), *_ = chunks
     try:

@@ -12,6 +12,10 @@ tests/dialects/test_parser_extensions.py and tests/mlir_text/test_float_bits.py:
   xDSL prints a NaN or infinite element that way, as MLIR does, but parses
   only decimal floats there; a fake quantization with NaN or infinite bounds
   now round-trips through MLIR text.
+- A splat (`dense<1.0> : tensor<100000x100000xf32>`, or one hex element) whose
+  elements would take more than COMPACT_SPLAT_BYTES stays one element, as the
+  fast parser, TensorFlow import and fold-constants keep splats; xDSL expands it
+  through a Python list (5 GB for a 250 MiB tensor).
 - The type check of every `dense<...>` literal rebuilt its IRDL constraint
   (`base(RankedStructure[...])`, about 0.5 ms) each time: built once here, the
   same check costs microseconds, which speeds up parsing graphs with many
@@ -19,6 +23,8 @@ tests/dialects/test_parser_extensions.py and tests/mlir_text/test_float_bits.py:
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -31,6 +37,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     RankedStructure,
+    TensorType,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import base
@@ -98,8 +105,67 @@ def _parse_dense_literal_type(self: AttrParser):
     return literal_type
 
 
+COMPACT_SPLAT_BYTES = 1 << 20
+"""A splat whose elements would take more stays one element (`to_numpy`
+broadcasts it); smaller ones are expanded as xDSL does."""
+
+_xdsl_parse_dense = AttrParser.parse_dense_int_or_fp_elements_attr
+
+
+def _parse_dense_elements(self: AttrParser, literal_type=None):
+    if literal_type is None:
+        start = self.pos
+        splat = _parse_optional_large_splat(self)
+        if splat is not None:
+            return splat
+        self._resume_from(start)
+    return _xdsl_parse_dense(self, literal_type)
+
+
+def _parse_optional_large_splat(self: AttrParser) -> DenseIntOrFPElementsAttr | None:
+    """`<value> : type` or `<"0x..."> : type` of a tensor above
+    COMPACT_SPLAT_BYTES, as one element; None for anything else (the caller
+    resumes where it started)."""
+    self.parse_punctuation("<", " in dense attribute")
+    token = self._current_token
+    if token.kind is MLIRTokenKind.STRING_LIT:
+        hex_digits = self.parse_str_literal()
+        elements = None
+    elif token.text in ("[", "(", ">"):
+        return None
+    else:
+        elements, shape = self._parse_tensor_literal()
+        if shape:
+            return None
+    if self.parse_optional_punctuation(">") is None:
+        return None
+    if self.parse_optional_punctuation(":") is None:
+        return None
+    literal_type = self._parse_dense_literal_type()
+    element_type = literal_type.element_type
+    size = getattr(element_type, "compile_time_size", None)
+    count = math.prod(literal_type.get_shape())
+    if not isinstance(literal_type, TensorType) or size is None or count < 2:
+        return None
+    if size * count <= COMPACT_SPLAT_BYTES:
+        return None
+    if elements is None:
+        try:
+            data = bytes.fromhex(hex_digits.removeprefix("0x"))
+        except ValueError:
+            return None
+        if len(data) != size:
+            return None
+    else:
+        one = TensorType(element_type, [1])
+        value = elements[0].to_type(self, element_type)
+        data = DenseIntOrFPElementsAttr.from_list(one, [value]).data.data
+    return DenseIntOrFPElementsAttr(literal_type, BytesAttr(data))
+
+
 AttrParser._parse_builtin_densearray_attr = _parse_builtin_densearray_attr
 AttrParser._parse_dense_literal_type = _parse_dense_literal_type
+AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense_elements
 
 
 class _HexElement(AttrParser._TensorLiteralElement):
@@ -116,14 +182,15 @@ class FloatBitsParser(Parser):
     """xDSL's parser reading hexadecimal integers in float `dense<...>` literals as
     the elements' bits (upstream MLIR's reading) rather than as their values."""
 
-    _elements: list[AttrParser._TensorLiteralElement] | None = None
-    """The elements of the dense literal being parsed, in order."""
+    _elements: dict[int, AttrParser._TensorLiteralElement] | None = None
+    """The elements of the dense literal being parsed, by position (a literal
+    read twice, as the large-splat check may, counts once)."""
 
     def parse_dense_int_or_fp_elements_attr(self, type):
-        outer, self._elements = self._elements, []
+        outer, self._elements = self._elements, {}
         try:
             attr = super().parse_dense_int_or_fp_elements_attr(type)
-            elements = self._elements
+            elements = list(self._elements.values())
         finally:
             self._elements = outer
         hex_elements = [
@@ -139,7 +206,7 @@ class FloatBitsParser(Parser):
             return element
         if element.span.text.lstrip("-")[:2] in ("0x", "0X"):
             element = _HexElement(element.is_negative, element.value, element.span)
-        self._elements.append(element)
+        self._elements[element.span.start] = element
         return element
 
     def _with_bits(

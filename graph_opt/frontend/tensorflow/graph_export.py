@@ -38,7 +38,7 @@ from graph_opt.frontend.names import (
 from graph_opt.frontend.registration import registrar
 from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef, NodeDef
-from graph_opt.frontend.tensorflow.tensors import NUMPY_DTYPES
+from graph_opt.frontend.tensorflow.tensors import NUMPY_DTYPES, set_splat_value
 from graph_opt.remarks import warn
 
 DT_OF_NUMPY = {dtype: number for number, dtype in NUMPY_DTYPES.items()}
@@ -64,11 +64,15 @@ def dtype_of(value: SSAValue | Attribute) -> DataType:
 
 
 def tensor_proto(array: np.ndarray, proto) -> None:
-    """Fill a TensorProto with a numpy array (little-endian tensor_content)."""
+    """Fill a TensorProto with a numpy array (little-endian tensor_content; one
+    typed value for a broadcast splat)."""
     array = np.asarray(array)
     proto.dtype = DT_OF_NUMPY[array.dtype]
     for size in array.shape:
         proto.tensor_shape.dim.add().size = size
+    if array.size > 1 and not any(array.strides):  # a splat (to_numpy broadcasts it)
+        set_splat_value(proto, array[(0,) * array.ndim])
+        return
     proto.tensor_content = (
         np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
     )

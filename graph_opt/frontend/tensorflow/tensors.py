@@ -20,6 +20,7 @@ from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.dialects.nn.types import StringType
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.tensorflow.schema import DATA_TYPES
+from graph_opt.interpreter.limits import check_size
 
 DATA_TYPE_NAMES = {number: name for name, number in DATA_TYPES.items()}
 
@@ -109,12 +110,29 @@ def dense_from_tensor(tensor, what: str) -> DenseIntOrFPElementsAttr:
         )
     if len(values) == 0:
         values = np.zeros(min(count, 1), dtype=dtype)  # empty stays empty
-    if len(values) == 1 and count > 1:
+    if count > 1 and _all_equal(values):
         splat = TensorType(element, dims)
-        return DenseIntOrFPElementsAttr(splat, BytesAttr(values.tobytes()))
+        return DenseIntOrFPElementsAttr(splat, BytesAttr(values[:1].tobytes()))
     if len(values) < count:  # TensorFlow repeats the last value
+        check_size(f"{what}: its value", dims, dtype)
         values = np.concatenate([values, np.full(count - len(values), values[-1])])
     return from_numpy(values.reshape(dims), element)
+
+
+def _all_equal(values: np.ndarray) -> bool:
+    """Whether every value has the bits of the first (a splat)."""
+    bits = values.view(f"u{values.dtype.itemsize}")
+    return bool((bits == bits[0]).all())
+
+
+def set_splat_value(proto, value: np.ndarray) -> None:
+    """Write one value into a TensorProto's typed field (TensorFlow fills the
+    shape with it): a splat, never expanded."""
+    field_name = _TYPED_FIELD[dtype_name(proto.dtype)]
+    if field_name == "half_val":
+        getattr(proto, field_name).append(int(np.asarray(value).view(np.uint16)))
+    else:
+        getattr(proto, field_name).append(value.item())
 
 
 def _typed_values(tensor, dtype: np.dtype, what: str) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Malformed inputs from valid ones: byte flips and truncation of .onnx, .pb and
 .mlir files, and mutations of the protos (swapped inputs, wrong types, removed
 initializers, bad attributes, unsupported opsets, missing outputs, duplicate
-definitions, integer division by zero, tensors too large to make)."""
+definitions, integer division by zero, tensors too large to make, splats of
+gigabytes)."""
 
 from __future__ import annotations
 
@@ -172,7 +173,8 @@ def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
     from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef
 
     kinds = ["flip_bytes", "truncate", "remove_node", "duplicate_name", "drop_attr",
-             "control_before_data", "undefined_input", *TF_INVALID_MUTATIONS]  # fmt: skip
+             "control_before_data", "undefined_input", "splat_bomb", "value_list_bomb",
+             *TF_INVALID_MUTATIONS]  # fmt: skip
     kind = kinds[int(rng.integers(len(kinds)))]
     data = graph.SerializeToString()
     if kind in ("flip_bytes", "truncate"):
@@ -206,17 +208,38 @@ def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
         node.input.insert(0, f"^{nodes[0].name}")
     elif kind == "undefined_input":
         node.input[0] = "undefined_node"
+    elif kind.endswith("_bomb"):
+        _add_huge_const(nodes, [1.5] if kind == "splat_bomb" else [1.5, 2.5])
     return Malformed(
         f"pb:{kind}", ".pb", mutated.SerializeToString(), kind in TF_INVALID_MUTATIONS
     )
 
 
+def _add_huge_const(nodes, values: list[float]) -> None:
+    """A ~150-byte Const of 1e10 floats: one value (a splat, kept as one) or a
+    short list TensorFlow repeats the last value of (refused past the limit)."""
+    from graph_opt.frontend.tensorflow.schema import DATA_TYPES
+
+    node = nodes.add(name="fuzz_huge", op="Const")
+    node.attr["dtype"].type = DATA_TYPES["DT_FLOAT"]
+    tensor = node.attr["value"].tensor
+    tensor.dtype = DATA_TYPES["DT_FLOAT"]
+    for size in (100_000, 100_000):
+        tensor.tensor_shape.dim.add().size = size
+    tensor.float_val.extend(values)
+
+
 def mutate_mlir(text: str, rng: np.random.Generator) -> Malformed:
-    kinds = ["flip_bytes", "truncate", "drop_line", "swap_lines"]
+    kinds = ["flip_bytes", "truncate", "drop_line", "swap_lines", "splat_bomb"]
     kind = kinds[int(rng.integers(len(kinds)))]
     if kind in ("flip_bytes", "truncate"):
         return mutate_bytes(kind, "mlir", ".mlir", text.encode(), rng)
     lines = text.splitlines()
+    if kind == "splat_bomb":  # 40 GB described in 70 bytes, in the first body
+        body = next((i for i, line in enumerate(lines) if line.endswith("{")), 0)
+        splat = "%fuzz_splat = nn.constant dense<1.5> : tensor<100000x100000xf32>"
+        lines.insert(body + 1, splat)
+        return Malformed(f"mlir:{kind}", ".mlir", "\n".join(lines).encode())
     i, j = sorted(int(rng.integers(len(lines))) for _ in range(2))
     if kind == "drop_line":
         del lines[i]
