@@ -105,34 +105,45 @@ def _runs(text: str) -> list[str]:
     ]
 
 
+def _mentions(name: str) -> re.Pattern[str]:
+    """A RUN line that runs the pass (`-p name`, `--pass=name`, in a pipeline)."""
+    return re.compile(rf"(?:-p\s+'?|--pass[= ]'?|[,}}]){re.escape(name)}(?![\w-])")
+
+
 def filecheck_tests(name: str, root: Path) -> list[Path]:
-    """The FileCheck files under tests/filecheck whose RUN lines run the pass,
-    the file named after it first."""
-    mentions = re.compile(rf"(?:-p\s+'?|--pass[= ]'?|[,}}]){re.escape(name)}(?![\w-])")
+    """The FileCheck files under tests/filecheck whose RUN lines run the pass:
+    the file named after it first, then those whose first RUN line runs it."""
+    mentions = _mentions(name)
+    named = {f"{name}.mlir", f"{name.replace('-', '_')}.mlir"}
     found = []
     for path in sorted((root / "tests" / "filecheck").rglob("*.mlir")):
-        if any(mentions.search(run) for run in _runs(path.read_text())):
-            found.append(path)
-    named = {f"{name}.mlir", f"{name.replace('-', '_')}.mlir"}
-    return sorted(found, key=lambda p: (p.name not in named, str(p)))
+        runs = _runs(path.read_text())
+        if any(mentions.search(run) for run in runs):
+            first = bool(mentions.search(runs[0]))
+            found.append(((path.name not in named, not first, str(path)), path))
+    return [path for _, path in sorted(found)]
 
 
-def example(path: Path) -> tuple[str, str, str, str] | None:
-    """The first case of a FileCheck file that is not a `@negative_` one:
-    (RUN line, why the case exists, input, the CHECK lines)."""
+def example(path: Path, name: str) -> tuple[str, str, str, str] | None:
+    """The first case of a FileCheck file that is neither a `@negative_` one
+    nor a diagnostic, as the file's first RUN line that runs the pass checks
+    it: (that RUN line, why the case exists, the input, its check lines)."""
     text = path.read_text()
-    runs = _runs(text)
-    if not runs or any("--verify-diagnostics" in run for run in runs):
+    runs = [run for run in _runs(text) if _mentions(name).search(run)]
+    if not runs:
         return None
+    prefix = re.search(r"--check-prefix(?:es)?[= ](\w[\w-]*)", runs[0])
+    prefix = prefix.group(1) if prefix else "CHECK"
+    check = re.compile(rf"\s*// {re.escape(prefix)}(?:-[A-Z]+)?:")
     for case in re.split(r"^// -----\s*$", text, flags=re.M):
         lines = case.strip("\n").splitlines()
-        labels = [line for line in lines if "CHECK-LABEL" in line]
-        if not labels or "@negative" in labels[0]:
-            continue
+        labels = [line for line in lines if f"// {prefix}-LABEL:" in line]
+        if not labels or "@negative" in labels[0] or "expected-" in case:
+            continue  # a case that must not change, or a diagnostic
         why = [
             line.strip()[3:].strip() for line in lines if line.strip().startswith("///")
         ]
-        checks = [line.strip()[3:] for line in lines if re.match(r"\s*// CHECK", line)]
+        checks = [line.strip()[3:] for line in lines if check.match(line)]
         body = [line for line in lines if not line.lstrip().startswith("//")]
         source = "\n".join(body).strip("\n")
         if source:
@@ -194,7 +205,7 @@ def pass_page(name: str, pass_class: type[ModulePass], root: Path) -> str:
         lines += ["No FileCheck file runs it; see `tests/passes/`."]
     lines += [""]
     for path in tests:
-        found = example(path)
+        found = example(path, name)
         if found is None:
             continue
         run, why, source, checks = found

@@ -74,7 +74,7 @@ def test_example_skips_negative_cases(tmp_path):
         "// CHECK-LABEL: @changed\n"
         "func.func @changed() {\n  // CHECK: func.return\n  func.return\n}\n"
     )
-    run, why, source, checks = example(path)
+    run, why, source, checks = example(path, "p")
     assert run == "graph-opt %s -p p | filecheck %s"
     assert why == "Why this case exists."
     assert source.startswith("func.func @changed()") and "CHECK" not in source
