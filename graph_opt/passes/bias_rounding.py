@@ -22,6 +22,7 @@ from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.passes.convert_to_int_accumulator import accumulation
 from graph_opt.passes.convert_to_int_params import activation_params, int_weights
 from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING
+from graph_opt.passes.placement import carry_placement
 
 BIAS_INDEX = 2
 """The bias operand of convs, fused matmuls and gemms."""
@@ -40,6 +41,8 @@ def round_biases(module: Operation) -> int:
             continue
         constant = ConstantOp.from_array(on_grid, op.operands[index].type.element_type)
         Rewriter.insert_op(constant, InsertPoint.before(op))
+        old = op.operands[index].owner
+        carry_placement(constant, [old] if isinstance(old, Operation) else [op])
         op.operands[index] = constant.output
         rounded += 1
     return rounded

@@ -9,7 +9,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorType
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
@@ -26,6 +26,7 @@ from graph_opt.passes.layout_patterns import (
     transpose_op,
     transpose_perm,
 )
+from graph_opt.passes.placement import keeping_placement
 from graph_opt.remarks import warn
 
 
@@ -64,7 +65,7 @@ class ConvertLayoutPass(ModulePass):
                 f"convert-layout: target must be one of {DATA_LAYOUTS}, got {self.target!r}"
             )
         transposes = Transposes(self.target, free_inputs=not self.keep_io_layout)
-        walker = PatternRewriteWalker(
+        walker = keeping_placement(
             GreedyRewritePatternApplier(
                 layout_patterns(self.target, transposes), dce_enabled=False
             )

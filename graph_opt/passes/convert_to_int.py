@@ -8,7 +8,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 from xdsl.transforms.dead_code_elimination import dce
 
 from graph_opt.dialects.nn.conv import ConvolutionBase
@@ -24,6 +24,7 @@ from graph_opt.passes.convert_to_int_patterns import (
     convert_to_int_patterns,
 )
 from graph_opt.passes.convert_to_int_reasons import float_reason
+from graph_opt.passes.placement import keeping_placement
 from graph_opt.remarks import warn
 from graph_opt.statistics import count, record
 
@@ -92,11 +93,11 @@ class ConvertToIntPass(ModulePass):
             return
         reasons = {o: float_reason(o) for o in _float_linear_ops(op)}
         existing = {o for o in op.walk() if isinstance(o, RescaleOp)}
-        PatternRewriteWalker(
+        keeping_placement(
             GreedyRewritePatternApplier(convert_to_int_patterns(self.unsigned_io))
         ).rewrite_module(op)
         dce(op)
-        PatternRewriteWalker(FoldWeightFakeQuant()).rewrite_module(op)
+        keeping_placement(FoldWeightFakeQuant()).rewrite_module(op)
         dce(op)
         if self.double_round:
             _round_twice([o for o in op.walk() if o not in existing])

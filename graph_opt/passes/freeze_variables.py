@@ -19,6 +19,7 @@ from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsOp
 from graph_opt.dialects.tf_state import UPDATE_OPS, ReadOp, VariableOp
 from graph_opt.passes.constant_eval import computed_constant
+from graph_opt.passes.placement import carry_placement
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
 
@@ -89,6 +90,7 @@ def _replace_by_value(op: Operation, value: np.ndarray) -> None:
     )
     constant = ConstantOp.from_array(array, element)
     Rewriter.insert_op(constant, InsertPoint.before(op))
+    carry_placement(constant, [op])
     constant.location = op.location
     result.replace_all_uses_with(constant.output)
 
@@ -105,6 +107,7 @@ def _fix_fake_quantizations(module: ModuleOp) -> int:
         )  # fmt: skip
         fixed = FakeQuantOp.create_inferred([op.input], props)
         fixed.location = op.location
+        carry_placement(fixed, [op])
         Rewriter.replace_op(op, fixed)
         count += 1
     return count

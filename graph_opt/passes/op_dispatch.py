@@ -21,6 +21,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from graph_opt.passes.erasure import erase_op, has_unused_results
+from graph_opt.passes.placement import PlacementKeeper
 from graph_opt.passes.value_forwarding import tracking_calls
 from graph_opt.statistics import count_rewrite
 
@@ -86,6 +87,8 @@ class OpTypeDispatch(RewritePattern):
     )
     pattern_rewrites: int = field(init=False, default=0)
     """Rewrites the patterns made (dead-op erasures not counted)."""
+    keeper: PlacementKeeper = field(init=False, default_factory=PlacementKeeper)
+    """Carries device and control inputs through each rewrite (its walker's listener)."""
 
     def __post_init__(self) -> None:
         self.accepted = [(p, matched_op_types(p)) for p in self.patterns]
@@ -109,10 +112,12 @@ class OpTypeDispatch(RewritePattern):
         if has_unused_results(op) and is_trivially_dead(op):
             erase_op(rewriter, op)
             count_rewrite(DEAD_CODE)
+            self.keeper.clear()
             return
         for pattern in self.patterns_for(type(op)):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
+                self.keeper.end(op)
                 count_rewrite(pattern)
                 self.pattern_rewrites += 1
                 return
@@ -128,6 +133,9 @@ class DispatchingWalker(PatternRewriteWalker):
     """
 
     pattern: OpTypeDispatch
+
+    def __post_init__(self) -> None:
+        self.listener.extend_from_listener(self.pattern.keeper.listener())
 
     def rewrite_module(self, module: ModuleOp) -> bool:
         with tracking_calls(self, module):

@@ -73,7 +73,9 @@ class PrunePass(ModulePass):
     Function results and their names (`nn.name` result attributes) stay, and so
     do ops that may have side effects: nn.opaque is kept unless its ONNX
     operator is known to be pure (a TensorFlow Assert or print stays). An
-    identity that moves its input to another device (`tf.device`) stays.
+    identity that moves its input to another device (`tf.device`) stays, and
+    so does a returned one waiting on a side effect (`tf.control_inputs`);
+    other removed ops hand their waits to their users.
     """
 
     name = "prune"

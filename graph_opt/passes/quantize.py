@@ -29,6 +29,7 @@ from graph_opt.passes.bias_rounding import round_biases
 from graph_opt.passes.constant_eval import computed_constant
 from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
 from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING
+from graph_opt.passes.placement import carry_placement, place_like
 from graph_opt.passes.quantize_patterns import (
     LayerMatch,
     activation_range,
@@ -244,6 +245,7 @@ class QuantizePass(ModulePass):
         if weight.name_hint:
             quant.output.name_hint = f"{weight.name_hint}_quant"
         Rewriter.insert_op(quant, InsertPoint.before(match.layer))
+        place_like(quant, match.layer)
         match.layer.operands[match.weight_index] = quant.output
 
 
@@ -280,7 +282,7 @@ def materialize_computed_parameters(module: ModuleOp) -> int:
             constant.output.name_hint = value.name_hint
             Rewriter.insert_op(constant, InsertPoint.before(op))
             op.operands[index] = constant.output
-            _erase_dead_producers(value)
+            carry_placement(constant, [op, *_erase_dead_producers(value)])
             count += 1
     return count
 
@@ -300,14 +302,16 @@ def _reads_fake_quantization(value: SSAValue) -> bool:
     return False
 
 
-def _erase_dead_producers(value: SSAValue) -> None:
-    """Erase the ops computing `value` that nothing reads any more."""
-    pending = [value]
+def _erase_dead_producers(value: SSAValue) -> list[Operation]:
+    """Erase the ops computing `value` that nothing reads any more; which."""
+    pending, erased = [value], []
     while pending:
         owner = pending.pop().owner
         if isinstance(owner, Operation) and owner.parent and is_trivially_dead(owner):
             pending.extend(owner.operands)
             Rewriter.erase_op(owner)
+            erased.append(owner)
+    return erased
 
 
 def _pattern_layers(module: ModuleOp, names: str) -> list[LayerMatch]:
@@ -491,6 +495,7 @@ def _insert_after(value: SSAValue, props) -> None:
         else InsertPoint.after(value.owner)  # type: ignore[arg-type]
     )
     Rewriter.insert_op(quant, where)
+    place_like(quant, value.owner if isinstance(value.owner, Operation) else None)
     if value.name_hint:
         quant.output.name_hint = f"{value.name_hint}_quant"
     value.replace_uses_with_if(quant.output, lambda use: use.operation is not quant)

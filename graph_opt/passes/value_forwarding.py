@@ -19,6 +19,7 @@ from xdsl.pattern_rewriter import (
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import more_precise
 from graph_opt.passes.erasure import replace_by_values
+from graph_opt.passes.placement import can_hand_over_control_inputs
 
 
 def can_forward(result: SSAValue, value: SSAValue) -> bool:
@@ -118,6 +119,7 @@ def _callees(op: Operation) -> Iterator[str]:
 
 
 def forward_operand(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:
-    """Replace the single-result `op` by `value`, unless the types forbid it."""
-    if can_forward(op.results[0], value):
+    """Replace the single-result `op` by `value`, unless the types forbid it or
+    the op waits on effects (`tf.control_inputs`) that a user cannot take over."""
+    if can_forward(op.results[0], value) and can_hand_over_control_inputs(op):
         replace_by_values(rewriter, op, [value])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 from xdsl.transforms.canonicalize import (
     CanonicalizationRewritePattern,
     CanonicalizePass,
@@ -22,6 +22,7 @@ from graph_opt.passes.optimize import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
 )
+from graph_opt.passes.placement import keeping_placement
 from graph_opt.remarks import warn
 
 
@@ -49,6 +50,6 @@ class CanonicalizationPass(CanonicalizePass):
         pattern = GreedyRewritePatternApplier(
             [CanonicalizationRewritePattern()], ctx=ctx, folding_enabled=True
         )
-        walker = PatternRewriteWalker(pattern, post_walk_func=region_dce)
+        walker = keeping_placement(pattern, post_walk_func=region_dce)
         if not walker.rewrite_module(op):
             warn("canonicalize: found nothing to canonicalize")

@@ -11,6 +11,8 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import ConstantLike
 
+from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR
+from graph_opt.passes.placement import carry_placement
 from graph_opt.patterns.matcher import Match, match_op
 from graph_opt.patterns.pattern import DFPattern
 
@@ -150,6 +152,7 @@ def _outline(
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args))
     for op in [*embedded, *ops]:
         clone = op.clone(value_mapper=mapping)
+        clone.attributes.pop(CONTROL_INPUTS_ATTR, None)  # the call waits instead
         mapping.update(zip(op.results, clone.results))
         body.add_op(clone)
     body.add_op(func.ReturnOp(mapping[root]))
@@ -158,6 +161,7 @@ def _outline(
     call = func.CallOp(name, list(inputs), [root.type])
     assert isinstance(root, OpResult)
     Rewriter.insert_op(call, InsertPoint.before(root.op))
+    carry_placement(call, [root.op, *ops])
     call.res[0].name_hint = root.name_hint
     root.replace_all_uses_with(call.res[0])
     for op in [*reversed(ops), *embedded]:

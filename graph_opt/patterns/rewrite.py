@@ -12,10 +12,10 @@ from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
 )
 
+from graph_opt.passes.placement import keeping_placement
 from graph_opt.patterns.builder import building
 from graph_opt.patterns.matcher import Match, match_value
 from graph_opt.patterns.pattern import DFPattern
@@ -153,7 +153,7 @@ def apply_rewrites(
     repeated = [r for r in rewrites if not getattr(r, "rewrite_once", False)]
     for group, recursively in ((once, False), (repeated, True)):
         if group:
-            PatternRewriteWalker(
+            keeping_placement(
                 GreedyRewritePatternApplier(group),
                 walk_reverse=True,
                 apply_recursively=recursively,

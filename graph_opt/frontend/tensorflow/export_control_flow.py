@@ -21,9 +21,11 @@ from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.tensorflow.graph_export import (
     Function,
     GraphExporter,
+    drop_unread_nodes,
     dtype_of,
     export_ops,
     exporter,
+    input_node,
     no_form,
     set_shape,
     shape_of,
@@ -102,6 +104,7 @@ def function(
         node.input[:] = [_function_input(nodes, args, text) for text in node.input]
     for name, tensor_name in returned.items():
         definition.ret[name] = _function_input(nodes, args, tensor_name)
+    drop_unread_nodes(body.graph.node, set(map(input_node, definition.ret.values())))
     definition.node_def.extend(body.graph.node)
     e.library.function.append(definition)
     stateful = any(

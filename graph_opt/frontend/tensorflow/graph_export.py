@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.types import StringType
 from graph_opt.entry import entry_function
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.names import (
@@ -36,8 +37,9 @@ from graph_opt.frontend.names import (
 )
 from graph_opt.frontend.registration import registrar
 from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
-from graph_opt.frontend.tensorflow.schema import GraphDef, NodeDef
+from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import NUMPY_DTYPES
+from graph_opt.remarks import warn
 
 DT_OF_NUMPY = {dtype: number for number, dtype in NUMPY_DTYPES.items()}
 _OUTPUT_SUFFIX = re.compile(r":\d+$")
@@ -56,6 +58,8 @@ def dtype_of(value: SSAValue | Attribute) -> DataType:
     """The TensorFlow DataType of a value's (or type's) elements."""
     t = value.type if isinstance(value, SSAValue) else value
     element = getattr(t, "element_type", t)
+    if isinstance(element, StringType):
+        return DataType(DATA_TYPES["DT_STRING"])
     return DataType(DT_OF_NUMPY[numpy_dtype(element)])
 
 
@@ -242,7 +246,69 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
     if e.initializers:
         e.add("NoOp", [f"^{n}" for n in e.initializers], "init")
     _name_results(e, target)
+    outputs = [input_node(label) for label in result_names(target)]
+    drop_unread_nodes(e.graph.node, set(outputs))
+    _move_last(e.graph.node, outputs)
     return e.graph
+
+
+def _move_last(nodes, names: list[str]) -> None:
+    """Put the named nodes last, in that order: a re-import without named
+    outputs takes the unread nodes in graph order as the results."""
+    last = {name: None for name in names}
+    by_name = {node.name: node for node in nodes}
+    order = [n for n in nodes if n.name not in last] + [
+        by_name[name] for name in last if name in by_name
+    ]
+    _set_nodes(nodes, order)
+
+
+def _set_nodes(nodes, order: list) -> None:
+    """Make the repeated field `nodes` hold (copies of) `order`."""
+    copies = [type(n)() for n in order]
+    for copy, node in zip(copies, order):
+        copy.CopyFrom(node)
+    del nodes[:]
+    nodes.extend(copies)
+
+
+def drop_unread_nodes(nodes, kept: set[str]) -> None:
+    """Remove the nodes (of a GraphDef or FunctionDef) that no input names,
+    that are not `kept` and that TensorFlow's registry calls stateless and
+    giving outputs, until none is left: ops the graph does not need, or
+    constants an exporter wrote anew instead of reading (a Reshape's static
+    shape). An unread node would read back as an extra output of the graph."""
+    from graph_opt.frontend.tensorflow.op_defs import op_defs
+
+    readers: Counter[str] = Counter()
+    for node in nodes:
+        readers.update(input_node(i) for i in node.input)
+    by_name = {node.name: node for node in nodes}
+    unread = [name for name in by_name if not readers[name]]
+    dropped: set[str] = set()
+    while unread:
+        node = by_name[unread.pop()]
+        op_def = op_defs().get(node.op)
+        if (
+            node.name in kept
+            or node.op == "Placeholder"
+            or op_def is None
+            or op_def.is_stateful
+            or not op_def.output_arg
+        ):
+            continue
+        dropped.add(node.name)
+        for source in map(input_node, node.input):
+            readers[source] -= 1
+            if not readers[source] and source in by_name:
+                unread.append(source)
+    if dropped:
+        _set_nodes(nodes, [node for node in nodes if node.name not in dropped])
+
+
+def input_node(tensor: str) -> str:
+    """The node of an input (`^node`, `node:1`, `node:out_arg:0`)."""
+    return tensor.removeprefix("^").partition(":")[0]
 
 
 def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
@@ -250,17 +316,22 @@ def export_ops(e: GraphExporter, ops: Sequence[Operation]) -> None:
     from graph_opt.frontend.tensorflow.export_state import ResourceOrder
 
     order = ResourceOrder()
+    waits: list[tuple[list[NodeDef], list[str]]] = []
     for op in ops:
         e.op = op
         first = len(e.graph.node)
         outputs = _exporter_for(op)(e, op)
         e.tensors.update(zip(op.results, outputs))
-        nodes = [n for n in list(e.graph.node)[first:] if n.op != "Const"]
+        made = list(e.graph.node)[first:]
+        # helper Consts (a reduction's indices) take no control edges, unless
+        # the op is only Consts (an nn.constant)
+        nodes = [n for n in made if n.op != "Const"] or made
         if nodes:
             _record_source_names(e, op, nodes)
-            _control_edges(e, op, nodes)
+            _control_edges(e, op, made, nodes, waits)
             order.add(e, op)
     e.op = None
+    _add_control_inputs(e, waits)
 
 
 def _record_source_names(e: GraphExporter, op: Operation, nodes: list[NodeDef]) -> None:
@@ -273,19 +344,41 @@ def _record_source_names(e: GraphExporter, op: Operation, nodes: list[NodeDef]) 
             e.source_names.setdefault(source, by_name.get(source, nodes[-1]).name)
 
 
-def _control_edges(e: GraphExporter, op: Operation, nodes: list[NodeDef]) -> None:
-    """The op's recorded control inputs and device, on the nodes it became."""
+def _control_edges(
+    e: GraphExporter,
+    op: Operation,
+    made: list[NodeDef],
+    nodes: list[NodeDef],
+    waits: list,
+) -> None:
+    """The op's device on the nodes it became (`made`); its recorded control
+    inputs, for `nodes`, queued in `waits`, resolved once every node has its
+    name (a node the rewrites placed before the effect it waits on)."""
     device = op.attributes.get(DEVICE_ATTR)
     controls = op.attributes.get(CONTROL_INPUTS_ATTR)
-    sources = []
-    if isinstance(controls, ArrayAttr):
-        sources = [e.source_names.get(c.data) for c in controls.data]  # type: ignore[attr-defined]
-    for node in nodes:
-        if isinstance(device, StringAttr):
+    if isinstance(device, StringAttr):
+        for node in made:
             node.device = device.data
-        for source in sources:
-            if source and source != node.name and f"^{source}" not in node.input:
-                node.input.append(f"^{source}")
+    if isinstance(controls, ArrayAttr):
+        waits.append((nodes, [c.data for c in controls.data]))  # type: ignore[attr-defined]
+
+
+def _add_control_inputs(e: GraphExporter, waits: list) -> None:
+    unknown = set()
+    for nodes, names in waits:
+        for name in names:
+            source = e.source_names.get(name)
+            if source is None:
+                unknown.add(name)
+                continue
+            for node in nodes:
+                if source != node.name and f"^{source}" not in node.input:
+                    node.input.append(f"^{source}")
+    if unknown:
+        warn(
+            f"export: {len(unknown)} control input(s) name no exported node, "
+            f"dropped: {', '.join(sorted(unknown)[:3])}"
+        )
 
 
 def _name_results(e: GraphExporter, target: func.FuncOp) -> None:
@@ -309,9 +402,11 @@ def _name_results(e: GraphExporter, target: func.FuncOp) -> None:
         filler = next(iter(outputs.values()))
         inputs = [outputs.get(i, filler) for i in range(max(outputs) + 1)]
         if len(inputs) == 1:
-            e.add("Identity", inputs, node, T=dtype_of(inputs[0]))
+            named = e.add("Identity", inputs, node, T=dtype_of(inputs[0]))
         else:
-            e.add("IdentityN", inputs, node, T=[dtype_of(v) for v in inputs])
+            named = e.add("IdentityN", inputs, node, T=[dtype_of(v) for v in inputs])
+        producer = input_node(e.tensor(filler))
+        named.device = next((n.device for n in e.graph.node if n.name == producer), "")
 
 
 def _rename(e: GraphExporter, old: str, new: str) -> None:

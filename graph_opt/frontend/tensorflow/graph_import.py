@@ -250,11 +250,42 @@ class _Graph:
                     )
             self.data[node.name] = data
             self.control[node.name] = control
-        self.after_effects = after_effects(
-            self.nodes,
-            lambda name: [r.node for r in self.data[name]] + self.control[name],
-            EffectfulFunctions(library),
-        )
+        self.is_effect = EffectfulFunctions(library)
+        self.after_effects = after_effects(self.nodes, self.inputs, self.is_effect)
+        self._effects: dict[str, list[str]] = {}
+
+    def inputs(self, name: str) -> list[str]:
+        return [r.node for r in self.data[name]] + self.control[name]
+
+    def waited_effects(self, name: str) -> list[str]:
+        """The side effects the node's control inputs wait on: each control
+        input that is an effect, else the nearest effects it runs after (an
+        Identity after an assert names the assert, or the If holding it).
+        Passes remove no effect, so these names stay valid; an intermediate
+        node's name would not (it is pure, and goes)."""
+        found: dict[str, None] = {}
+        for source in self.control[name]:
+            if source in self.after_effects:
+                found.update(dict.fromkeys(self._nearest_effects(source)))
+        return list(found)
+
+    def _nearest_effects(self, start: str) -> list[str]:
+        if start not in self._effects:
+            found: dict[str, None] = {}
+            seen, stack = {start}, [start]
+            while stack:
+                name = stack.pop()
+                if name in self._effects and name != start:
+                    found.update(dict.fromkeys(self._effects[name]))
+                elif self.is_effect(self.nodes[name]):
+                    found[name] = None
+                else:
+                    for source in self.inputs(name):
+                        if source in self.after_effects and source not in seen:
+                            seen.add(source)
+                            stack.append(source)
+            self._effects[start] = list(found)
+        return self._effects[start]
 
     def sinks(self) -> list[TensorRef]:
         """Output 0 of every node whose outputs no node reads, through data or
@@ -501,7 +532,7 @@ def _import_nodes(
         node = graph.nodes[name]
         b.node = node
         inputs = [_lookup(graph, values, node, ref) for ref in graph.data[name]]
-        effects = [c for c in graph.control[name] if c in graph.after_effects]
+        effects = graph.waited_effects(name)
         b.control_effects = effects
         last = b.builder.insertion_point.block.last_op
         if node.op not in REF_INPUT_OPS:

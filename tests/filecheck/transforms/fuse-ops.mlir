@@ -608,3 +608,20 @@ func.func @sibling_matmuls_leave_computed_weight(%x: tensor<3x8xf32>, %w: tensor
   %c = nn.fused_matmul %x, %w2, %bias : (tensor<3x8xf32>, tensor<8x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
   func.return %a, %b, %c : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+/// The fused conv takes the device of the ops it replaces, and waits on what
+/// they waited on (through its new bias, which waits).
+// CHECK-LABEL: func.func @fused_conv_keeps_device_and_control_inputs
+func.func @fused_conv_keeps_device_and_control_inputs(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  // CHECK: %[[B:.*]] = nn.constant {tf.device = "/device:GPU:0", tf.control_inputs = ["check"]}
+  // CHECK-NEXT: nn.fused_conv %x, %w, %[[B]] {tf.device = "/device:GPU:0", activation = "relu"}
+  // CHECK-NOT: nn.relu
+  %w = nn.constant dense<0.5> : tensor<4x3x1x1xf32>
+  %b = nn.constant dense<[[[1.0]], [[2.0]], [[3.0]], [[4.0]]]> : tensor<4x1x1xf32>
+  %c = nn.conv %x, %w {tf.device = "/device:GPU:0"} : (tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %a = nn.add %c, %b {tf.device = "/device:GPU:0", tf.control_inputs = ["check"]} : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %r = nn.relu %a {tf.device = "/device:GPU:0"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  func.return %r : tensor<1x4x8x8xf32>
+}

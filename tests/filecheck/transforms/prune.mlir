@@ -169,3 +169,28 @@ func.func @negative_loop_values_read_or_from_the_body(%x: tensor<2xf32>, %n: ten
   }
   func.return %l, %m : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+/// An identity waiting on an assert (`^check`) hands the wait to its user.
+// CHECK-LABEL: func.func @identity_hands_its_control_inputs_to_its_user
+func.func @identity_hands_its_control_inputs_to_its_user(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK-NEXT: %[[E:.*]] = nn.exp %x {tf.control_inputs = ["check"]}
+  // CHECK-NEXT: func.return %[[E]]
+  %0 = nn.identity %x {tf.control_inputs = ["check"]} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = nn.exp %0 : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %1 : tensor<4xf32>
+}
+
+// -----
+
+/// A returned identity waiting on an assert stays: no user can wait instead.
+// CHECK-LABEL: func.func @negative_returned_identity_waiting_on_an_assert
+func.func @negative_returned_identity_waiting_on_an_assert(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK-NEXT: %[[E:.*]] = nn.exp %x
+  // CHECK-NEXT: %[[I:.*]] = nn.identity %[[E]] {tf.control_inputs = ["check"]}
+  // CHECK-NEXT: func.return %[[I]]
+  %0 = nn.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = nn.identity %0 {tf.control_inputs = ["check"]} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %1 : tensor<4xf32>
+}

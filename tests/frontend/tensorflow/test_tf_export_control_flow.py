@@ -147,8 +147,12 @@ def test_function_inputs_name_the_output_argument_of_the_node():
     %p1, %p2 = nn.split %top {axis = 1 : i64, split = array<i64: 1, 2>} : (tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<2x2xf32>)
     %index_f = nn.cast %index {to = f32} : (tensor<2x3xi64>) -> tensor<2x3xf32>
     %w = nn.add %p2, %p2 : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+    %w_sum = nn.reduce_sum %w {axes = array<i64: 0, 1>, keepdims = 0 : i64} : (tensor<2x2xf32>) -> tensor<f32>
+    %index_w = nn.mul %index_f, %w_sum : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+    %out = nn.add %sum, %index_w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     """
-    module, graph = export(LOOP.replace("BODY", body))
+    loop = LOOP.replace("BODY", body).replace("yield %next, %sum", "yield %next, %out")
+    module, graph = export(loop)  # (values the loop does not use are not written)
     body_function = library(graph)[node(graph, "StatelessWhile").attr["body"].func.name]
     by_op = {n.op: n for n in body_function.node_def}
     top, split = by_op["TopKV2"].name, by_op["SplitV"].name
