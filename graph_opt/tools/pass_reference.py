@@ -152,6 +152,7 @@ def example(path: Path, name: str) -> tuple[str, str, str, str] | None:
 
 
 def _cell(text: str) -> str:
+    """Table cell text (a code span's pipes need no escape: the table reads past them)."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -170,7 +171,7 @@ def pass_page(name: str, pass_class: type[ModulePass], root: Path) -> str:
     if fields:
         lines += ["| option | type | default | help |", "| --- | --- | --- | --- |"]
         lines += [
-            f"| `{option}` | `{_cell(kind)}` | `{_cell(default)}` | {_cell(help_text)} |"
+            f"| `{option}` | `{kind}` | `{default}` | {_cell(help_text)} |"
             for option, kind, default, help_text in fields
         ]
         option, _, default, _ = fields[0]
