@@ -249,7 +249,7 @@ def pass_pages(
 def main(argv: list[str]) -> int:
     """`python -m graph_opt.tools.pass_reference OUT_DIR`: write the pages."""
     root = Path(__file__).resolve().parents[2]
-    out = Path(argv[0]) if argv else root / "site-passes"
+    out = Path(argv[0]) if argv else root / "site" / "docs"
     for relative, text in pass_pages(root).items():
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
