@@ -1,6 +1,6 @@
 """graph-opt's quantization flow stage by stage, against onnxruntime's static quantization.
 
-graph-opt runs the README's flow in-process on a generated float ONNX model
+graph-opt runs docs/quantization.md's flow in-process on a generated float ONNX model
 (graph_opt.testing.model_zoo, seeded): import, fold-bn + fuse-ops, calibrate,
 quantize{per-channel=true symmetric=true}, convert-to-int, lower-to-tosa, then
 IREE compiles the TOSA for the CPU. Each stage's row gives its time and the
@@ -199,7 +199,7 @@ def op_count(module) -> int:
 
 
 class GraphOptFlow:
-    """The README's pipeline, one pass at a time, each a row."""
+    """The docs' pipeline (docs/quantization.md), one pass at a time, each a row."""
 
     def __init__(self, samples: Path):
         self.stages = [

@@ -4,8 +4,9 @@ TVM's list (the keys of its Relay frontend's `_convert_map`) is kept in
 bench/data/tvm_tensorflow_ops.txt with its source. graph-opt's is the importer
 table after every mapping module is loaded.
 
-Usage: python bench/tf_op_coverage.py [--write-readme]
-(--write-readme rewrites the README line that starts with "graph-opt maps").
+Usage: python bench/tf_op_coverage.py [--write-docs]
+(--write-docs rewrites the line of docs/frontends/tensorflow.md that starts
+with "graph-opt maps").
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TVM_OPS = ROOT / "bench" / "data" / "tvm_tensorflow_ops.txt"
-README = ROOT / "README.md"
-README_LINE = re.compile(
+PAGE = ROOT / "docs" / "frontends" / "tensorflow.md"
+PAGE_LINE = re.compile(
     r"^graph-opt maps \d+ of TVM's \d+ TensorFlow ops.*?(?=\n\n)", re.M | re.S
 )
 
@@ -39,7 +40,7 @@ def graph_opt_ops() -> set[str]:
 
 
 def summary() -> str:
-    """The README paragraph, wrapped at 80 columns."""
+    """The docs paragraph, wrapped at 80 columns."""
     theirs = tvm_ops()
     ours = graph_opt_ops()
     missing = [op for op in theirs if op not in ours]
@@ -52,18 +53,18 @@ def summary() -> str:
     return textwrap.fill(line, 80, break_on_hyphens=False, break_long_words=False)
 
 
-def write_readme(line: str) -> None:
-    text = README.read_text()
-    if not README_LINE.search(text):
-        raise SystemExit('README.md has no line starting with "graph-opt maps"')
-    README.write_text(README_LINE.sub(lambda _: line, text, count=1))
+def write_docs(line: str) -> None:
+    text = PAGE.read_text()
+    if not PAGE_LINE.search(text):
+        raise SystemExit(f'{PAGE} has no line starting with "graph-opt maps"')
+    PAGE.write_text(PAGE_LINE.sub(lambda _: line, text, count=1))
 
 
 def main(argv: list[str]) -> None:
     line = summary()
     print(line)
-    if "--write-readme" in argv:
-        write_readme(line)
+    if "--write-docs" in argv:
+        write_docs(line)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,9 @@ def _pipeline_value(value) -> str:
     return str(value)
 
 
-def options(pass_class: type[ModulePass]) -> list[tuple[str, str]]:
-    """`(name=default, help)` per option, as written in a pipeline: `pass{name=value}`."""
+def option_fields(pass_class: type[ModulePass]) -> list[tuple[str, str, str, str]]:
+    """`(name, type, default, help)` per option, name and default as a pipeline
+    writes them (`pass{name=default}`); a required option's default is `...`."""
     described = []
     for field in dataclasses.fields(pass_class):
         if field.name == "name" or not field.init:
@@ -37,9 +38,18 @@ def options(pass_class: type[ModulePass]) -> list[tuple[str, str]]:
             default = _pipeline_value(field.default_factory())
         else:
             default = "..."
+        kind = field.type if isinstance(field.type, str) else field.type.__name__
         help_text = field.metadata.get("help", "")
-        described.append((f"{field.name.replace('_', '-')}={default}", help_text))
+        described.append((field.name.replace("_", "-"), kind, default, help_text))
     return described
+
+
+def options(pass_class: type[ModulePass]) -> list[tuple[str, str]]:
+    """`(name=default, help)` per option, as written in a pipeline: `pass{name=value}`."""
+    return [
+        (f"{name}={default}", help_text)
+        for name, _, default, help_text in option_fields(pass_class)
+    ]
 
 
 def describe_passes(

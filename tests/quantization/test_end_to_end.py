@@ -1,7 +1,8 @@
 """End to end: float models through fold-bn, fuse-ops, calibrate, quantize,
 convert-to-int and lower-to-tosa, each stage compared with the one before on
-seeded random inputs (not the calibration samples), and the README's command
-run as a subprocess whose output upstream MLIR parses and verifies."""
+seeded random inputs (not the calibration samples), and the command of
+docs/quantization.md run as a subprocess whose output upstream MLIR parses and
+verifies."""
 
 from __future__ import annotations
 
@@ -33,11 +34,17 @@ from graph_opt.testing import model_zoo
 FIXTURES = Path(__file__).parents[1] / "frontend" / "tensorflow" / "fixtures"
 TF_MODEL, TF_OUTPUT = FIXTURES / "tf_depthwise_blocks.pb", "Conv2D_1"
 
-README_PIPELINE = (
+DOCS_PIPELINE = (
     'fold-bn,fuse-ops,calibrate{inputs="samples.npz"},'
     "quantize{per-channel=true symmetric=true},convert-to-int,lower-to-tosa"
 )
-"""The README's end-to-end command, word for word."""
+"""docs/quantization.md's end-to-end command, word for word."""
+
+
+def test_docs_state_the_pipeline():
+    page = Path(__file__).parents[2] / "docs" / "quantization.md"
+    assert f"-p '{DOCS_PIPELINE}'" in page.read_text()
+
 
 MODELS = {
     "mobilenet_v2": lambda: model_zoo.mobilenet_v2(
@@ -67,7 +74,7 @@ def write_samples(module: ModuleOp, path: Path, count: int = 8) -> None:
 
 
 class Stages:
-    """One model after each stage of the README's pipeline."""
+    """One model after each stage of the docs' pipeline."""
 
     def __init__(self, name: str, directory: Path):
         self.float = load(name)
@@ -203,7 +210,7 @@ def test_readme_command_output_parses_in_upstream_mlir(source, tmp_path):
         (tmp_path / source).write_bytes(TF_MODEL.read_bytes())
     write_samples(load(name), tmp_path / "samples.npz")
     result = subprocess.run(
-        ["graph-opt", source, *options, "-p", README_PIPELINE, "--print-op-generic"],
+        ["graph-opt", source, *options, "-p", DOCS_PIPELINE, "--print-op-generic"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""The README's embedding example runs, and the API's pieces behave as documented."""
+"""The docs' embedding example runs, and the API's pieces behave as documented."""
 
 import os
 import re
@@ -15,21 +15,21 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "conv_bn_relu.onnx"
 
 
-def readme_embedding_example() -> str:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Embedding the pass manager", 1)[1]
+def docs_embedding_example() -> str:
+    page = (ROOT / "docs" / "embedding.md").read_text()
+    section = page.split("# Embedding the pass manager", 1)[1]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
-def test_readme_embedding_example_runs(tmp_path, capsys):
+def test_docs_embedding_example_runs(tmp_path, capsys):
     for name in ("examples",):
         os.symlink(ROOT / name, tmp_path / name)
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
         exec(
-            compile(readme_embedding_example(), "README.md", "exec"),
-            {"__name__": "readme"},
+            compile(docs_embedding_example(), "docs/embedding.md", "exec"),
+            {"__name__": "docs"},
         )
     finally:
         os.chdir(cwd)
@@ -88,11 +88,11 @@ def test_graph_opt_run_reports_missing_input_in_one_line(tmp_path):
     assert not (tmp_path / "out.npz").exists()
 
 
-def test_readme_pattern_example_runs():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Pattern language", 1)[1]
+def test_docs_pattern_example_runs():
+    page = (ROOT / "docs" / "patterns.md").read_text()
+    section = page.split("# Pattern language", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    exec(compile(code, "docs/patterns.md", "exec"), {"__name__": "docs"})
 
 
 def test_pipeline_errors_point_at_the_mistake():

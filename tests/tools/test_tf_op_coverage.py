@@ -1,9 +1,10 @@
-"""bench/tf_op_coverage.py: TVM's TensorFlow op list as kept, and the README's
-count is the one the script gives (re-run it with --write-readme when ops change)."""
+"""bench/tf_op_coverage.py: TVM's TensorFlow op list as kept, and the count in
+docs/frontends/tensorflow.md is the one the script gives (re-run it with
+--write-docs when ops change)."""
 
 from __future__ import annotations
 
-from bench.tf_op_coverage import README, graph_opt_ops, summary, tvm_ops
+from bench.tf_op_coverage import PAGE, graph_opt_ops, summary, tvm_ops
 
 
 def test_tvm_op_list_is_the_convert_map():
@@ -22,5 +23,5 @@ def test_summary_counts_what_graph_opt_maps():
     assert "Tile" in mapped and "Tile" not in missing
 
 
-def test_readme_states_the_current_count():
-    assert summary() in README.read_text()
+def test_docs_state_the_current_count():
+    assert summary() in PAGE.read_text()

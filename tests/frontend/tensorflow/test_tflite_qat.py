@@ -36,7 +36,7 @@ TFLITE = np.load(HERE / "fixtures" / "qat_conv_bn_tflite.npz")
 
 
 def convert(options: str = "") -> ModuleOp:
-    """The README's QAT path; `options` of convert-to-int as `{name=value}`."""
+    """The QAT path of docs/quantization.md; `options` of convert-to-int as `{name=value}`."""
     module = import_saved_model(HERE / "corpus" / "qat_conv_bn_saved_model")
     return api.run(module, f"optimize,quantize,convert-to-int{options}")
 
