@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
-from xdsl.ir import Attribute, Dialect
+from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.printer import Printer
 
 from graph_opt.dialects.nn.attr_builders import dense_elements
@@ -148,19 +148,43 @@ def _dense_from_blob(
     return DenseIntOrFPElementsAttr(value_type, BytesAttr(data))
 
 
+INLINE_OPERANDS = {"tosa.rescale": (1, 2)}
+"""Operands (by index) whose constants stay inline: upstream MLIR's
+TosaToLinalg reads a rescale's multiplier and shift as constants only when
+inline, and when one is a resource and the other not, its lowering indexes an
+empty table (IREE 3.13 returns zeros, tests/lowering/test_int8_resources_iree.py)."""
+
+
+def read_as_parameters(op: Operation) -> bool:
+    """Whether every use of op's results is an operand of INLINE_OPERANDS."""
+    uses = [use for result in op.results for use in result.uses]
+    return bool(uses) and all(
+        use.index in INLINE_OPERANDS.get(use.operation.name, ()) for use in uses
+    )
+
+
 class ResourcePrinter(Printer):
     """A Printer that prints dense elements of at least `min_bytes` bytes (not
-    splats) as `dense_resource<wN>`, and their blobs with `print_resources`."""
+    splats, nor constants only read as INLINE_OPERANDS) as
+    `dense_resource<wN>`, and their blobs with `print_resources`."""
 
     def __init__(self, *args, min_bytes: int = DEFAULT_MIN_BYTES, **kwargs):
         super().__init__(*args, **kwargs)
         self.min_bytes = min_bytes
         self._keys: dict[int, str] = {}
         self._blobs: dict[str, DenseIntOrFPElementsAttr] = {}
+        self._inline = False
+
+    def print_op(self, op: Operation) -> None:
+        outer, self._inline = self._inline, read_as_parameters(op)
+        super().print_op(op)
+        self._inline = outer
 
     def print_attribute(self, attribute: Attribute) -> None:
-        if isinstance(attribute, DenseIntOrFPElementsAttr) and self._as_resource(
-            attribute
+        if (
+            not self._inline
+            and isinstance(attribute, DenseIntOrFPElementsAttr)
+            and self._as_resource(attribute)
         ):
             key = self._keys.get(id(attribute))
             if key is None:
