@@ -150,9 +150,10 @@ def _dense_from_blob(
 
 INLINE_OPERANDS = {"tosa.rescale": (1, 2)}
 """Operands (by index) whose constants stay inline: upstream MLIR's
-TosaToLinalg reads a rescale's multiplier and shift as constants only when
-inline, and when one is a resource and the other not, its lowering indexes an
-empty table (IREE 3.13 returns zeros, tests/lowering/test_int8_resources_iree.py)."""
+TosaToLinalg takes a rescale's multiplier and shift as tables only when both
+are inline or both not; with one of each, the inline one becomes an empty
+table read out of bounds (on IREE 3.13, zeros or stale memory instead of the
+int8 values; tests/lowering/test_int8_resources_iree.py)."""
 
 
 def read_as_parameters(op: Operation) -> bool:
