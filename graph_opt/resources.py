@@ -156,17 +156,18 @@ table read out of bounds (on IREE 3.13, zeros or stale memory instead of the
 int8 values; tests/lowering/test_int8_resources_iree.py)."""
 
 
-def read_as_parameters(op: Operation) -> bool:
-    """Whether every use of op's results is an operand of INLINE_OPERANDS."""
-    uses = [use for result in op.results for use in result.uses]
-    return bool(uses) and all(
-        use.index in INLINE_OPERANDS.get(use.operation.name, ()) for use in uses
+def read_as_parameter(op: Operation) -> bool:
+    """Whether a use of op's results is an operand of INLINE_OPERANDS."""
+    return any(
+        use.index in INLINE_OPERANDS.get(use.operation.name, ())
+        for result in op.results
+        for use in result.uses
     )
 
 
 class ResourcePrinter(Printer):
     """A Printer that prints dense elements of at least `min_bytes` bytes (not
-    splats, nor constants only read as INLINE_OPERANDS) as
+    splats, nor constants read as INLINE_OPERANDS) as
     `dense_resource<wN>`, and their blobs with `print_resources`."""
 
     def __init__(self, *args, min_bytes: int = DEFAULT_MIN_BYTES, **kwargs):
@@ -177,7 +178,7 @@ class ResourcePrinter(Printer):
         self._inline = False
 
     def print_op(self, op: Operation) -> None:
-        outer, self._inline = self._inline, read_as_parameters(op)
+        outer, self._inline = self._inline, read_as_parameter(op)
         super().print_op(op)
         self._inline = outer
 
