@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 from graph_opt import api
+from graph_opt.dialects.nn.qint import QuantizeOp
 from graph_opt.interpreter import run_function
 
 sys.path.insert(0, str(Path(__file__).parent))
-from iree_harness import CompiledGraphs  # noqa: E402
+from iree_harness import UNET_INPUT_SHAPE, CompiledGraphs, int8_unet  # noqa: E402
 
 SCALES = np.array([0.0235294122, 0.1, 0.0301, 0.00713, 0.5, 3.7e-4], np.float32)
 ZERO_POINTS = np.array([-7, 3, -128, 0, 100, 127])
@@ -64,4 +65,23 @@ def test_quantize_at_and_beside_ties_is_the_interpreters(compiled, name, toward)
             x = np.nextafter(x, np.float32(toward))
         (expected,) = run_function(compiled.module, [x], function=name)
         (actual,) = compiled.run(name, [x])
+        np.testing.assert_array_equal(actual, expected)
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_int8_cnn_fed_ties_runs_on_iree_bit_exact(tmp_path, per_channel):
+    """An int8 UNet whose input values sit at and beside its input
+    quantization's ties: IREE's outputs are the interpreter's bit for bit."""
+    rng = np.random.default_rng(9)
+    module = int8_unet(tmp_path, rng, per_channel, "convert-to-int")
+    boundary = next(op for op in module.walk() if isinstance(op, QuantizeOp))
+    scale = np.float32(boundary.scales[0])
+    compiled = CompiledGraphs(module)
+    for toward in (0.0, np.inf, -np.inf):
+        k = rng.integers(-60, 60, UNET_INPUT_SHAPE).astype(np.float32)
+        x = ((k + np.float32(0.5)) * scale).astype(np.float32)
+        if toward:
+            x = np.nextafter(x, np.float32(toward))
+        (expected,) = run_function(module, [x])
+        (actual,) = compiled.run("main", [x])
         np.testing.assert_array_equal(actual, expected)
