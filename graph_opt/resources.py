@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
-from xdsl.ir import Attribute, Dialect
+from xdsl.ir import Attribute, Dialect, Operation
 
 from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.dtypes import numpy_dtype
@@ -148,19 +148,45 @@ def _dense_from_blob(
     return DenseIntOrFPElementsAttr(value_type, BytesAttr(data))
 
 
+INLINE_OPERANDS = {"tosa.rescale": (1, 2)}
+"""Operands (by index) whose constants stay inline: upstream MLIR's
+TosaToLinalg takes a rescale's multiplier and shift as tables only when both
+are inline or both not; with one of each, the inline one becomes an empty
+table read out of bounds (on IREE 3.13, zeros or stale memory instead of the
+int8 values; tests/lowering/test_int8_resources_iree.py)."""
+
+
+def read_as_parameter(op: Operation) -> bool:
+    """Whether a use of op's results is an operand of INLINE_OPERANDS."""
+    return any(
+        use.index in INLINE_OPERANDS.get(use.operation.name, ())
+        for result in op.results
+        for use in result.uses
+    )
+
+
 class ResourcePrinter(BitExactPrinter):
     """A Printer that prints dense elements of at least `min_bytes` bytes (not
-    splats) as `dense_resource<wN>`, and their blobs with `print_resources`."""
+    splats, nor constants read as INLINE_OPERANDS) as
+    `dense_resource<wN>`, and their blobs with `print_resources`."""
 
     def __init__(self, *args, min_bytes: int = DEFAULT_MIN_BYTES, **kwargs):
         super().__init__(*args, **kwargs)
         self.min_bytes = min_bytes
         self._keys: dict[int, str] = {}
         self._blobs: dict[str, DenseIntOrFPElementsAttr] = {}
+        self._inline = False
+
+    def print_op(self, op: Operation) -> None:
+        outer, self._inline = self._inline, read_as_parameter(op)
+        super().print_op(op)
+        self._inline = outer
 
     def print_attribute(self, attribute: Attribute) -> None:
-        if isinstance(attribute, DenseIntOrFPElementsAttr) and self._as_resource(
-            attribute
+        if (
+            not self._inline
+            and isinstance(attribute, DenseIntOrFPElementsAttr)
+            and self._as_resource(attribute)
         ):
             key = self._keys.get(id(attribute))
             if key is None:

@@ -1,8 +1,7 @@
 """Lowering of nn.quantize, nn.dequantize and nn.rescale to TOSA, as upstream's TFLite legalization does.
 
-quantize: cast_int(clamp(x * (1 / scale) + zero_point)) (tosa.cast rounds half
-to even, like ONNX; multiplying by the reciprocal may differ from dividing by one
-ulp, so a value within an ulp of a rounding tie may round the other way); dequantize: (cast_f32(x) -
+quantize: round_half_even(x / scale) + zero_point, saturated, bit for bit
+as ONNX's QuantizeLinear divides (`quantized`); dequantize: (cast_f32(x) -
 zero_point) * scale; rescale maps 1:1 to tosa.rescale. TOSA tensors are
 signless: a ui8 value that only goes from nn.quantize to nn.dequantize (a QDQ
 model's activations) is held as i8 u - 128 with both zero points moved by -128,
@@ -28,6 +27,7 @@ from xdsl.dialects.builtin import (
     f32,
     i1,
     i8,
+    i32,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
@@ -146,6 +146,67 @@ def _is_uint8_tensor(value: SSAValue) -> bool:
     return t is not None and t.element_type == UINT8
 
 
+def quantized(
+    b: TosaBuilder, x: SSAValue, scales: np.ndarray, zero_points: np.ndarray, element
+) -> SSAValue:
+    """nn.quantize's saturate(round_half_even(x / scale) + zero_point) in
+    float32, bit for bit, without a division (TOSA has none): q = x * (1 /
+    scale) is within an ulp or two of the float32 quotient, so the level is
+    floor(q) or one more; which one, and whether the quotient rounds onto the
+    tie t = floor(q) + 0.5, is decided exactly by x - t * scale (scale split
+    in two 12-bit halves, each product exact) against the scale times half
+    an ulp of t. The zero point is added to the integer level."""
+    from graph_opt.lowering.tosa_compare import elementwise  # it imports cast
+
+    def select(condition: SSAValue, yes: SSAValue, no: SSAValue) -> SSAValue:
+        return elementwise(b, tosa_ext.SelectOp, [condition, yes, no], f32)
+
+    def greater(op_type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return elementwise(b, op_type, [lhs, rhs], i1)
+
+    low, high = int_range(element)
+    scales = scales.astype(np.float32)
+    high_half = (scales.view(np.uint32) & np.uint32(0xFFFFF000)).view(np.float32)
+
+    def mul(value: SSAValue, constant) -> SSAValue:
+        return b.binary(tosa.MulOp, value, b.const(constant, f32))
+
+    def bounded(value: SSAValue, lowest, highest) -> SSAValue:
+        value = b.binary(tosa_ext.MinimumOp, value, b.const(highest, f32))
+        return b.binary(tosa_ext.MaximumOp, value, b.const(lowest, f32))
+
+    q = bounded(
+        mul(x, np.float32(1) / scales), low - zero_points - 1, high - zero_points + 1
+    )
+    level = b.unary(tosa_ext.FloorOp, q)
+    tie = b.binary(tosa.AddOp, level, b.const_like(level, 0.5))
+    residual = b.binary(
+        tosa.SubOp,
+        b.binary(tosa.SubOp, x, mul(tie, high_half)),
+        mul(tie, scales - high_half),
+    )
+    # half an ulp of |t| (in [0.5, 512)) times the scale: 2^-25 per binade up
+    magnitude = b.unary(tosa_ext.AbsOp, tie)
+    margin = b.const(scales * np.float32(2.0**-25), f32)
+    two, one = b.const_like(tie, 2.0), b.const_like(tie, 1.0)
+    for power in range(9):
+        above = greater(tosa_ext.GreaterEqualOp, magnitude, b.const_like(tie, 2**power))
+        margin = b.binary(tosa.MulOp, margin, select(above, two, one))
+    odd = b.binary(
+        tosa.SubOp,
+        level,
+        mul(b.unary(tosa_ext.FloorOp, mul(level, np.float32(0.5))), np.float32(2)),
+    )
+    below = greater(tosa_ext.GreaterOp, mul(margin, np.float32(-1)), residual)
+    step = select(below, b.const_like(tie, 0.0), odd)
+    step = select(greater(tosa_ext.GreaterOp, residual, margin), one, step)
+    level = bounded(
+        b.binary(tosa.AddOp, level, step), low - zero_points, high - zero_points
+    )
+    shifted = b.binary(tosa.AddOp, cast(b, level, i32), b.const(zero_points, i32))
+    return cast(b, shifted, element)
+
+
 class LowerQuantization(LoweringPattern):
     """nn.quantize and nn.dequantize -> tosa.mul / tosa.add / tosa.cast / tosa.clamp."""
 
@@ -161,11 +222,7 @@ class LowerQuantization(LoweringPattern):
         scales = per_axis(op, op.scales.astype(np.float32), rank)
         zero_points = per_axis(op, op.zero_points, rank)
         if isinstance(op, QuantizeOp):
-            element = element_of(op.results[0])
-            scaled = b.binary(tosa.MulOp, x, b.const(1 / scales, f32))
-            shifted = b.binary(tosa.AddOp, scaled, b.const(zero_points, f32))
-            low, high = int_range(element)
-            y = cast(b, b.clamp(shifted, low, high), element)
+            y = quantized(b, x, scales, zero_points, element_of(op.results[0]))
         else:
             shifted = b.binary(tosa.SubOp, cast(b, x, f32), b.const(zero_points, f32))
             y = b.binary(tosa.MulOp, shifted, b.const(scales, f32))

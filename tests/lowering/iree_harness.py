@@ -24,9 +24,19 @@ def int8_unet(
 ) -> ModuleOp:
     """model_zoo.unet through fold-bn, calibrate (8 random samples), quantize
     and `convert` (a convert-to-int spelling)."""
-    module = import_model(model_zoo.unet())
+    return int8_cnn(
+        model_zoo.unet(), UNET_INPUT_SHAPE, samples_dir, rng, per_channel, convert
+    )
+
+
+def int8_cnn(
+    model, input_shape, samples_dir, rng: np.random.Generator, per_channel, convert
+) -> ModuleOp:
+    """An ONNX CNN (one input, `input`) through fold-bn, calibrate (8 random
+    samples), quantize and `convert` (a convert-to-int spelling)."""
+    module = import_model(model)
     samples = samples_dir / "samples.npz"
-    shape = (8, *UNET_INPUT_SHAPE)
+    shape = (8, *input_shape)
     np.savez(samples, input=rng.standard_normal(shape).astype(np.float32))
     quantize = f"quantize{{per-channel={str(per_channel).lower()}}}"
     pipeline = f'fold-bn,calibrate{{inputs="{samples}"}},{quantize},{convert}'
@@ -41,16 +51,17 @@ def generic_text(module: ModuleOp) -> str:
 
 class CompiledGraphs:
     """nn functions lowered into one module, compiled once for the CPU (with
-    `resources`, the weights of the text are dense_resources)."""
+    `resources=N`, dense elements of at least N bytes are dense_resources in
+    the text, as `--weights-as-resources N` prints them)."""
 
-    def __init__(self, module: ModuleOp, resources: bool = False):
+    def __init__(self, module: ModuleOp, resources: int | None = None):
         self.module = module
         lowered = module.clone()
         LowerToTosaPass().apply(api.context(), lowered)
         self.tosa_text = (
-            api.to_mlir(lowered, generic=True, weights_as_resources=0)
-            if resources
-            else generic_text(lowered)
+            generic_text(lowered)
+            if resources is None
+            else api.to_mlir(lowered, generic=True, weights_as_resources=resources)
         )
         vmfb = iree_compiler.compile_str(
             self.tosa_text,

@@ -55,7 +55,7 @@ def compiled() -> CompiledGraphs:
 
 @pytest.fixture(scope="module")
 def compiled_with_resources() -> CompiledGraphs:
-    return CompiledGraphs(ModuleOp(zoo_functions()), resources=True)
+    return CompiledGraphs(ModuleOp(zoo_functions()), resources=0)
 
 
 @pytest.mark.parametrize("name", ["mobilenet_v2", "bert_encoder"])

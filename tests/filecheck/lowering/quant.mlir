@@ -1,15 +1,26 @@
 // RUN: graph-opt %s --split-input-file --verify-diagnostics -p lower-to-tosa | filecheck %s
 
-/// quantize: cast(clamp(x * (1 / scale) + zero_point)); tosa.cast rounds half to even.
+/// quantize: x * (1 / scale) gives floor(q) or one more, decided exactly by
+/// x - (floor(q) + 0.5) * scale (scale in two halves) against half an ulp of
+/// the tie times the scale; the zero point is added to the i32 level.
 // CHECK-LABEL: func.func @quantize
 func.func @quantize(%x: tensor<2x3xf32>) -> tensor<2x3xi8> {
   // CHECK: %[[INV:.*]] = "tosa.const"() <{values = dense<4.000000e+00> : tensor<1x1xf32>}>
-  // CHECK: %[[S:.*]] = tosa.mul %x, %[[INV]], %{{.*}}
-  // CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<3.000000e+00> : tensor<1x1xf32>}>
-  // CHECK: %[[A:.*]] = tosa.add %[[S]], %[[ZP]]
-  // CHECK: %[[C:.*]] = tosa.clamp %[[A]] {min_val = -1.280000e+02 : f32, max_val = 1.270000e+02 : f32}
-  // CHECK: %[[Q:.*]] = tosa.cast %[[C]] : (tensor<2x3xf32>) -> tensor<2x3xi8>
-  // CHECK: func.return %[[Q]]
+  // CHECK: %[[Q:.*]] = tosa.mul %x, %[[INV]], %{{.*}}
+  // CHECK: %[[LEVEL:.*]] = tosa.floor
+  // CHECK: %[[TIE:.*]] = tosa.add %[[LEVEL]], %{{.*}}
+  // CHECK: %[[HIGH:.*]] = "tosa.const"() <{values = dense<2.500000e-01> : tensor<1x1xf32>}>
+  // CHECK: %[[TS:.*]] = tosa.mul %[[TIE]], %[[HIGH]], %{{.*}}
+  // CHECK: tosa.sub %x, %[[TS]]
+  // CHECK: tosa.abs %[[TIE]]
+  // CHECK-COUNT-9: tosa.greater_equal
+  // CHECK: tosa.greater
+  // CHECK: tosa.greater
+  // CHECK: %[[I:.*]] = tosa.cast %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xi32>
+  // CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<3> : tensor<1x1xi32>}>
+  // CHECK: %[[S:.*]] = tosa.add %[[I]], %[[ZP]]
+  // CHECK: %[[R:.*]] = tosa.cast %[[S]] : (tensor<2x3xi32>) -> tensor<2x3xi8>
+  // CHECK: func.return %[[R]]
   %q = nn.quantize %x {scale = array<f32: 0.25>, zero_point = array<i64: 3>} : (tensor<2x3xf32>) -> tensor<2x3xi8>
   func.return %q : tensor<2x3xi8>
 }
@@ -97,10 +108,9 @@ func.func @negative_rescale_unsigned_type(%x: tensor<4xi8>) -> tensor<8xui8> {
 /// zero points move by -128 (128 -> 0), the same integers in the float math.
 // CHECK-LABEL: func.func @qdq_uint8
 func.func @qdq_uint8(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1xf32>}>
+  // CHECK: %[[ZP:.*]] = "tosa.const"() <{values = dense<0> : tensor<1xi32>}>
   // CHECK: %[[A:.*]] = tosa.add %{{.*}}, %[[ZP]]
-  // CHECK: %[[C:.*]] = tosa.clamp %[[A]] {min_val = -1.280000e+02 : f32, max_val = 1.270000e+02 : f32}
-  // CHECK: %[[Q:.*]] = tosa.cast %[[C]] : (tensor<4xf32>) -> tensor<4xi8>
+  // CHECK: %[[Q:.*]] = tosa.cast %[[A]] : (tensor<4xi32>) -> tensor<4xi8>
   // CHECK: tosa.cast %[[Q]] : (tensor<4xi8>) -> tensor<4xf32>
   // CHECK-NOT: ui8
   %q = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 128>} : (tensor<4xf32>) -> tensor<4xui8>
