@@ -311,3 +311,16 @@ def test_a_hostile_finding_keeps_the_files_and_how_to_rebuild_them(
         f"cd {tmp_path / 'again' / 'cwd'} && graph-opt"
     )
     assert _tree(tmp_path / "again") == _tree(space.root)
+
+
+def test_a_child_is_not_charged_its_parents_pages(tmp_path: Path):
+    """A forked child's `ru_maxrss` counts the parent's pages: after a long test
+    session every child looked 548 MiB large. The peak is the child's own."""
+    parent_pages = np.ones(600 << 20 >> 3)  # 600 MiB touched in this process
+    child = run_limited(
+        [sys.executable, "-c", "import numpy; numpy.ones(100 << 20 >> 3)"],
+        tmp_path / "none",
+    )
+    assert child.returncode == 0
+    assert 100 << 20 < child.peak_rss < 400 << 20
+    del parent_pages
