@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     TensorType,
+    i1,
 )
 from xdsl.dialects.func import ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -61,6 +62,7 @@ from graph_opt.dialects.nn.new_op import new_op
 from graph_opt.dialects.nn.parser_extensions import (
     COMPACT_SPLAT_BYTES,
     FloatBitsParser,
+    canonical_i1,
 )
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.gc_pause import collector_paused
@@ -369,7 +371,8 @@ class FastParser(FloatBitsParser):
 
     def _dense(self, start: int, end: int):
         """The `dense<...> : tensor<...>` literal at text[start:end]: hex read by
-        `bytes.fromhex`, float lists by numpy, anything else by xDSL."""
+        `bytes.fromhex`, float lists by numpy, anything else by xDSL; i1 elements
+        as bytes 0 and 1."""
         text = self._text
         split = text.rfind("> : ", start, end)
         if split < 0:
@@ -398,6 +401,8 @@ class FastParser(FloatBitsParser):
             ):
                 data = _large_integer_splat(int(text[body:split]), value_type)
             if data is not None:
+                if element_type == i1:  # as `FloatBitsParser` reads it
+                    data = canonical_i1(data)
                 if self._cut is not None and body + 3 in self._cut.spans:
                     self._cuts_of_line.append(body + 3)
                 return dense_elements(value_type, data)

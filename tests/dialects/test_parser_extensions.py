@@ -86,3 +86,26 @@ def test_dense_literals_parse_to_what_xdsl_prints():
                       'dense<"0x0000803F"> : tensor<1xf32>', "dense<true> : vector<4xi1>"]:  # fmt: skip
         attr = parsed(attr_text)
         assert parsed(printed(attr)) == attr
+
+
+@pytest.mark.parametrize(
+    "literal, data",
+    [
+        ("dense<true>", b"\x01\x01\x01"),
+        ("dense<[true, false, true]>", b"\x01\x00\x01"),
+        ('dense<"0xFF00FF">', b"\x01\x00\x01"),
+        ('dense<"0xFF">', b"\x01\x01\x01"),
+    ],
+)
+def test_i1_elements_parse_to_bytes_zero_and_one(literal, data):
+    """As numpy and the importers store them (xDSL 0.74 packs true as 0xFF), in
+    xDSL's parser and in the fast parser's."""
+    text = f"{literal} : tensor<3xi1>"
+    assert parsed(text).data.data == data
+    module = api.parse(
+        "func.func @f() -> tensor<3xi1> {\n"
+        f"  %c = nn.constant {text}\n"
+        "  func.return %c : tensor<3xi1>\n}"
+    )
+    (constant,) = [op for op in module.walk() if op.name == "nn.constant"]
+    assert constant.properties["value"].data.data == data

@@ -16,6 +16,10 @@ tests/dialects/test_parser_extensions.py and tests/mlir_text/test_float_bits.py:
   elements would take more than COMPACT_SPLAT_BYTES stays one element, as the
   fast parser, TensorFlow import and fold-constants keep splats; xDSL expands it
   through a Python list (5 GB for a 250 MiB tensor).
+- An i1 element of a `dense<...>` literal is stored as one byte 0 or 1, as
+  numpy, ONNX and graph-opt's importers store it; xDSL 0.74 packs true as 0xFF
+  (`<b` of -1), so a boolean weight read from text had other bytes than the one
+  printed (`canonical_i1`, which the fast parser applies too).
 - The type check of every `dense<...>` literal rebuilt its IRDL constraint
   (`base(RankedStructure[...])`, about 0.5 ms) each time: built once here, the
   same check costs microseconds, which speeds up parsing graphs with many
@@ -38,6 +42,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     RankedStructure,
     TensorType,
+    i1,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import base
@@ -112,14 +117,34 @@ broadcasts it); smaller ones are expanded as xDSL does."""
 _xdsl_parse_dense = AttrParser.parse_dense_int_or_fp_elements_attr
 
 
+I1_BYTES = bytes([0] + [1] * 255)
+"""`bytes.translate` table of an i1 element's byte: 0 stays 0, any other is true."""
+
+
+def canonical_i1(data: bytes) -> bytes:
+    """The bytes of i1 elements with each true one as 1 (xDSL's parser packs 0xFF)."""
+    return data.translate(I1_BYTES)
+
+
 def _parse_dense_elements(self: AttrParser, literal_type=None):
     if literal_type is None:
         start = self.pos
         splat = _parse_optional_large_splat(self)
         if splat is not None:
-            return splat
+            return _with_canonical_i1(splat)
         self._resume_from(start)
-    return _xdsl_parse_dense(self, literal_type)
+    return _with_canonical_i1(_xdsl_parse_dense(self, literal_type))
+
+
+def _with_canonical_i1(attr: DenseIntOrFPElementsAttr) -> DenseIntOrFPElementsAttr:
+    """`attr`, its true i1 elements stored as 1 rather than xDSL's 0xFF."""
+    if attr.get_element_type() != i1:
+        return attr
+    data = attr.data.data
+    canonical = canonical_i1(data)
+    if canonical == data:
+        return attr
+    return DenseIntOrFPElementsAttr(attr.type, BytesAttr(canonical))
 
 
 def _parse_optional_large_splat(self: AttrParser) -> DenseIntOrFPElementsAttr | None:
