@@ -136,7 +136,7 @@ def _evaluator(model: onnx.ModelProto, what: str) -> ReferenceEvaluator:
 
 
 def _run_tensorflow_effect(op: OpaqueOp, args) -> tuple:
-    """TensorFlow's side effects (frontend/tensorflow/effects.py): an Assert
+    """TensorFlow's side effects (graph_opt/dialects/effects.py): an Assert
     whose condition fails stops the run, as in TensorFlow; prints print nothing
     and strings are empty (the reference interpreter computes tensors)."""
     op_type = op.op_type.data

@@ -11,7 +11,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
-from graph_opt.frontend.names import op_result_names
+from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.interpreter.runner import make_interpreter
 from graph_opt.passes.constant_patterns import (
     FoldConstantOps,

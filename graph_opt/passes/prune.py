@@ -14,9 +14,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from graph_opt.dialects.effects import DEVICE_ATTR
 from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
-from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
 from graph_opt.passes.loop_patterns import RemoveWriteOnlyLoopValues
 from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.passes.purity import RemoveUnusedPureOpaqueOps

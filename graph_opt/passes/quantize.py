@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.elementwise import AddOp
+from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.norm import SoftmaxOp
 from graph_opt.dialects.nn.pool import AvgPoolOp
 from graph_opt.dialects.nn.quant import (
@@ -24,7 +25,6 @@ from graph_opt.dialects.nn.quant import (
     fake_quant_props,
 )
 from graph_opt.dialects.nn.tensor_ops import ConcatOp
-from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.bias_rounding import round_biases
 from graph_opt.passes.constant_eval import computed_constant
 from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
