@@ -26,9 +26,9 @@ from graph_opt.interpreter.limits import (
     static_size,
     tensor_limit,
 )
-from graph_opt.passes.op_dispatch import ClassFilteredPattern, walk_ops
-from graph_opt.passes.purity import is_pure
-from graph_opt.passes.value_forwarding import can_forward
+from graph_opt.rewriting.op_dispatch import ClassFilteredPattern, walk_ops
+from graph_opt.rewriting.purity import is_pure
+from graph_opt.rewriting.value_forwarding import can_forward
 
 
 def is_splat(array: np.ndarray) -> bool:

@@ -26,8 +26,8 @@ from graph_opt.passes.layout_patterns import (
     transpose_op,
     transpose_perm,
 )
-from graph_opt.passes.placement import keeping_placement
 from graph_opt.remarks import warn
+from graph_opt.rewriting.placement import keeping_placement
 
 
 @dataclass(frozen=True)

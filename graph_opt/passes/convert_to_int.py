@@ -24,8 +24,8 @@ from graph_opt.passes.convert_to_int_patterns import (
     convert_to_int_patterns,
 )
 from graph_opt.passes.convert_to_int_reasons import float_reason
-from graph_opt.passes.placement import keeping_placement
 from graph_opt.remarks import warn
+from graph_opt.rewriting.placement import keeping_placement
 from graph_opt.statistics import count, record
 
 

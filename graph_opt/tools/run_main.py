@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graph_opt.tools.diagnostics import one_line_usage_errors, run_tool
+from graph_opt.driver.diagnostics import one_line_usage_errors, run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

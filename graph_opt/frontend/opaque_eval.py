@@ -1,4 +1,9 @@
-"""nn.opaque evaluated by onnx's reference implementation of the operator."""
+"""nn.opaque evaluated by onnx's reference implementation of the operator.
+
+The op is exported to an ONNX node and run by `onnx.reference`, so this table
+of the interpreter lives with the ONNX format; interpreter/registry.py lists it
+with the others (a registration table: the one import from the interpreter up
+to the formats)."""
 
 from __future__ import annotations
 
