@@ -34,7 +34,7 @@ def graph_opt_ops() -> set[str]:
     from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
 
     load_mappings()
-    from graph_opt.frontend.tensorflow.effects import EFFECT_OPS
+    from graph_opt.dialects.effects import EFFECT_OPS
 
     return set(IMPORTERS) | EFFECT_OPS  # side effects import as ordered opaque ops
 

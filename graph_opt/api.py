@@ -30,7 +30,7 @@ from graph_opt.output_files import write_output_file, writing_output_file
 if TYPE_CHECKING:
     from mmap import mmap
 
-    from graph_opt.tools.verify_numerics import NumericCheck
+    from graph_opt.driver.verify_numerics import NumericCheck
 
 _extra_passes: dict[str, Callable[[], type[ModulePass]]] = {}
 _extra_dialects: dict[str, Callable[[], Dialect]] = {}
@@ -147,7 +147,7 @@ def load(
 def pipeline(spec: str | Sequence[ModulePass]) -> PassPipeline:
     """A pipeline from xDSL pipeline syntax (`a,b{opt=1}`) or pass objects."""
     if isinstance(spec, str):
-        from graph_opt.tools.pipeline import build_pipeline
+        from graph_opt.driver.pipeline import build_pipeline
 
         passes = available_passes()
         return build_pipeline(spec, passes, passes)
@@ -168,7 +168,7 @@ def run(
     kind, the pass's own counts and warnings).
 
     `verify_numerics` (True, a tolerance, or a
-    `graph_opt.tools.verify_numerics.NumericCheck`) evaluates the module with
+    `graph_opt.driver.verify_numerics.NumericCheck`) evaluates the module with
     the reference interpreter before and after each pass and raises
     `NumericsChanged` at the first pass whose outputs differ; with a
     `crash_reproducer` path, a pass that fails leaves its input module and the
@@ -177,8 +177,8 @@ def run(
     if verify_numerics is not False or crash_reproducer is not None:
         if statistics is not None:
             raise ValueError("statistics are not collected with verify_numerics")
-        from graph_opt.tools.instrument import apply_instrumented
-        from graph_opt.tools.verify_numerics import NumericCheck as Check
+        from graph_opt.driver.instrument import apply_instrumented
+        from graph_opt.driver.verify_numerics import NumericCheck as Check
 
         check = verify_numerics
         if check is True:

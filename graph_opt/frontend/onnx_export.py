@@ -19,19 +19,20 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from graph_opt.dialects.effects import EFFECT_OPS
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
-from graph_opt.dialects.nn.opaque import OpaqueOp
-from graph_opt.dialects.nn.types import StringType
-from graph_opt.entry import entry_function
-from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.names import (
+from graph_opt.dialects.nn.names import (
     argument_names,
     dim_names_of,
     op_result_names,
     result_names,
 )
+from graph_opt.dialects.nn.opaque import OpaqueOp
+from graph_opt.dialects.nn.types import StringType
+from graph_opt.entry import entry_function
+from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.onnx_attrs import onnx_attr
 from graph_opt.frontend.onnx_import import (
     FUNCTIONS_ATTR,
@@ -42,7 +43,6 @@ from graph_opt.frontend.onnx_op_table import exporter_of, load_mappings
 from graph_opt.frontend.onnx_stream import write_model
 from graph_opt.frontend.onnx_subgraphs import defined_names, outer_names, rename_outer
 from graph_opt.frontend.onnx_types import array_of, tensor_from_dense, value_info_for
-from graph_opt.frontend.tensorflow.effects import EFFECT_OPS
 from graph_opt.gc_pause import collector_paused
 from graph_opt.remarks import warn
 

@@ -19,7 +19,7 @@ from xdsl.ir import Operation
 
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.frontend.errors import FrontendError
-from graph_opt.model_files import ModelDirectory, ModelFile
+from graph_opt.frontend.model_files import ModelDirectory, ModelFile
 
 _HOLDING_TENSORS = {
     AttributeProto.TENSOR,

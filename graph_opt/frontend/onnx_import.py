@@ -30,12 +30,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation, f32_attr, i64_array
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.names import name_attrs, name_location, set_name_hint
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.shapes import VALUE_CLASSES
 from graph_opt.dialects.nn.types import StringType
 from graph_opt.frontend import onnx_validation as validation
 from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.onnx_attrs import SIMPLE_TYPES, mlir_attr
 from graph_opt.frontend.onnx_external_data import (
     external_tensors,

@@ -8,7 +8,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.shapes import more_precise
-from graph_opt.passes.purity import ONNX_DOMAINS
+from graph_opt.rewriting.purity import ONNX_DOMAINS
 
 
 class OpaqueResultTypes:

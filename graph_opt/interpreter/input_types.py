@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
-from graph_opt.frontend.names import argument_names, dim_names_of
+from graph_opt.dialects.nn.names import argument_names, dim_names_of
 from graph_opt.interpreter.runner import check_no_float_codes
 
 

@@ -88,7 +88,7 @@ class LoopBudget:
 
 def loop_name(op: Operation) -> str:
     """How a loop is named in errors: its kind and the name of its first result."""
-    from graph_opt.frontend.names import location_names, op_result_names
+    from graph_opt.dialects.nn.names import location_names, op_result_names
 
     names = location_names(op) or [n for n in op_result_names(op) if n]
     return f"{op_kind(op)} '{names[0]}'" if names else op_kind(op)

@@ -7,6 +7,7 @@ from xdsl.interpreter import InterpreterFunctions
 
 def nn_functions() -> list[InterpreterFunctions]:
     """The tables of every nn op family (enough to evaluate single ops)."""
+    from graph_opt.frontend.opaque_eval import OpaqueFunctions
     from graph_opt.interpreter.attention import AttentionFunctions
     from graph_opt.interpreter.compare import CompareFunctions
     from graph_opt.interpreter.conv import ConvFunctions
@@ -17,7 +18,6 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.index_ops import IndexFunctions
     from graph_opt.interpreter.linalg import LinalgFunctions
     from graph_opt.interpreter.norm import NormFunctions
-    from graph_opt.interpreter.opaque import OpaqueFunctions
     from graph_opt.interpreter.pool import PoolFunctions
     from graph_opt.interpreter.qint import QIntFunctions
     from graph_opt.interpreter.qpool import QPoolFunctions

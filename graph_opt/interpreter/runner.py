@@ -57,7 +57,7 @@ def function_arguments(
 ) -> list:
     """The inputs in argument order, as arrays of the argument types."""
     if isinstance(inputs, Mapping):
-        from graph_opt.frontend.names import argument_names
+        from graph_opt.dialects.nn.names import argument_names
 
         names = argument_names(target)
         missing = [n for n in names if n not in inputs]
@@ -81,7 +81,7 @@ def function_arguments(
 def check_no_float_codes(target: func.FuncOp, inputs: Sequence) -> None:
     """Refuse floats for an integer argument carrying `nn.quantization`
     (convert-to-int{integer-io=true}): casting would truncate them."""
-    from graph_opt.frontend.names import argument_names
+    from graph_opt.dialects.nn.names import argument_names
     from graph_opt.quantization.boundary import boundary_quantization
 
     for index, (value, name) in enumerate(zip(inputs, argument_names(target))):

@@ -13,8 +13,8 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects import tosa_ext
+from graph_opt.dialects.nn.names import argument_names
 from graph_opt.dialects.nn.shape_ops import RankOp, ShapeOp, SizeOp
-from graph_opt.frontend.names import argument_names
 from graph_opt.lowering.tosa_compare import LowerArgReductions, LowerComparisons
 from graph_opt.lowering.tosa_control_flow import CONTROL_FLOW_PATTERNS
 from graph_opt.lowering.tosa_conv import (

@@ -19,8 +19,8 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike
 
+from graph_opt.dialects.effects import DEVICE_ATTR
 from graph_opt.dialects.nn.device_copy import DeviceCopyOp, SwapInOp
-from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
 from graph_opt.memory.tensor_bytes import tensor_size
 
 DEFAULT_DEVICE = ""

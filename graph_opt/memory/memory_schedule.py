@@ -16,7 +16,7 @@ from xdsl.traits import ConstantLike, IsTerminator
 
 from graph_opt.memory.liveness import device_of, is_control_use, same_device
 from graph_opt.memory.tensor_bytes import tensor_size
-from graph_opt.passes.purity import is_pure
+from graph_opt.rewriting.purity import is_pure
 
 
 def memory_order(

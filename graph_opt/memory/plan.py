@@ -14,7 +14,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from graph_opt.frontend.names import op_result_names
+from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.memory.arena import DEFAULT_ALIGNMENT, Arena, plan_arena
 from graph_opt.memory.liveness import DEFAULT_DEVICE, Liveness, block_liveness
 

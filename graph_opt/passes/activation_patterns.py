@@ -56,7 +56,7 @@ from graph_opt.dialects.nn.elementwise import (
     TanhOp,
 )
 from graph_opt.dialects.nn.shapes import ranked
-from graph_opt.passes.erasure import erase_op, has_unused_results, replace_op
+from graph_opt.rewriting.erasure import erase_op, has_unused_results, replace_op
 
 F32_ULPS = 4
 """How far (in float32 units in the last place) a constant may be from the canonical one."""

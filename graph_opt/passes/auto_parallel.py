@@ -12,9 +12,20 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
+from graph_opt.dialects.effects import (
+    CONTROL_INPUTS_ATTR,
+    control_inputs_attr,
+)
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.elementwise import DivOp
+from graph_opt.dialects.nn.names import (
+    argument_names,
+    name_attrs,
+    name_location,
+    result_names,
+    set_name_hint,
+)
 from graph_opt.dialects.tf_state import (
     ApplyAdamOp,
     ApplyGradientDescentOp,
@@ -25,17 +36,6 @@ from graph_opt.dialects.tf_state import (
     VariableOp,
 )
 from graph_opt.entry import entry_function
-from graph_opt.frontend.names import (
-    argument_names,
-    name_attrs,
-    name_location,
-    result_names,
-    set_name_hint,
-)
-from graph_opt.frontend.tensorflow.effects import (
-    CONTROL_INPUTS_ATTR,
-    control_inputs_attr,
-)
 from graph_opt.passes.batch_split import (
     PREFIX,
     name_replica,

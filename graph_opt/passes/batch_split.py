@@ -15,13 +15,7 @@ from graph_opt.dialects.nn.conv import ConvolutionBase
 from graph_opt.dialects.nn.elementwise import ElementwiseBinaryOp, ElementwiseUnaryOp
 from graph_opt.dialects.nn.fused import FusedMatMulOp
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
-from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
-from graph_opt.dialects.nn.pool import GlobalAvgPoolOp, PoolOp
-from graph_opt.dialects.nn.reduce import ArgReduceOp, ReduceOp, reduced_axes
-from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp
-from graph_opt.dialects.nn.shapes import normalize_axis
-from graph_opt.dialects.nn.tensor_ops import CastOp, ConcatOp, SplitOp, TransposeOp
-from graph_opt.frontend.names import (
+from graph_opt.dialects.nn.names import (
     argument_names,
     location_names,
     name_location,
@@ -29,6 +23,12 @@ from graph_opt.frontend.names import (
     result_names,
     set_name_hint,
 )
+from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
+from graph_opt.dialects.nn.pool import GlobalAvgPoolOp, PoolOp
+from graph_opt.dialects.nn.reduce import ArgReduceOp, ReduceOp, reduced_axes
+from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp
+from graph_opt.dialects.nn.shapes import normalize_axis
+from graph_opt.dialects.nn.tensor_ops import CastOp, ConcatOp, SplitOp, TransposeOp
 from graph_opt.remarks import warn
 from graph_opt.statistics import count, record
 

@@ -22,7 +22,7 @@ from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.passes.convert_to_int_accumulator import accumulation
 from graph_opt.passes.convert_to_int_params import activation_params, int_weights
 from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING
-from graph_opt.passes.placement import carry_placement
+from graph_opt.rewriting.placement import carry_placement
 
 BIAS_INDEX = 2
 """The bias operand of convs, fused matmuls and gemms."""

@@ -12,13 +12,13 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.entry import entry_function
-from graph_opt.passes.fold_bn import fold_batch_norms
-from graph_opt.quantization.calibration import (
+from graph_opt.passes.calibration import (
     calibrate_ranges,
     load_samples,
     statistic_factory,
     store_range,
 )
+from graph_opt.passes.fold_bn import fold_batch_norms
 
 
 @dataclass(frozen=True)

@@ -18,17 +18,17 @@ from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.names import name_location, op_result_names
 from graph_opt.dialects.nn.shapes import dims_compatible, ranked, tensor_type
-from graph_opt.frontend.names import name_location, op_result_names
 from graph_opt.interpreter.limits import (
     TensorTooLarge,
     elements_over_budget,
     static_size,
     tensor_limit,
 )
-from graph_opt.passes.op_dispatch import ClassFilteredPattern, walk_ops
-from graph_opt.passes.purity import is_pure
-from graph_opt.passes.value_forwarding import can_forward
+from graph_opt.rewriting.op_dispatch import ClassFilteredPattern, walk_ops
+from graph_opt.rewriting.purity import is_pure
+from graph_opt.rewriting.value_forwarding import can_forward
 
 
 def is_splat(array: np.ndarray) -> bool:

@@ -14,9 +14,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.layout import DATA_LAYOUTS
+from graph_opt.dialects.nn.names import DIM_NAMES_ATTR
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
-from graph_opt.frontend.names import DIM_NAMES_ATTR
 from graph_opt.passes.layout_patterns import (
     Transposes,
     inverse,
@@ -26,8 +26,8 @@ from graph_opt.passes.layout_patterns import (
     transpose_op,
     transpose_perm,
 )
-from graph_opt.passes.placement import keeping_placement
 from graph_opt.remarks import warn
+from graph_opt.rewriting.placement import keeping_placement
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from xdsl.transforms.dead_code_elimination import dce
 from graph_opt.dialects.nn.conv import ConvolutionBase
 from graph_opt.dialects.nn.fused import FusedMatMulOp
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp, RescaleOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
-from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.convert_to_int_float_ops import report_float_ops
 from graph_opt.passes.convert_to_int_io import make_integer_io
 from graph_opt.passes.convert_to_int_patterns import (
@@ -24,8 +24,8 @@ from graph_opt.passes.convert_to_int_patterns import (
     convert_to_int_patterns,
 )
 from graph_opt.passes.convert_to_int_reasons import float_reason
-from graph_opt.passes.placement import keeping_placement
 from graph_opt.remarks import warn
+from graph_opt.rewriting.placement import keeping_placement
 from graph_opt.statistics import count, record
 
 

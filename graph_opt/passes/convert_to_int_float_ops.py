@@ -11,8 +11,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.qint import DequantizeOp, QuantizeOp
-from graph_opt.frontend.names import op_result_names
 from graph_opt.remarks import warn
 from graph_opt.statistics import count, record
 

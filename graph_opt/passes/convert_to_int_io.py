@@ -23,9 +23,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.rewriter import Rewriter
 
+from graph_opt.dialects.nn.names import NAME_ATTR, argument_names, result_names
 from graph_opt.dialects.nn.qint import DequantizeOp, QuantizationOp, QuantizeOp
 from graph_opt.dialects.nn.shapes import ranked
-from graph_opt.frontend.names import NAME_ATTR, argument_names, result_names
 from graph_opt.quantization.boundary import QUANTIZATION_ATTR
 from graph_opt.remarks import warn
 from graph_opt.statistics import count, record

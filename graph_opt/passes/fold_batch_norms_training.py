@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from graph_opt.dialects.effects import GRADIENT_OP_TYPE_ATTR
 from graph_opt.dialects.nn.compare import SelectOp
 from graph_opt.dialects.nn.conv import ConvOp
 from graph_opt.dialects.nn.elementwise import (
@@ -54,11 +55,10 @@ from graph_opt.dialects.nn.elementwise import (
 )
 from graph_opt.dialects.nn.layout import CHANNELS_LAST
 from graph_opt.dialects.nn.linalg import MatMulOp
+from graph_opt.dialects.nn.names import location_names
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.dialects.nn.training import BatchNormGradOp, BatchNormTrainingOp
-from graph_opt.frontend.names import location_names
-from graph_opt.frontend.tensorflow.effects import GRADIENT_OP_TYPE_ATTR
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
 

@@ -9,12 +9,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.norm import BatchNormOp
-from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.fold_bn_patterns import explain_fold_bn, fold_bn_patterns
 from graph_opt.passes.fold_bn_patterns.patterns import DECOMPOSED_FOLDED
-from graph_opt.passes.op_dispatch import dispatching_walker, rewrite_with
 from graph_opt.remarks import warn
+from graph_opt.rewriting.op_dispatch import dispatching_walker, rewrite_with
 from graph_opt.statistics import record
 
 __all__ = ["FoldBatchNormPass", "explain_fold_bn", "fold_batch_norms"]

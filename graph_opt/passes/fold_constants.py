@@ -11,13 +11,12 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
-from graph_opt.frontend.names import op_result_names
+from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.interpreter.runner import make_interpreter
 from graph_opt.passes.constant_patterns import (
     FoldConstantOps,
     deduplicate_constants,
 )
-from graph_opt.passes.op_dispatch import rewrite_with
 from graph_opt.passes.reassociation_patterns import MergeConstantFactors
 from graph_opt.passes.refine_shapes import refine_shapes
 from graph_opt.passes.reshape_sinking_patterns import RESHAPE_SINKING_PATTERNS
@@ -26,6 +25,7 @@ from graph_opt.passes.shape_patterns import MaterializeShapeQueries
 from graph_opt.passes.simplify_patterns import SIMPLIFY_PATTERNS
 from graph_opt.passes.transpose_patterns import TRANSPOSE_PATTERNS
 from graph_opt.remarks import warn
+from graph_opt.rewriting.op_dispatch import rewrite_with
 from graph_opt.statistics import record
 
 

@@ -10,9 +10,9 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 
 from graph_opt.passes.fusion_patterns import FUSION_PATTERNS
-from graph_opt.passes.op_dispatch import dispatching_walker, rewrite_with
 from graph_opt.passes.sibling_matmul_patterns import SIBLING_PATTERNS
 from graph_opt.remarks import warn
+from graph_opt.rewriting.op_dispatch import dispatching_walker, rewrite_with
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ from graph_opt.passes.activation_patterns import (
     used_only_within,
 )
 from graph_opt.passes.attention_patterns import ATTENTION_PATTERNS
-from graph_opt.passes.erasure import erase_op, replace_op
+from graph_opt.rewriting.erasure import erase_op, replace_op
 from graph_opt.statistics import count
 
 FUSED_FORM: dict[type[Operation], type[Operation]] = {

@@ -22,7 +22,7 @@ from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.passes.constant_eval import computed_constant, evaluate_op
-from graph_opt.passes.purity import is_pure
+from graph_opt.rewriting.purity import is_pure
 
 MAX_CHAIN = 8
 """Ops between the written value and the loop value it is computed from."""

@@ -14,14 +14,14 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from graph_opt.dialects.effects import DEVICE_ATTR
 from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
-from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
 from graph_opt.passes.loop_patterns import RemoveWriteOnlyLoopValues
-from graph_opt.passes.op_dispatch import dispatching_walker
-from graph_opt.passes.purity import RemoveUnusedPureOpaqueOps
-from graph_opt.passes.value_forwarding import forward_operand
 from graph_opt.remarks import warn
+from graph_opt.rewriting.op_dispatch import dispatching_walker
+from graph_opt.rewriting.purity import RemoveUnusedPureOpaqueOps
+from graph_opt.rewriting.value_forwarding import forward_operand
 
 
 class RemoveInferenceIdentities(RewritePattern):

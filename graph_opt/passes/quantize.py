@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.elementwise import AddOp
+from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.norm import SoftmaxOp
 from graph_opt.dialects.nn.pool import AvgPoolOp
 from graph_opt.dialects.nn.quant import (
@@ -24,12 +25,11 @@ from graph_opt.dialects.nn.quant import (
     fake_quant_props,
 )
 from graph_opt.dialects.nn.tensor_ops import ConcatOp
-from graph_opt.frontend.names import op_result_names
 from graph_opt.passes.bias_rounding import round_biases
+from graph_opt.passes.calibration import clear_ranges, stored_range
 from graph_opt.passes.constant_eval import computed_constant
 from graph_opt.passes.convert_to_int import FLOAT_LINEAR_OPS
 from graph_opt.passes.convert_to_int_patterns import SCALE_PRESERVING
-from graph_opt.passes.placement import carry_placement, place_like
 from graph_opt.passes.quantize_patterns import (
     LayerMatch,
     activation_range,
@@ -43,8 +43,8 @@ from graph_opt.passes.quantize_training import (
     TrainingQuantization,
     quantize_training_graph,
 )
-from graph_opt.quantization.calibration import clear_ranges, stored_range
 from graph_opt.remarks import warn
+from graph_opt.rewriting.placement import carry_placement, place_like
 from graph_opt.statistics import record
 
 

@@ -49,6 +49,7 @@ from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.conv import ConvTransposeOp
 from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.elementwise import IdentityOp, MaxOp, MinOp, MulOp, SubOp
+from graph_opt.dialects.nn.names import location_names, set_name_hint
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsGradOp, FakeQuantVarsOp
 from graph_opt.dialects.nn.reduce import ReduceMaxOp, ReduceMinOp
 from graph_opt.dialects.nn.shapes import tensor_type
@@ -63,7 +64,6 @@ from graph_opt.dialects.tf_state import (
     VariableOp,
     VariableType,
 )
-from graph_opt.frontend.names import location_names, set_name_hint
 from graph_opt.passes.fold_batch_norms_training import fold_batch_norms
 from graph_opt.passes.quantize_patterns import LayerMatch, match_after_bias, match_layer
 from graph_opt.remarks import warn

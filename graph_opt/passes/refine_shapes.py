@@ -14,7 +14,6 @@ from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import DYN, more_precise, ranked
-from graph_opt.passes.op_dispatch import walk_ops
 from graph_opt.passes.region_types import (
     fold_casts,
     followed_returns,
@@ -22,6 +21,7 @@ from graph_opt.passes.region_types import (
     retype,
 )
 from graph_opt.remarks import warn
+from graph_opt.rewriting.op_dispatch import walk_ops
 from graph_opt.statistics import record
 
 

@@ -18,7 +18,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import DYN, more_precise, ranked
-from graph_opt.passes.op_dispatch import walk_ops
+from graph_opt.rewriting.op_dispatch import walk_ops
 
 RefineOp = Callable[[NNOperation], object]
 """Refines one nn op's result types."""

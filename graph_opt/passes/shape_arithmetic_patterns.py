@@ -5,10 +5,10 @@ dims compared with negative numbers."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
@@ -30,7 +30,7 @@ from graph_opt.dialects.nn.shape_values import DimOf, dim_of, is_expand, shape_e
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import ExpandOp
 from graph_opt.passes.constant_patterns import replace_by_arrays
-from graph_opt.passes.value_forwarding import forward_operand
+from graph_opt.rewriting.value_forwarding import forward_operand
 
 
 def normalized_axes(axes: Sequence[int] | None, rank: int) -> list[int] | None:
@@ -259,6 +259,21 @@ def _dim_equals(element: int | DimOf | None, value: int) -> bool | None:
     return None
 
 
+Reimport = Callable[[OpaqueOp], tuple[list[Operation], list[SSAValue]] | None]
+
+
+def _onnx_reimport() -> Reimport:
+    from graph_opt.frontend.onnx_reimport import reimport
+
+    return reimport
+
+
+REIMPORTERS: dict[str, Callable[[], Reimport]] = {"onnx": _onnx_reimport}
+"""The formats that import an nn.opaque again: name -> a function that imports
+the format's `reimport` (a lazy registry, as passes/__init__.py's: the formats
+stand above the passes)."""
+
+
 class ImportOpaqueAgain(RewritePattern):
     """An ONNX nn.opaque with a constant input -> the nn ops the importer makes of
     it now (a Resize whose sizes fold-constants computed becomes nn.resize)."""
@@ -267,12 +282,12 @@ class ImportOpaqueAgain(RewritePattern):
     def match_and_rewrite(self, op: OpaqueOp, rewriter: PatternRewriter):
         if not any(isinstance(v.owner, ConstantOp) for v in op.operands):
             return  # nothing became known since the import
-        from graph_opt.frontend.onnx_reimport import reimport
-
-        imported = reimport(op)
-        if imported is None:
-            return  # still not expressible in nn
-        rewriter.replace(op, *imported)
+        for get_reimport in REIMPORTERS.values():
+            imported = get_reimport()(op)
+            if imported is not None:
+                rewriter.replace(op, *imported)
+                return
+        # still not expressible in nn
 
 
 SHAPE_ARITHMETIC_PATTERNS: tuple[type[RewritePattern], ...] = (

@@ -26,8 +26,8 @@ from graph_opt.dialects.nn.linalg import MatMulOp
 from graph_opt.dialects.nn.shapes import ranked, tensor_type
 from graph_opt.dialects.nn.tensor_ops import SplitOp
 from graph_opt.passes.activation_patterns import sole_user
-from graph_opt.passes.erasure import replace_by_values
 from graph_opt.passes.fusion_patterns import activation_of, fusable_producer
+from graph_opt.rewriting.erasure import replace_by_values
 from graph_opt.statistics import count
 
 Product = MatMulOp | FusedMatMulOp

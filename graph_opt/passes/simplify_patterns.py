@@ -20,7 +20,7 @@ from graph_opt.dialects.nn.reduce import ReduceOp, reduced_axes
 from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import CastOp, ConcatOp, PadOp, TransposeOp
-from graph_opt.passes.value_forwarding import forward_operand
+from graph_opt.rewriting.value_forwarding import forward_operand
 
 
 def is_static(value: SSAValue) -> bool:

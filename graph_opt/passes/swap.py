@@ -13,8 +13,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import ConstantLike
 from xdsl.utils.exceptions import DiagnosticException
 
+from graph_opt.dialects.effects import DEVICE_ATTR
 from graph_opt.dialects.nn.device_copy import SwapInOp, SwapOutOp
-from graph_opt.frontend.tensorflow.effects import DEVICE_ATTR
 from graph_opt.memory.liveness import Liveness, same_device
 from graph_opt.memory.peak_relief import Gap, Strategy, relieve, replace_uses_from
 from graph_opt.memory.plan import planned_functions

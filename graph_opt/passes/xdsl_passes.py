@@ -22,8 +22,8 @@ from graph_opt.passes.optimize import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
 )
-from graph_opt.passes.placement import keeping_placement
 from graph_opt.remarks import warn
+from graph_opt.rewriting.placement import keeping_placement
 
 
 class CommonSubexpressionEliminationPass(CommonSubexpressionElimination):

@@ -11,10 +11,10 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import ConstantLike
 
-from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR
-from graph_opt.passes.placement import carry_placement
+from graph_opt.dialects.effects import CONTROL_INPUTS_ATTR
 from graph_opt.patterns.matcher import Match, match_op
 from graph_opt.patterns.pattern import DFPattern
+from graph_opt.rewriting.placement import carry_placement
 
 PARTITIONED_FROM = "PartitionedFromPattern"
 """The attribute marking an outlined function (TVM's name), with its op names."""

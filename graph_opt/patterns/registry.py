@@ -80,7 +80,7 @@ def get_pattern(name: str) -> DFPattern:
 
 def load_patterns(spec: str) -> list[str]:
     """Import a pattern module (`--load-patterns`); the names it added."""
-    from graph_opt.tools.plugins import PluginError, load_plugin
+    from graph_opt.plugins import PluginError, load_plugin
 
     if spec in _loaded:
         return _loaded[spec]

@@ -15,10 +15,10 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from graph_opt.passes.placement import keeping_placement
 from graph_opt.patterns.builder import building
 from graph_opt.patterns.matcher import Match, match_value
 from graph_opt.patterns.pattern import DFPattern
+from graph_opt.rewriting.placement import keeping_placement
 
 REWRITES_PER_OP = 10
 """The default cap on rewrites, per op of the input: a rewrite loop is caught after

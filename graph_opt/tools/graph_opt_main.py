@@ -19,17 +19,17 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 import graph_opt
-from graph_opt.remarks import print_warnings_as_one_line
-from graph_opt.resources import DEFAULT_MIN_BYTES
-from graph_opt.tools import verify_numerics
-from graph_opt.tools.diagnostics import (
+from graph_opt.driver import verify_numerics
+from graph_opt.driver.diagnostics import (
     one_line,
     one_line_usage_errors,
     raise_recursion_limit,
 )
+from graph_opt.driver.pipeline import PipelineError, build_pipeline
+from graph_opt.remarks import print_warnings_as_one_line
+from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.tools.frontends import apply_limits
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
-from graph_opt.tools.pipeline import PipelineError, build_pipeline
 
 OUTPUT_SUFFIX_TARGETS = {
     ".mlir": "mlir",
@@ -215,7 +215,8 @@ class GraphOptMain(xDSLOptMain):
             metavar="NAME",
             help="Print to stderr why a registered pattern does (not) match each candidate op",
         )
-        from graph_opt.tools import plugins, reproducer
+        from graph_opt import plugins
+        from graph_opt.driver import reproducer
         from graph_opt.tools.frontends import register_frontend_arguments
 
         register_frontend_arguments(arg_parser)
@@ -236,7 +237,7 @@ class GraphOptMain(xDSLOptMain):
 
     def setup_pipeline(self):
         if self.args.load_pass_plugin:
-            from graph_opt.tools.plugins import load_plugins
+            from graph_opt.plugins import load_plugins
 
             load_plugins(self.args.load_pass_plugin)
             self._register_extensions()
@@ -345,7 +346,7 @@ class GraphOptMain(xDSLOptMain):
         pipeline = self._verifying_pipeline()
         if self.args.verify_numerics is None and self.args.crash_reproducer is None:
             return pipeline.apply(self.ctx, prog)
-        from graph_opt.tools.instrument import apply_instrumented
+        from graph_opt.driver.instrument import apply_instrumented
 
         apply_instrumented(
             self.ctx,

@@ -37,9 +37,9 @@ from xdsl.ir import Operation
 from xdsl.passes import PassPipeline
 
 from graph_opt import api
+from graph_opt.driver.diagnostics import one_line
 from graph_opt.entry import entry_function
 from graph_opt.remarks import GraphOptWarning
-from graph_opt.tools.diagnostics import one_line
 
 
 class Interestingness(ABC):
@@ -143,8 +143,8 @@ class ChangesNumbers(Interestingness):
     pass_name: str | None = None
 
     def __call__(self, module: ModuleOp) -> bool:
-        from graph_opt.tools.instrument import apply_instrumented
-        from graph_opt.tools.verify_numerics import NumericCheck, NumericsChanged
+        from graph_opt.driver.instrument import apply_instrumented
+        from graph_opt.driver.verify_numerics import NumericCheck, NumericsChanged
 
         check = NumericCheck(tolerance=self.tolerance, time_limit=None)
         pipeline = PassPipeline(_passes(self.pipeline).passes, _verify_after_pass)

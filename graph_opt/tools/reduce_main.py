@@ -15,7 +15,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from graph_opt.tools.diagnostics import one_line_usage_errors, run_tool
+from graph_opt.driver.diagnostics import one_line_usage_errors, run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def reduce_model(args: argparse.Namespace) -> None:
     from graph_opt.output_files import write_output_file
-    from graph_opt.tools.plugins import load_plugins
+    from graph_opt.plugins import load_plugins
     from graph_opt.tools.reduce import Reducer
     from graph_opt.tools.run_main import load_module
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from graph_opt.tools.diagnostics import one_line_usage_errors, run_tool
+from graph_opt.driver.diagnostics import one_line_usage_errors, run_tool
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -132,8 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> None:
+    from graph_opt.dialects.nn.names import argument_names, result_names
     from graph_opt.entry import entry_function
-    from graph_opt.frontend.names import argument_names, result_names
     from graph_opt.interpreter.input_types import check_input_types
     from graph_opt.interpreter.tf_state import Session
     from graph_opt.quantization.boundary import dequantized_outputs

@@ -11,10 +11,10 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.utils.exceptions import VerifyException
 
+from graph_opt.driver.diagnostics import one_line
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.testing.model_zoo import bert_encoder, conv_chain, mobilenet_v2, resnet
-from graph_opt.tools.diagnostics import one_line
 
 
 def _model(nodes, inputs, output_type, initializers=()):

@@ -11,10 +11,10 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import ModuleOp
 
+from graph_opt.dialects.nn.names import set_name_hint
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.types import OptionalType, SequenceType, StringType
 from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.names import set_name_hint
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.frontend.onnx_types import dense_from_tensor, tensor_from_dense

@@ -24,6 +24,11 @@ from graph_opt.dialects.nn.linalg import GemmOp
 from graph_opt.dialects.nn.pool import MaxPoolOp
 from graph_opt.dialects.nn.qint import DequantizeOp, QuantizeOp
 from graph_opt.dialects.nn.shape_ops import FlattenOp
+from graph_opt.driver.verify_numerics import (
+    NumericCheck,
+    NumericChecker,
+    NumericsChanged,
+)
 from graph_opt.entry import entry_function
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.interpreter import run_function
@@ -35,11 +40,6 @@ from graph_opt.quantization.boundary import (
     quantize_codes,
 )
 from graph_opt.remarks import GraphOptWarning
-from graph_opt.tools.verify_numerics import (
-    NumericCheck,
-    NumericChecker,
-    NumericsChanged,
-)
 
 
 def conv_relu_pool_dense(layout: str) -> tuple[QuantGraph, ModuleOp]:

@@ -7,7 +7,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener
 from graph_opt import api
 from graph_opt.dialects.nn.elementwise import ReluOp, TanhOp
 from graph_opt.entry import entry_function
-from graph_opt.passes.erasure import erase_op, replace_by_values, replace_op
+from graph_opt.rewriting.erasure import erase_op, replace_by_values, replace_op
 
 GRAPH = """
 func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {

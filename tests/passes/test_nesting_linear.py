@@ -10,11 +10,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from bench.nesting import nested_ifs
 from graph_opt.api import parse
-from graph_opt.passes.op_dispatch import walk_ops
 from graph_opt.passes.optimize import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
 )
+from graph_opt.rewriting.op_dispatch import walk_ops
 
 
 def count_effect_queries(monkeypatch) -> list[int]:

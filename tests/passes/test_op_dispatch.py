@@ -11,7 +11,7 @@ from xdsl.pattern_rewriter import (
 from graph_opt import api
 from graph_opt.dialects.nn.elementwise import IdentityOp, ReluOp, TanhOp
 from graph_opt.entry import entry_function
-from graph_opt.passes.op_dispatch import (
+from graph_opt.rewriting.op_dispatch import (
     ClassFilteredPattern,
     OpTypeDispatch,
     dispatching_walker,

@@ -14,12 +14,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt import api
+from graph_opt.dialects.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.dialects.nn.elementwise import IdentityOp
+from graph_opt.dialects.nn.names import location_names
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.names import location_names
 from graph_opt.frontend.tensorflow import import_graph_def
-from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.frontend.tensorflow.graph_export import export_graph_def
 from graph_opt.frontend.tensorflow.schema import GraphDef
 from graph_opt.passes import XDSL_PASS_OVERRIDES, get_all_passes

@@ -10,10 +10,10 @@ from onnx import TensorProto, helper
 
 from graph_opt import api
 from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
+from graph_opt.dialects.nn.names import result_names
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.names import result_names
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.interpreter import run_function

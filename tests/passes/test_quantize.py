@@ -24,11 +24,11 @@ from graph_opt.entry import entry_function
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.interpreter import run_function
 from graph_opt.passes.calibrate import CalibratePass
+from graph_opt.passes.calibration import RANGE_ATTR
 from graph_opt.passes.fold_bn import FoldBatchNormPass
 from graph_opt.passes.quantize import QuantizePass
 from graph_opt.passes.quantize_patterns import activation_range, weight_range
 from graph_opt.patterns import is_constant, is_op, registry, wildcard
-from graph_opt.quantization.calibration import RANGE_ATTR
 from graph_opt.quantization.fake_quant_math import fake_quant, nudge
 from graph_opt.remarks import GraphOptWarning
 from graph_opt.testing import model_zoo

@@ -14,9 +14,9 @@ import pytest
 from xdsl.context import Context
 from xdsl.utils.exceptions import PassFailedException
 
+from graph_opt.dialects.nn.names import location_names
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsGradOp, FakeQuantVarsOp
 from graph_opt.dialects.tf_state import ReadOp
-from graph_opt.frontend.names import location_names
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter.tf_state import Session
 from graph_opt.passes.quantize import QuantizePass

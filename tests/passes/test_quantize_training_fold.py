@@ -18,13 +18,13 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt import api
 from graph_opt.dialects.nn.compare import SelectOp
 from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.names import location_names
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsOp
 from graph_opt.dialects.nn.training import BatchNormTrainingOp
 from graph_opt.dialects.tf_state import ReadOp
-from graph_opt.frontend.names import location_names
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function
 from graph_opt.interpreter.tf_state import Session

@@ -13,9 +13,9 @@ from xdsl.rewriter import InsertPoint
 
 from graph_opt.api import parse
 from graph_opt.dialects.nn.elementwise import IdentityOp
-from graph_opt.passes.op_dispatch import dispatching_walker
 from graph_opt.passes.prune import prune_patterns
-from graph_opt.passes.value_forwarding import CallIndex
+from graph_opt.rewriting.op_dispatch import dispatching_walker
+from graph_opt.rewriting.value_forwarding import CallIndex
 
 MODULE = """
 func.func @f(%x: tensor<4xf32>) -> tensor<?xf32> {

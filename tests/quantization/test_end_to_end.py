@@ -22,9 +22,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from graph_opt import api
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.elementwise import AddOp, MaxOp, MinOp
+from graph_opt.dialects.nn.names import argument_names
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.names import argument_names
 from graph_opt.frontend.onnx_import import import_model
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function

@@ -96,7 +96,7 @@ def test_docs_pattern_example_runs():
 
 
 def test_pipeline_errors_point_at_the_mistake():
-    from graph_opt.tools.pipeline import PipelineError
+    from graph_opt.driver.pipeline import PipelineError
 
     with pytest.raises(PipelineError, match="did you mean 'fold-bn'") as error:
         api.pipeline("cse,fold-nb")

@@ -16,8 +16,8 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.passes import ModulePass
 
 from graph_opt import api
+from graph_opt.driver.pipeline import PipelineError
 from graph_opt.remarks import GraphOptWarning, shortened, warn
-from graph_opt.tools.pipeline import PipelineError
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "conv_bn_relu.onnx"
 

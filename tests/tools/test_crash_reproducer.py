@@ -5,8 +5,7 @@ import shlex
 import pytest
 from toolkit_support import BROKEN, graph_opt
 
-from graph_opt import api
-from graph_opt.tools import plugins
+from graph_opt import api, plugins
 
 MODULE = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c = nn.constant dense<1.0> : tensor<1xf32>

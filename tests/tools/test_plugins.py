@@ -3,8 +3,7 @@
 import pytest
 from toolkit_support import BROKEN, graph_opt, run_module
 
-from graph_opt import api
-from graph_opt.tools import plugins
+from graph_opt import api, plugins
 from graph_opt.tools.graph_opt_main import main
 
 SUB = """func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -9,8 +9,8 @@ import pytest
 from broken_passes import chain_model
 from toolkit_support import BROKEN, ROOT, run_module
 
-from graph_opt import api
-from graph_opt.tools import plugins, reduce
+from graph_opt import api, plugins
+from graph_opt.tools import reduce
 
 LIT_CFG = f"""import lit.formats
 config.name = "reduced"

@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 from toolkit_support import BROKEN, graph_opt
 
-from graph_opt import api
-from graph_opt.tools import plugins
-from graph_opt.tools.verify_numerics import (
+from graph_opt import api, plugins
+from graph_opt.driver.verify_numerics import (
     NumericCheck,
     NumericsChanged,
     differs,

@@ -64,7 +64,7 @@ def _named_dim(value: SSAValue, index: int) -> DimOf | None:
     the same name equal."""
     from xdsl.dialects.func import FuncOp
 
-    from graph_opt.frontend.names import dim_names_of
+    from graph_opt.dialects.nn.names import dim_names_of
 
     if not isinstance(value, BlockArgument):
         return None

@@ -14,8 +14,8 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from graph_opt.dialects.nn.names import unused_name
 from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.names import unused_name
 from graph_opt.frontend.tensorflow.functions import ARG_OP, Body
 from graph_opt.frontend.tensorflow.schema import NodeDef
 

@@ -5,7 +5,9 @@ Like MLIR's side-effecting ops, they import as nn.opaque (domain "tf": not
 pure, so no pass removes, merges or moves them) even without
 --allow-tf-opaque, in the order the GraphDef's data and control edges give.
 A node that has control inputs from them keeps their names in a discardable
-attribute `tf.control_inputs`. Control edges between side-effect-free nodes
+attribute `tf.control_inputs`. The attribute names are IR conventions and live
+in graph_opt/dialects/effects.py; this module decides, from a GraphDef, which
+nodes are effects and which run after them. Control edges between side-effect-free nodes
 (`^NoOp`, a loop's bookkeeping) order nothing observable and are dropped.
 """
 
@@ -14,14 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from graph_opt.dialects.effects import EFFECT_OPS
 
 if TYPE_CHECKING:
     from graph_opt.frontend.tensorflow.functions import Body
     from graph_opt.frontend.tensorflow.schema import NodeDef
 
-EFFECT_OPS = frozenset({"Assert", "Print", "PrintV2"})
-"""Stateful TensorFlow ops with no result a computation needs."""
 PRINT_FORMATTING_OPS = frozenset({"StringFormat"})
 """Ops that make the string a print effect prints: opaque, with a string result."""
 DT_STRING = 7
@@ -37,12 +37,6 @@ def string_valued(node: NodeDef) -> bool:
         and "value" in node.attr
         and node.attr["value"].tensor.dtype == DT_STRING
     )
-
-
-CONTROL_INPUTS_ATTR = "tf.control_inputs"
-DEVICE_ATTR = "tf.device"
-GRADIENT_OP_TYPE_ATTR = "tf.gradient_op_type"
-"""A node's `_gradient_op_type`: the gradient TensorFlow registers for it instead."""
 
 
 class EffectfulFunctions:
@@ -107,7 +101,3 @@ def after_effects(
                 found.add(reader)
                 stack.append(reader)
     return frozenset(found)
-
-
-def control_inputs_attr(names: list[str]) -> ArrayAttr:
-    return ArrayAttr([StringAttr(n) for n in names])

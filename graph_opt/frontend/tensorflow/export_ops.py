@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
+from graph_opt.dialects.effects import GRADIENT_OP_TYPE_ATTR
 from graph_opt.dialects.nn import compare as c
 from graph_opt.dialects.nn import elementwise as ew
 from graph_opt.dialects.nn import reduce as r
@@ -40,7 +41,6 @@ from graph_opt.dialects.nn.training import (
     BatchNormTrainingOp,
     ConvFilterGradOp,
 )
-from graph_opt.frontend.tensorflow.effects import GRADIENT_OP_TYPE_ATTR
 from graph_opt.frontend.tensorflow.graph_export import (
     DataType,
     GraphExporter,

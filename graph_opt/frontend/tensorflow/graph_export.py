@@ -24,19 +24,19 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from graph_opt.dialects.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.dialects.nn.dtypes import numpy_dtype
-from graph_opt.dialects.nn.types import StringType
-from graph_opt.entry import entry_function
-from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.names import (
+from graph_opt.dialects.nn.names import (
     argument_names,
     location_names,
     op_result_names,
     result_names,
     unused_name,
 )
+from graph_opt.dialects.nn.types import StringType
+from graph_opt.entry import entry_function
+from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.registration import registrar
-from graph_opt.frontend.tensorflow.effects import CONTROL_INPUTS_ATTR, DEVICE_ATTR
 from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef, NodeDef
 from graph_opt.frontend.tensorflow.tensors import NUMPY_DTYPES, set_splat_value
 from graph_opt.remarks import warn

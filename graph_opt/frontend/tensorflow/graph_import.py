@@ -25,22 +25,24 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from graph_opt.dialects.effects import (
+    CONTROL_INPUTS_ATTR,
+    DEVICE_ATTR,
+    EFFECT_OPS,
+    control_inputs_attr,
+)
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.names import name_attrs, name_location, set_name_hint
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.names import name_attrs, name_location, set_name_hint
 from graph_opt.frontend.tensorflow import attrs, op_defs
 from graph_opt.frontend.tensorflow.dilated_conv import fuse_dilated_convs
 from graph_opt.frontend.tensorflow.effects import (
-    CONTROL_INPUTS_ATTR,
-    DEVICE_ATTR,
     DT_STRING,
-    EFFECT_OPS,
     EffectfulFunctions,
     after_effects,
-    control_inputs_attr,
     string_valued,
 )
 from graph_opt.frontend.tensorflow.functions import ARG_OP, Body, library_bodies

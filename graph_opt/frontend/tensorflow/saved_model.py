@@ -24,6 +24,7 @@ from google.protobuf.message import DecodeError
 from xdsl.dialects.builtin import ModuleOp
 
 from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.model_files import ModelDirectory
 from graph_opt.frontend.tensorflow.graph_import import import_graph_def
 from graph_opt.frontend.tensorflow.schema import (
     GraphDef,
@@ -33,7 +34,6 @@ from graph_opt.frontend.tensorflow.schema import (
 )
 from graph_opt.frontend.tensorflow.tensor_bundle import TensorBundle
 from graph_opt.frontend.tensorflow.validation import validate_graph_def
-from graph_opt.model_files import ModelDirectory
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"

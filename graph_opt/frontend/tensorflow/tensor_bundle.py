@@ -23,10 +23,10 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from graph_opt.frontend.errors import FrontendError
+from graph_opt.frontend.model_files import ModelDirectory
 from graph_opt.frontend.tensorflow.crc32c import crc32c, unmask
 from graph_opt.frontend.tensorflow.schema import BundleEntryProto, BundleHeaderProto
 from graph_opt.frontend.tensorflow.tensors import dtype_name, numpy_dtype, shape_dims
-from graph_opt.model_files import ModelDirectory
 
 FOOTER_SIZE = 48
 TABLE_MAGIC = 0xDB4775248B80FB57

@@ -28,7 +28,6 @@ from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
 from graph_opt.passes.constant_eval import computed_constant
-from graph_opt.passes.erasure import erase_op
 from graph_opt.passes.fold_bn_patterns.channels import (
     ChannelAffine,
     batch_norm_affine,
@@ -45,6 +44,7 @@ from graph_opt.passes.fold_bn_patterns.weights import (
     float_constant,
     operand_constants,
 )
+from graph_opt.rewriting.erasure import erase_op
 
 TRANSPARENT_OPS = (IdentityOp, StopGradientOp, DropoutOp)
 SHIFT_OPS = (AddOp, SubOp)

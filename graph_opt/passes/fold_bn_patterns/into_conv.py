@@ -21,7 +21,6 @@ from graph_opt.dialects.nn.layout import (
 )
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
-from graph_opt.passes.erasure import erase_op
 from graph_opt.passes.fold_bn_patterns.chain import batch_norm_step
 from graph_opt.passes.fold_bn_patterns.channels import ChannelAffine
 from graph_opt.passes.fold_bn_patterns.weights import (
@@ -31,6 +30,7 @@ from graph_opt.passes.fold_bn_patterns.weights import (
     folded_weight,
     operand_constants,
 )
+from graph_opt.rewriting.erasure import erase_op
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from xdsl.rewriter import InsertPoint
 from graph_opt.dialects.nn.constant import ConstantOp, constant_op
 from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.dtypes import numpy_dtype
-from graph_opt.frontend.names import name_location, op_result_names
-from graph_opt.passes.erasure import erase_op
+from graph_opt.dialects.nn.names import name_location, op_result_names
+from graph_opt.rewriting.erasure import erase_op
 
 
 def float_constant(value: SSAValue, role: str) -> np.ndarray | str:

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graph_opt.dialects.nn.names import result_names
 from graph_opt.entry import entry_function
-from graph_opt.frontend.names import result_names
 from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
 from graph_opt.frontend.tensorflow.graph_export import export_graph_def
 from graph_opt.frontend.tensorflow.op_defs import op_defs

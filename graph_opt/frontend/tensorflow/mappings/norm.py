@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import StringAttr
 
+from graph_opt.dialects.effects import GRADIENT_OP_TYPE_ATTR
 from graph_opt.dialects.nn.base import f32_attr, str_attr
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.training import BatchNormTrainingOp
-from graph_opt.frontend.tensorflow.effects import GRADIENT_OP_TYPE_ATTR
 from graph_opt.frontend.tensorflow.mappings.layouts import data_layout
 from graph_opt.frontend.tensorflow.op_table import importer
 

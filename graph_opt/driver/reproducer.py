@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from collections.abc import Callable, Sequence
+from io import StringIO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
@@ -75,9 +76,9 @@ class CrashReproducer:
         when no pass was (the input failed before the first)."""
         if self.current is None or self.entered is None:
             return None
-        from graph_opt import api
+        from graph_opt.driver.diagnostics import one_line
+        from graph_opt.mlir_text.printer import FastPrinter
         from graph_opt.output_files import write_output_file
-        from graph_opt.tools.diagnostics import one_line
 
         specs = [pass_spec(p) for p in self.pipeline.passes]
         header = [
@@ -86,8 +87,11 @@ class CrashReproducer:
             f"// RUN: {self.replay_command('%s')}",
             f"// pipeline: {','.join(specs)} (pass {self.index + 1} of {len(specs)})",
         ]
-        text = "\n".join(header) + "\n" + api.to_mlir(self.entered)
-        write_output_file(self.path, text.encode())
+        text = StringIO()
+        text.write("\n".join(header) + "\n")
+        FastPrinter(stream=text).print_op(self.entered)  # as `graph_opt.api.to_mlir`
+        text.write("\n")
+        write_output_file(self.path, text.getvalue().encode())
         return self.path
 
     def note(self) -> str:

@@ -24,7 +24,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 
-from graph_opt.frontend.tensorflow.effects import (
+from graph_opt.dialects.effects import (
     CONTROL_INPUTS_ATTR,
     DEVICE_ATTR,
     control_inputs_attr,

@@ -25,9 +25,9 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.names import argument_names
 from graph_opt.dialects.nn.shapes import dims_compatible
 from graph_opt.entry import entry_function
-from graph_opt.frontend.names import argument_names
 from graph_opt.interpreter.runner import make_function_interpreter
 from graph_opt.progress import progress
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graph_opt.frontend.errors import FrontendError
-from graph_opt.model_files import ModelDirectory
+from graph_opt.frontend.model_files import ModelDirectory
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from xdsl.dialects.builtin import f32
 from xdsl.ir import Block, SSAValue
 
-from graph_opt.frontend.names import set_name_hint
+from graph_opt.dialects.nn.names import set_name_hint
 
 NAME_CHARS = st.sampled_from("ab_Z09.-$/:é ")
 

@@ -148,8 +148,8 @@ class NumericChecker:
         return None
 
     def _evaluate(self, module: ModuleOp) -> Evaluation:
+        from graph_opt.dialects.nn.names import result_names
         from graph_opt.entry import entry_function
-        from graph_opt.frontend.names import result_names
 
         function = entry_function(module, self.check.function)
         assert self._inputs is not None
@@ -197,7 +197,7 @@ class _ValueRecorder(Interpreter.Listener):
     def did_interpret_op(self, op, results) -> None:
         if op.parent is not self.block:
             return
-        from graph_opt.frontend.names import op_result_names
+        from graph_opt.dialects.nn.names import op_result_names
 
         for name, value in zip(op_result_names(op), results):
             if name is not None and isinstance(value, np.ndarray | np.generic):
@@ -240,8 +240,8 @@ def given_inputs(
 ) -> list[list[np.ndarray]]:
     """Input sets from an .npz or a mapping by argument name; an array with one
     more dim than its argument holds one sample per index."""
+    from graph_opt.dialects.nn.names import argument_names
     from graph_opt.dialects.nn.shapes import ranked
-    from graph_opt.frontend.names import argument_names
 
     if isinstance(inputs, str):
         with np.load(inputs) as archive:

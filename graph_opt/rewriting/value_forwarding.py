@@ -18,8 +18,8 @@ from xdsl.pattern_rewriter import (
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.shapes import more_precise
-from graph_opt.passes.erasure import replace_by_values
-from graph_opt.passes.placement import can_hand_over_control_inputs
+from graph_opt.rewriting.erasure import replace_by_values
+from graph_opt.rewriting.placement import can_hand_over_control_inputs
 
 
 def can_forward(result: SSAValue, value: SSAValue) -> bool:

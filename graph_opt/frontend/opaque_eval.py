@@ -1,4 +1,9 @@
-"""nn.opaque evaluated by onnx's reference implementation of the operator."""
+"""nn.opaque evaluated by onnx's reference implementation of the operator.
+
+The op is exported to an ONNX node and run by `onnx.reference`, so this table
+of the interpreter lives with the ONNX format; interpreter/registry.py lists it
+with the others (a registration table: the one import from the interpreter up
+to the formats)."""
 
 from __future__ import annotations
 
@@ -136,7 +141,7 @@ def _evaluator(model: onnx.ModelProto, what: str) -> ReferenceEvaluator:
 
 
 def _run_tensorflow_effect(op: OpaqueOp, args) -> tuple:
-    """TensorFlow's side effects (frontend/tensorflow/effects.py): an Assert
+    """TensorFlow's side effects (graph_opt/dialects/effects.py): an Assert
     whose condition fails stops the run, as in TensorFlow; prints print nothing
     and strings are empty (the reference interpreter computes tensors)."""
     op_type = op.op_type.data

@@ -20,9 +20,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from graph_opt.passes.erasure import erase_op, has_unused_results
-from graph_opt.passes.placement import PlacementKeeper
-from graph_opt.passes.value_forwarding import tracking_calls
+from graph_opt.rewriting.erasure import erase_op, has_unused_results
+from graph_opt.rewriting.placement import PlacementKeeper
+from graph_opt.rewriting.value_forwarding import tracking_calls
 from graph_opt.statistics import count_rewrite
 
 

@@ -8,7 +8,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
-from graph_opt.tools.verify_numerics import (
+from graph_opt.driver.verify_numerics import (
     NumericCheck,
     NumericChecker,
     NumericsChanged,
@@ -33,7 +33,7 @@ def apply_instrumented(
         callback = NumericChecker(numerics).wrap(callback)
     keeper = None
     if reproducer is not None:
-        from graph_opt.tools.reproducer import CrashReproducer
+        from graph_opt.driver.reproducer import CrashReproducer
 
         keeper = CrashReproducer(reproducer, pipeline, plugins)
         callback = keeper.wrap(callback)

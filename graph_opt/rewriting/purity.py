@@ -42,7 +42,7 @@ class RemoveUnusedPureOpaqueOps(RewritePattern):
     """Erase an unused nn.opaque of a known-pure ONNX operator.
 
     Other unused side-effect-free ops are trivially dead: OpTypeDispatch
-    (graph_opt.passes.op_dispatch) erases them before trying any pattern.
+    (graph_opt.rewriting.op_dispatch) erases them before trying any pattern.
     """
 
     @op_type_rewrite_pattern
