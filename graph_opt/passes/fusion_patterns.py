@@ -51,6 +51,10 @@ from graph_opt.passes.activation_patterns import (
 )
 from graph_opt.passes.attention_patterns import ATTENTION_PATTERNS
 from graph_opt.passes.erasure import erase_op, replace_op
+from graph_opt.patterns.builder import insert, nn
+from graph_opt.patterns.matcher import Match
+from graph_opt.patterns.pattern import DFPattern, is_constant, is_op
+from graph_opt.patterns.rewrite import DFPatternRewrite
 from graph_opt.statistics import count
 
 FUSED_FORM: dict[type[Operation], type[Operation]] = {
@@ -152,46 +156,66 @@ def rebuild(
 MATMUL_ONLY_ACTIVATIONS = ("gelu", "gelu_tanh")
 """Fused into matmuls only (transformer MLPs; onnxruntime's BiasGelu, FastGelu), not convs."""
 
+ACTIVATION_OPS = ("relu", "clip", "leaky_relu", "sigmoid", "tanh", "hard_sigmoid",
+                  "hard_swish", "silu")  # fmt: skip
+"""The pointwise ops a conv or matmul takes as its fused activation (and gelu, matmuls only)."""
 
-class FuseActivation(RewritePattern):
+
+def _no_activation(value: SSAValue) -> bool:
+    return str_value(value.owner.properties, "activation", "none") == "none"
+
+
+def fusable(*names: str) -> DFPattern:
+    """An op of `names` with no fused activation yet, whose result has one user."""
+    producer = is_op(*names).where(_no_activation, "has no fused activation")
+    return producer.has_uses(1)
+
+
+def fusable_conv() -> DFPattern:
+    return fusable("conv", "fused_conv")
+
+
+def fusable_matmul() -> DFPattern:
+    return fusable("matmul", "fused_matmul")
+
+
+def fused_root(match: Match, fused: Operation) -> SSAValue:
+    """Insert `fused`, which replaces the matched root, at the root's location."""
+    fused.location = match.root.owner.location  # type: ignore[union-attr]
+    insert(fused)
+    return fused.results[0]
+
+
+class FuseActivation(DFPatternRewrite):
     """conv or matmul -> relu / clip / leaky_relu / sigmoid / tanh / hard_sigmoid /
-    hard_swish / silu (and gelu after a matmul)  =>  nn.fused_conv / nn.fused_matmul."""
+    hard_swish / silu (and gelu after a matmul)  =>  nn.fused_conv / nn.fused_matmul.
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: ReluOp
-        | ClipOp
-        | LeakyReluOp
-        | SigmoidOp
-        | TanhOp
-        | HardSigmoidOp
-        | HardSwishOp
-        | SiluOp
-        | GeluOp,
-        rewriter: PatternRewriter,
-    ):
-        producer = fusable_producer(op.input)
-        if producer is None:
-            return
+        conv | matmul          (no activation yet, one user)
+             |
+        relu | clip | ...      (gelu: after a matmul only; no runtime fuses it into a conv)
+    """
+
+    def __init__(self):
+        self.conv, self.matmul = fusable_conv(), fusable_matmul()
+        self.activation = is_op(*ACTIVATION_OPS)(self.conv | self.matmul)
+        self.gelu = is_op("gelu")(self.matmul)
+        self.pattern = self.activation | self.gelu
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        op = match.root.owner  # type: ignore[union-attr]
         activation = activation_of(op)
-        if activation is None:  # a one-sided clip other than relu
-            return
+        if activation is None:
+            return None  # a one-sided clip other than relu
         name, params = activation
-        if name in MATMUL_ONLY_ACTIVATIONS and isinstance(
-            producer, ConvOp | FusedConvOp
-        ):
-            return  # no runtime fuses gelu into a conv
+        producer = op.operands[0].owner
         props = {"activation": str_attr(name)}
         if params:
             props["activation_params"] = f32_array(params)
         fused = rebuild(
             producer, FUSED_FORM[type(producer)], producer.operands, **props
         )
-        fused.location = op.location
-        replace_op(rewriter, op, fused)
-        erase_op(rewriter, producer)
         count(f"{name} fused into {fused.name}")
+        return fused_root(match, fused)
 
 
 def channel_bias(
@@ -209,51 +233,52 @@ def channel_bias(
     return np.broadcast_to(bias.reshape(-1), (channels,))
 
 
-class FoldBiasAdd(RewritePattern):
+class FoldBiasAdd(DFPatternRewrite):
     """conv or matmul + per-channel constant  =>  the constant folded into the op's bias.
 
-    A conv stays nn.conv (with a bias); a matmul becomes nn.fused_matmul.
+        conv | matmul     constant
+                  \\     /
+                   add            (either operand order)
+
+    A conv stays nn.conv (with a bias); a matmul becomes nn.fused_matmul. A
+    bias that is not one value per channel, an add that broadcasts the
+    product to a larger shape, and a computed bias already on the op decline.
     """
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: AddOp, rewriter: PatternRewriter):
-        for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            producer = fusable_producer(value)
-            added = constant_value(other)
-            if producer is not None and added is not None:
-                break
-        else:
-            return
+    def __init__(self):
+        self.producer = fusable_conv() | fusable_matmul()
+        self.bias = is_constant()
+        self.pattern = self.producer + self.bias
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        op, value = match.root.owner, match[self.producer]  # type: ignore[union-attr]
+        producer, added = value.owner, constant_value(match[self.bias])
+        if added is None:
+            return None  # a constant of another dialect: its value is unknown here
         if in_decomposed_activation(op):  # e.g. the + 3 of relu6(x + 3) / 6
-            return
+            return None
         out = ranked(value)
-        if out is None or op.output.type != out:  # the add broadcasts to a larger shape
-            return
+        if out is None or match.root.type != out:
+            return None  # the add broadcasts to a larger shape
         rank = out.get_num_dims()
-        if rank == 0:  # a matmul of two vectors has no channel axis
-            return
+        if rank == 0:
+            return None  # a matmul of two vectors has no channel axis
         if isinstance(producer, ConvOp | FusedConvOp):
             axis = channel_axis(producer.layout, rank)
         else:
             axis = rank - 1
         if (bias := channel_bias(added, out.get_shape(), axis)) is None:
-            return
+            return None
         if len(producer.operands) == 3:
             existing = constant_value(producer.operands[2])
-            if existing is None:  # a computed bias cannot absorb a constant
-                return
+            if existing is None:
+                return None  # a computed bias cannot absorb a constant
             bias = existing + bias
-        dtype = numpy_dtype(out.element_type)
-        constant = ConstantOp.from_array(bias.astype(dtype), out.element_type)
+        weights = nn.constant(bias.astype(numpy_dtype(out.element_type)))
         fused = rebuild(
-            producer,
-            BIASED_FORM[type(producer)],
-            [*producer.operands[:2], constant.output],
+            producer, BIASED_FORM[type(producer)], [*producer.operands[:2], weights]
         )
-        fused.location = op.location
-        rewriter.insert(constant, InsertPoint.before(op))
-        replace_op(rewriter, op, fused)
-        erase_op(rewriter, producer)
+        return fused_root(match, fused)
 
 
 def trailing_mean(value: SSAValue, of: SSAValue | None = None) -> ReduceMeanOp | None:

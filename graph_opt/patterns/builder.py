@@ -81,6 +81,12 @@ def constant(value: Any, dtype: Any = None) -> SSAValue:
     return _insert(ConstantOp.from_array(array)).results[0]
 
 
+def insert(op: Operation) -> Operation:
+    """Insert an op made by hand (e.g. a producer rebuilt with more properties)
+    where `nn.<op>(...)` builds, before the matched root; returns it."""
+    return _insert(op)
+
+
 def _create(op_class: type[IRDLOperation], operands: Sequence, properties: dict):
     values = [
         _insert(ConstantOp.from_array(np.asarray(v))).results[0]

@@ -15,6 +15,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from graph_opt.passes.erasure import erase_op
+from graph_opt.passes.op_dispatch import ClassFilteredPattern
 from graph_opt.passes.placement import keeping_placement
 from graph_opt.patterns.builder import building
 from graph_opt.patterns.matcher import Match, match_value
@@ -53,7 +55,7 @@ class RewriteStats:
             )
 
 
-class DFPatternRewrite(RewritePattern):
+class DFPatternRewrite(ClassFilteredPattern):
     """A rewrite of every match of `pattern`; plugs into xDSL's greedy walker as is.
 
     Subclasses set `pattern` (keeping sub-patterns as attributes to read the
@@ -75,6 +77,12 @@ class DFPatternRewrite(RewritePattern):
 
     def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
         raise NotImplementedError
+
+    def accepts_class(self, op_class: type[Operation]) -> bool:
+        """Whether an op of `op_class` can be the matched root (graph-opt's
+        op-type dispatch tries the rewrite on those ops only)."""
+        names = self.pattern.root_names
+        return names is None or getattr(op_class, "name", None) in names
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         names = self.pattern.root_names
@@ -126,7 +134,7 @@ def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) ->
             continue
         candidates.discard(op)
         producers = [v.op for v in op.operands if isinstance(v, OpResult)]
-        rewriter.erase(op)
+        erase_op(rewriter, op)
         stack.extend(producers)
 
 
