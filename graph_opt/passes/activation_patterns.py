@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
 
 import numpy as np
-from numpy.polynomial import polynomial as poly
 from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
@@ -30,56 +31,35 @@ from xdsl.pattern_rewriter import (
 )
 
 from graph_opt.dialects.nn.base import f32_attr, str_attr
-from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.elementwise import (
     AddOp,
     ClipOp,
     DivOp,
-    ErfOp,
-    ExpOp,
-    GeluOp,
     HardSigmoidOp,
     HardSwishOp,
-    Log1pOp,
-    LogOp,
     MaxOp,
     MinOp,
-    MishOp,
     MulOp,
-    NegOp,
-    PowOp,
     ReluOp,
-    SigmoidOp,
-    SiluOp,
-    SoftplusOp,
     SubOp,
-    TanhOp,
 )
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.passes.erasure import erase_op, has_unused_results, replace_op
-
-F32_ULPS = 4
-"""How far (in float32 units in the last place) a constant may be from the canonical one."""
-
-MAX_DEGREE = 3
-"""The highest power of x a matched polynomial may have (Gelu's x^3)."""
+from graph_opt.patterns.arithmetic import (
+    exactly,
+    is_polynomial,
+    is_product,
+    is_scalar,
+    polynomial,
+    scalar,
+)
+from graph_opt.patterns.builder import nn
+from graph_opt.patterns.matcher import Match, match_op
+from graph_opt.patterns.pattern import DFPattern, is_op, wildcard
+from graph_opt.patterns.rewrite import DFPatternRewrite
 
 SQRT_2_OVER_PI = float(np.sqrt(2 / np.pi))
 GELU_CUBIC = 0.044715
-
-
-def scalar(value: SSAValue) -> float | None:
-    """The value of a one-element constant, else None."""
-    array = constant_value(value)
-    return None if array is None or array.size != 1 else float(array.reshape(()))
-
-
-def exactly(value: float | None, expected: float) -> bool:
-    """Whether `value` is `expected` up to float32 rounding."""
-    if value is None:
-        return False
-    ulp = float(np.spacing(np.float32(abs(expected))))
-    return abs(value - expected) <= F32_ULPS * ulp
 
 
 def used_only_within(ops: Iterable[Operation], pattern: set[Operation]) -> bool:
@@ -97,50 +77,6 @@ def interior(value: SSAValue, op_class) -> Operation | None:
     """The op of `op_class` defining `value`, when nothing else uses `value`."""
     op = value.owner
     return op if isinstance(op, op_class) and value.has_one_use() else None
-
-
-def polynomial(
-    value: SSAValue, x: SSAValue, chain: list[Operation]
-) -> np.ndarray | None:
-    """The coefficients (constant term first) of `value` as a polynomial in x,
-    through single-use adds, subs, muls, negations, divisions by constants and
-    powers 1 to 3, whose ops are appended to `chain`; None if it is none."""
-    if value == x:
-        return np.array([0.0, 1.0])
-    if (c := scalar(value)) is not None:
-        return np.array([c])
-    op = interior(value, AddOp | SubOp | MulOp | DivOp | NegOp | PowOp)
-    if op is None:
-        return None
-    mark = len(chain)
-    chain.append(op)
-    if isinstance(op, NegOp):
-        inner = polynomial(op.input, x, chain)
-        result = None if inner is None else -inner
-    elif isinstance(op, PowOp | DivOp):
-        base, by = polynomial(op.lhs, x, chain), scalar(op.rhs)
-        if base is None or by is None:
-            result = None
-        elif isinstance(op, DivOp):
-            result = None if by == 0 else base / by
-        else:
-            result = poly.polypow(base, int(by)) if by in (1, 2, 3) else None
-    else:
-        lhs, rhs = polynomial(op.lhs, x, chain), polynomial(op.rhs, x, chain)
-        combine = {AddOp: poly.polyadd, SubOp: poly.polysub, MulOp: poly.polymul}
-        result = None if lhs is None or rhs is None else combine[type(op)](lhs, rhs)
-    if result is None or len(result) > MAX_DEGREE + 1:
-        del chain[mark:]
-        return None
-    return result
-
-
-def is_polynomial(coefficients: np.ndarray | None, expected: list[float]) -> bool:
-    """Whether the coefficients are `expected`'s (constant term first), each up to float32 rounding."""
-    if coefficients is None or len(coefficients) > len(expected):
-        return False
-    padded = list(coefficients) + [0.0] * (len(expected) - len(coefficients))
-    return all(exactly(c, e) for c, e in zip(padded, expected))
 
 
 def affine_variable(value: SSAValue) -> SSAValue:
@@ -263,43 +199,6 @@ def two_factors(root: Operation) -> Iterable[tuple[SSAValue, SSAValue, Product]]
     yield second, first, product
 
 
-def recognize_silu(root: Operation) -> Recognized | None:
-    """x * sigmoid(x)."""
-    for x, gate, product in two_factors(root):
-        sigmoid = interior(gate, SigmoidOp)
-        if sigmoid and sigmoid.input == x and exactly(product.scale, 1.0):
-            return Recognized(SiluOp, x, {}, [*product.ops, sigmoid])
-    return None
-
-
-def softplus_ops(value: SSAValue, x: SSAValue) -> list[Operation] | None:
-    """The ops of softplus(x) defining `value`: nn.softplus, log(1 + exp(x)) or log1p(exp(x))."""
-    if (softplus := interior(value, SoftplusOp)) is not None:
-        return [softplus] if softplus.input == x else None
-    if (log1p := interior(value, Log1pOp)) is not None:
-        exp = interior(log1p.input, ExpOp)
-        return [log1p, exp] if exp and exp.input == x else None
-    log = interior(value, LogOp)
-    add = None if log is None else interior(log.input, AddOp)
-    if add is None:
-        return None
-    for one, term in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
-        exp = interior(term, ExpOp)
-        if exactly(scalar(one), 1.0) and exp and exp.input == x:
-            return [log, add, exp]
-    return None
-
-
-def recognize_mish(root: Operation) -> Recognized | None:
-    """x * tanh(softplus(x))."""
-    for x, gate, product in two_factors(root):
-        tanh = interior(gate, TanhOp)
-        softplus = None if tanh is None else softplus_ops(tanh.input, x)
-        if softplus and exactly(product.scale, 1.0):
-            return Recognized(MishOp, x, {}, [*product.ops, tanh, *softplus])
-    return None
-
-
 def recognize_hard_swish(root: Operation) -> Recognized | None:
     """x * hard_sigmoid(x) (alpha 1/6, beta 1/2), x * relu6(x + 3) / 6 in any grouping."""
     for x, gate, product in two_factors(root):
@@ -342,39 +241,6 @@ def recognize_hard_sigmoid(root: Operation) -> Recognized | None:
     return Recognized(HardSigmoidOp, x, props, chain)
 
 
-def gelu_gate(value: SSAValue, x: SSAValue) -> tuple[str, list[Operation]] | None:
-    """(approximate, ops) when `value` is 1 + erf(x / sqrt 2) ("none") or
-    1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)) ("tanh")."""
-    add = interior(value, AddOp)
-    if add is None:
-        return None
-    for one, term in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
-        core = interior(term, ErfOp | TanhOp)
-        if not exactly(scalar(one), 1.0) or core is None:
-            continue
-        ops = [add, core]
-        inner = polynomial(core.input, x, ops)
-        if isinstance(core, ErfOp) and is_polynomial(inner, [0, 1 / np.sqrt(2)]):
-            return "none", ops
-        cubic = SQRT_2_OVER_PI * GELU_CUBIC
-        if isinstance(core, TanhOp) and is_polynomial(
-            inner, [0, SQRT_2_OVER_PI, 0, cubic]
-        ):
-            return "tanh", ops
-    return None
-
-
-def recognize_gelu(root: Operation) -> Recognized | None:
-    """0.5 * x * (1 + erf(x / sqrt 2)), or its tanh approximation, in any grouping."""
-    for x, gate, product in two_factors(root):
-        found = gelu_gate(gate, x)
-        if found is not None and exactly(product.scale, 0.5):
-            approximate, ops = found
-            props = {"approximate": str_attr("tanh")} if approximate == "tanh" else {}
-            return Recognized(GeluOp, x, props, [*product.ops, *ops])
-    return None
-
-
 def accepted(found: Recognized | None, root: Operation) -> Recognized | None:
     """`found` when its interior is used only inside it and its result has x's float type."""
     if found is None:
@@ -410,26 +276,6 @@ class FuseDecomposedActivation(RewritePattern):
                 pending.remove(op)
 
 
-class FuseSilu(FuseDecomposedActivation):
-    """x * sigmoid(x)  =>  nn.silu."""
-
-    recognize = staticmethod(recognize_silu)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: MulOp, rewriter: PatternRewriter):
-        self.fuse(op, rewriter)
-
-
-class FuseMish(FuseDecomposedActivation):
-    """x * tanh(softplus(x)), softplus also as log(1 + exp(x))  =>  nn.mish."""
-
-    recognize = staticmethod(recognize_mish)
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: MulOp, rewriter: PatternRewriter):
-        self.fuse(op, rewriter)
-
-
 class FuseHardSwish(FuseDecomposedActivation):
     """x * hard_sigmoid(x), x * relu6(x + 3) / 6 (or * (1/6))  =>  nn.hard_swish."""
 
@@ -452,18 +298,111 @@ class FuseHardSigmoid(FuseDecomposedActivation):
         self.fuse(op, rewriter)
 
 
-class FuseGelu(FuseDecomposedActivation):
-    """x * 0.5 * (1 + erf(x / sqrt(2))), or with tanh(sqrt(2/pi) (x + 0.044715 x^3)),
-    in any grouping and operand order  =>  nn.gelu."""
+class ActivationRewrite(DFPatternRewrite):
+    """An activation written out as arithmetic  =>  its op, of x's type.
 
-    recognize = staticmethod(recognize_gelu)
+    Subclasses set `op_name` and the pattern, with `self.x` the activation's
+    input; the match declines when the constants broadcast x to a larger
+    shape or x is not a float tensor.
+    """
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: MulOp, rewriter: PatternRewriter):
-        self.fuse(op, rewriter)
+    op_name: str
+    x: DFPattern
+
+    def properties(self, match: Match) -> dict[str, Any]:
+        return {}
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        x, root = match[self.x], match.root
+        x_type = ranked(x)
+        if x_type is None or x_type != root.type:  # type: ignore[union-attr]
+            return None  # the constants broadcast x to a larger shape
+        if not isinstance(x_type.element_type, AnyFloat):
+            return None
+        new = getattr(nn, self.op_name)(x, **self.properties(match))
+        new.owner.location = root.owner.location  # type: ignore[union-attr]
+        return new
 
 
-ACTIVATION_PATTERNS: tuple[type[FuseDecomposedActivation], ...] = (
+class FuseSilu(ActivationRewrite):
+    """x * sigmoid(x)  =>  nn.silu.
+
+    x ----------.
+    |            |
+    sigmoid      |
+      \\         |
+       mul  <---'     (any grouping and order; constants multiplying to 1)
+    """
+
+    op_name = "silu"
+
+    def __init__(self):
+        self.x = wildcard()
+        self.pattern = is_product(
+            self.x, is_op("sigmoid")(self.x), scale=1.0, root="mul"
+        )
+
+
+def softplus(x: DFPattern) -> DFPattern:
+    """softplus(x) as nn.softplus, log1p(exp(x)) or log(1 + exp(x))."""
+    exp = is_op("exp")(x)
+    return (
+        is_op("softplus")(x)
+        | is_op("log1p")(exp)
+        | is_op("log")(is_scalar(1.0) + is_op("exp")(x))
+    )
+
+
+class FuseMish(ActivationRewrite):
+    """x * tanh(softplus(x)), softplus also as log(1 + exp(x)) or log1p(exp(x))  =>  nn.mish.
+
+    x -----------------.
+    |                   |
+    softplus | log1p(exp) | log(1 + exp)
+    tanh                |
+      \\                |
+       mul  <----------'
+    """
+
+    op_name = "mish"
+
+    def __init__(self):
+        self.x = wildcard()
+        gate = is_op("tanh")(softplus(self.x))
+        self.pattern = is_product(self.x, gate, scale=1.0, root="mul")
+
+
+SQRT_1_2 = float(1 / np.sqrt(2))
+
+
+class FuseGelu(ActivationRewrite):
+    """0.5 * x * (1 + erf(x / sqrt 2)), or 0.5 * x * (1 + tanh(sqrt(2 / pi) (x +
+    0.044715 x^3))), in any grouping and operand order  =>  nn.gelu.
+
+        x ---------------------.
+        |                       |
+        x / sqrt 2              |    (or sqrt(2/pi) (x + 0.044715 x^3): any polynomial form)
+        erf | tanh              |
+        1 + .                   |
+          \\                    |
+           mul  <--------------'    (constants multiplying to 0.5)
+    """
+
+    op_name = "gelu"
+
+    def __init__(self):
+        self.x = wildcard()
+        erf = is_op("erf")(is_polynomial(self.x, [0, SQRT_1_2]))
+        cubic = [0, SQRT_2_OVER_PI, 0, SQRT_2_OVER_PI * GELU_CUBIC]
+        self.tanh = is_op("tanh")(is_polynomial(self.x, cubic))
+        gate = is_scalar(1.0) + erf | is_scalar(1.0) + self.tanh
+        self.pattern = is_product(self.x, gate, scale=0.5, root="mul")
+
+    def properties(self, match: Match) -> dict[str, Any]:
+        return {"approximate": str_attr("tanh")} if self.tanh in match else {}
+
+
+ACTIVATION_PATTERNS: tuple[type[RewritePattern], ...] = (
     FuseGelu,
     FuseHardSwish,
     FuseSilu,
@@ -481,9 +420,23 @@ def in_decomposed_activation(op: Operation, depth: int = 4) -> bool:
         user = sole_user(value)
         if user is None or not user.results:
             return False
-        for pattern in ACTIVATION_PATTERNS:
-            found = accepted(pattern.recognize(user), user)
+        for pattern in _activation_rewrites():
+            if isinstance(pattern, DFPatternRewrite):
+                match = match_op(pattern.pattern, user)
+                if (
+                    match is not None
+                    and op in match.region
+                    and not match.escaping_values()
+                ):
+                    return True
+                continue
+            found = accepted(type(pattern).recognize(user), user)
             if found is not None and op in found.chain:
                 return True
         value = user.results[0]
     return False
+
+
+@cache
+def _activation_rewrites() -> tuple[RewritePattern, ...]:
+    return tuple(pattern() for pattern in ACTIVATION_PATTERNS)

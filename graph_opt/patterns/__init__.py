@@ -1,5 +1,6 @@
 """A declarative dataflow pattern language for graph rewrites (after TVM's), on xDSL."""
 
+from graph_opt.patterns.arithmetic import is_polynomial, is_product, is_scalar
 from graph_opt.patterns.context import (
     GraphMatch,
     PatternContext,
@@ -70,7 +71,10 @@ __all__ = [
     "is_injective",
     "is_op",
     "is_op_kind",
+    "is_polynomial",
+    "is_product",
     "is_reduction",
+    "is_scalar",
     "is_tuple",
     "is_tuple_get_item",
     "is_var",

@@ -73,6 +73,10 @@ class DFPatternRewrite(ClassFilteredPattern):
     skip_identity: bool = False
     allow_escaping_interior: bool = False
     rewrite_once: bool = False
+    defer_to_user: bool = False
+    """Leave a match whose root's one user roots a larger match (one holding
+    this root) for that user: a forward walk sees the inner op first, and an
+    optional trailing op (`p.optional(...)`) should still be taken."""
     stats: RewriteStats | None = None
 
     def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
@@ -95,6 +99,8 @@ class DFPatternRewrite(ClassFilteredPattern):
             # (reads the region, which erase_unused needs, before the rewrite changes the graph)
             if match.escaping_values() and not self.allow_escaping_interior:
                 continue  # erasing the interior would break its outside users
+            if self.defer_to_user and self._larger_match_at_user(result):
+                continue  # the user's visit fuses more
             with building(rewriter):
                 replacement = self.rewrite(match, rewriter)
             if replacement is None:
@@ -105,6 +111,24 @@ class DFPatternRewrite(ClassFilteredPattern):
                 self.stats = RewriteStats()
             self.stats.record(type(self).__name__)
             return
+
+    def _larger_match_at_user(self, result: SSAValue) -> bool:
+        use = result.first_use
+        if use is None or not result.has_one_use():
+            return False
+        user = use.operation
+        names = self.pattern.root_names
+        if names is not None and user.name not in names:
+            return False
+        for user_result in user.results:
+            match = match_value(
+                self.pattern, user_result, skip_identity=self.skip_identity
+            )
+            if match is None or result.owner not in match.region:
+                continue
+            if not match.escaping_values() or self.allow_escaping_interior:
+                return True
+        return False
 
 
 class _Redirect(DFPatternRewrite):
