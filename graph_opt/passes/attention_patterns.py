@@ -30,8 +30,9 @@ from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shape_values import DimOf, dim_of, shape_elements
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
-from graph_opt.passes.activation_patterns import interior, scalar, used_only_within
+from graph_opt.passes.activation_patterns import interior, used_only_within
 from graph_opt.passes.erasure import erase_op, replace_op
+from graph_opt.patterns.arithmetic import scalar
 from graph_opt.statistics import count
 
 SWAP_LAST_TWO = (0, 1, 3, 2)

@@ -36,9 +36,9 @@ from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.passes.activation_patterns import (
     ACTIVATION_PATTERNS,
     in_decomposed_activation,
-    scalar,
 )
 from graph_opt.passes.attention_patterns import ATTENTION_PATTERNS
+from graph_opt.patterns.arithmetic import scalar
 from graph_opt.patterns.builder import insert, nn
 from graph_opt.patterns.matcher import Match
 from graph_opt.patterns.pattern import DFPattern, is_constant, is_op, wildcard

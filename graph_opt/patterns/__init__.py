@@ -1,6 +1,12 @@
 """A declarative dataflow pattern language for graph rewrites (after TVM's), on xDSL."""
 
-from graph_opt.patterns.arithmetic import is_polynomial, is_product, is_scalar
+from graph_opt.patterns.arithmetic import (
+    is_affine,
+    is_clamp,
+    is_polynomial,
+    is_product,
+    is_scalar,
+)
 from graph_opt.patterns.context import (
     GraphMatch,
     PatternContext,
@@ -62,8 +68,10 @@ __all__ = [
     "has_dtype",
     "has_shape",
     "has_type",
+    "is_affine",
     "is_broadcast",
     "is_call",
+    "is_clamp",
     "is_constant",
     "is_elementwise",
     "is_expr",

@@ -157,33 +157,131 @@ def _product(root: Operation, limit: int):
 
 
 class PolynomialPattern(DFPattern):
-    """A polynomial in the value `variable` matched (bound earlier in the
-    match), with `coefficients` (constant term first) up to float32 rounding."""
+    """A polynomial in the value `variable` matched, of at most `degree`, with
+    `coefficients` (constant term first) up to float32 rounding, or any
+    (None). `match.facts[p]` is (coefficients, the number of ops it spans).
+
+    `variable` is normally bound earlier in the match (e.g. a factor of the
+    same is_product); an affine pattern (degree 1) whose variable is still
+    unbound binds it to the one non-constant value at the bottom of its ops.
+    """
 
     root_names = None
 
-    def __init__(self, variable: DFPattern, coefficients: Sequence[float]):
-        self.variable, self.coefficients = variable, tuple(coefficients)
+    def __init__(
+        self,
+        variable: DFPattern,
+        coefficients: Sequence[float] | None,
+        degree: int = MAX_DEGREE,
+    ):
+        self.variable, self.degree = variable, degree
+        self.coefficients = None if coefficients is None else tuple(coefficients)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         x = m.values.get(self.variable)
         if x is None:
-            return m.fail(
-                self, value, "its variable {} is not bound yet", self.variable
-            )
+            if self.degree != 1:
+                return m.fail(
+                    self, value, "its variable {} is not bound yet", self.variable
+                )
+            x = affine_variable(value)
+            if not m.match_value(self.variable, x):
+                return m.fail_because(self, value, "its variable does not match")
         ops: list[Operation] = []
         found = polynomial(value, x, ops)
-        if not _is_polynomial(found, self.coefficients):
+        if found is None or len(found) > self.degree + 1:
+            return m.fail(self, value, "is no polynomial of degree {}", self.degree)
+        if self.coefficients is not None and not _is_polynomial(
+            found, self.coefficients
+        ):
             return m.fail(self, value, "is not the polynomial {}", self.coefficients)
         for op in ops:
             m.cover(op)
             for operand in op.operands:
                 if scalar(operand) is not None:
                     m.bind_constant(operand.owner)  # type: ignore[arg-type]
+        m.record(self, (found, len(ops)))
         return True
 
     def __str__(self) -> str:
-        return f"is_polynomial({self.variable}, {list(self.coefficients)})"
+        coefficients = "*" if self.coefficients is None else list(self.coefficients)
+        return f"is_polynomial({self.variable}, {coefficients})"
+
+
+AFFINE_OPS = frozenset({"nn.add", "nn.sub", "nn.mul", "nn.div"})
+
+
+def affine_variable(value: SSAValue) -> SSAValue:
+    """x at the bottom of single-use adds, subs, muls and divisions of one
+    non-constant operand by scalar constants (e.g. x in 0.2 * x + 0.5)."""
+    while (op := _interior(value, AFFINE_OPS)) is not None:
+        others = [v for v in op.operands if scalar(v) is None]
+        if len(others) != 1 or (op.name == "nn.div" and others[0] != op.operands[0]):
+            return value
+        value = others[0]
+    return value
+
+
+CLAMP_OPS = frozenset({"nn.clip", "nn.relu", "nn.max", "nn.min"})
+
+
+class ClampPattern(DFPattern):
+    """`inner` clamped by nn.clip, nn.relu, and nn.max / nn.min with scalar
+    constants, in any nesting (inner ones with one use); `match.facts[p]` is
+    the (low, high) range (±inf for an open side)."""
+
+    root_names = CLAMP_OPS
+
+    def __init__(self, inner: DFPattern):
+        self.inner = inner
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        low, high = -np.inf, np.inf
+        ops: list[Operation] = []
+        constants: list[Operation] = []
+        while True:
+            op = value.owner
+            if ops and not value.has_one_use():
+                break
+            if not isinstance(op, Operation) or op.name not in CLAMP_OPS:
+                break
+            if op.name == "nn.clip":
+                bounds = (_bound(op, "min", -np.inf), _bound(op, "max", np.inf))
+                inner = op.operands[0]
+            elif op.name == "nn.relu":
+                bounds, inner = (0.0, np.inf), op.operands[0]
+            else:
+                lhs, rhs = op.operands
+                pairs = [(v, b, scalar(b)) for v, b in ((lhs, rhs), (rhs, lhs))]
+                found = [p for p in pairs if p[2] is not None and scalar(p[0]) is None]
+                if not found:
+                    break
+                inner, constant, bound = found[0]
+                constants.append(constant.owner)  # type: ignore[arg-type]
+                bounds = (bound, np.inf) if op.name == "nn.max" else (-np.inf, bound)
+            low, high = max(low, bounds[0]), min(high, bounds[1])
+            ops.append(op)
+            value = inner
+        if not ops:
+            return m.fail(self, value, "is not clamped")
+        if low > high:
+            return m.fail(self, value, "disjoint clamps make a constant")
+        if not m.match_value(self.inner, value):
+            return m.fail_because(self, value, "the clamped value does not match")
+        for op in ops:
+            m.cover(op)
+        for op in constants:
+            m.bind_constant(op)
+        m.record(self, (float(low), float(high)))
+        return True
+
+    def __str__(self) -> str:
+        return f"is_clamp({self.inner})"
+
+
+def _bound(op: Operation, name: str, absent: float) -> float:
+    attr = op.properties.get(name)
+    return absent if attr is None else attr.value.data  # type: ignore[attr-defined]
 
 
 def polynomial(
@@ -249,8 +347,20 @@ def is_product(
 
 
 def is_polynomial(
-    variable: DFPattern, coefficients: Sequence[float]
+    variable: DFPattern, coefficients: Sequence[float] | None = None
 ) -> PolynomialPattern:
     """A polynomial in `variable`'s value (bound earlier: e.g. a factor of the
-    same is_product), coefficients constant term first."""
+    same is_product), coefficients constant term first (any when None)."""
     return PolynomialPattern(variable, coefficients)
+
+
+def is_affine(variable: DFPattern) -> PolynomialPattern:
+    """a * x + b in `variable`'s value x (found at the bottom of the ops when
+    not bound yet); `match.facts[p]` is ([b, a], number of ops)."""
+    return PolynomialPattern(variable, None, degree=1)
+
+
+def is_clamp(inner: DFPattern) -> ClampPattern:
+    """`inner` clamped (clip, relu, max / min with constants, any nesting);
+    `match.facts[p]` is (low, high)."""
+    return ClampPattern(inner)

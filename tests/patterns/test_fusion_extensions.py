@@ -184,3 +184,36 @@ def test_match_scalar_up_to_float32_rounding(parse):
     assert is_scalar(0.70710678).match(_named(module, "r"))
     assert is_scalar(0.7072).match(_named(module, "r")) is None
     assert is_scalar().match(_named(module, "a")) is None
+
+
+CLAMPED = """
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %three = nn.constant dense<3.0> : tensor<f32>
+  %six = nn.constant dense<6.0> : tensor<f32>
+  %a = nn.add %x, %three : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %r = nn.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  %c = nn.min %r, %six : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  func.return %c : tensor<4xf32>
+}"""
+
+
+def test_match_clamp_of_an_affine_form_finds_its_range_and_variable(parse):
+    from graph_opt.patterns import is_affine, is_clamp
+
+    module = parse(CLAMPED)
+    x = wildcard()
+    affine = is_affine(x)
+    clamp = is_clamp(affine)
+    match = clamp.match(_named(module, "c"))  # min(relu(x + 3), 6)
+    assert match is not None
+    assert match.facts[clamp] == (0.0, 6.0)
+    coefficients, ops = match.facts[affine]
+    assert list(coefficients) == [3.0, 1.0] and ops == 1
+    assert match[x] is module.body.block.first_op.body.block.args[0]
+
+
+def test_no_match_clamp_of_an_unclamped_value(parse):
+    from graph_opt.patterns import is_affine, is_clamp
+
+    module = parse(CLAMPED)
+    assert is_clamp(is_affine(wildcard())).match(_named(module, "a")) is None
