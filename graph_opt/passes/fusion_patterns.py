@@ -1,7 +1,10 @@
 """Patterns that fuse op chains into one op: conv/matmul + bias + activation, LayerNorm,
 and (from `activation_patterns`) activations written out as arithmetic.
 
-A chain fuses only when its interior values have no user outside the chain.
+Each fusion is a `DFPatternRewrite`: a dataflow pattern (`graph_opt.patterns`)
+drawn in its docstring, and a `rewrite` that builds the fused op. A chain
+fuses only when its interior values have no user outside the chain (the
+rewrite path rejects such matches).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from graph_opt.patterns.arithmetic import (
     is_polynomial,
     is_product,
     is_scalar,
+    is_scaled,
 )
 from graph_opt.patterns.context import (
     GraphMatch,
@@ -83,6 +84,7 @@ __all__ = [
     "is_product",
     "is_reduction",
     "is_scalar",
+    "is_scaled",
     "is_tuple",
     "is_tuple_get_item",
     "is_var",

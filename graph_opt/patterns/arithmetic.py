@@ -364,3 +364,53 @@ def is_clamp(inner: DFPattern) -> ClampPattern:
     """`inner` clamped (clip, relu, max / min with constants, any nesting);
     `match.facts[p]` is (low, high)."""
     return ClampPattern(inner)
+
+
+class ScaledPattern(DFPattern):
+    """`inner` times scalar constants: single-use nn.mul and nn.div by nonzero
+    scalar constants on top of it, each keeping its type (none at all is
+    scale 1); `match.facts[p]` is the scale."""
+
+    root_names = None
+
+    def __init__(self, inner: DFPattern):
+        self.inner = inner
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        factor, ops, constants = 1.0, [], []
+        while True:
+            op = value.owner
+            if not isinstance(op, Operation) or op.name not in PRODUCT_OPS:
+                break
+            if not value.has_one_use():
+                break
+            lhs, rhs = op.operands
+            if op.name == "nn.mul" and (c := scalar(lhs)) is not None:
+                base, constant, by = rhs, lhs, c
+            elif (c := scalar(rhs)) is not None:
+                base, constant, by = lhs, rhs, c
+            else:
+                break
+            if base.type != value.type or by == 0:
+                break
+            factor *= by if op.name == "nn.mul" else 1.0 / by
+            ops.append(op)
+            constants.append(constant.owner)
+            value = base
+        if not m.match_value(self.inner, value):
+            return m.fail_because(self, value, "the scaled value does not match")
+        for op in ops:
+            m.cover(op)
+        for op in constants:
+            m.bind_constant(op)  # type: ignore[arg-type]
+        m.record(self, factor)
+        return True
+
+    def __str__(self) -> str:
+        return f"is_scaled({self.inner})"
+
+
+def is_scaled(inner: DFPattern) -> ScaledPattern:
+    """`inner`, maybe multiplied or divided by scalar constants (each step
+    keeping the type); `match.facts[p]` is the scale (1 with no step)."""
+    return ScaledPattern(inner)

@@ -217,3 +217,33 @@ def test_no_match_clamp_of_an_unclamped_value(parse):
 
     module = parse(CLAMPED)
     assert is_clamp(is_affine(wildcard())).match(_named(module, "a")) is None
+
+
+SCALED_CHAIN = """
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %two = nn.constant dense<2.0> : tensor<f32>
+  %four = nn.constant dense<4.0> : tensor<f32>
+  %s = nn.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+  %a = nn.mul %two, %s : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+  %b = nn.div %a, %four : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  func.return %b : tensor<4xf32>
+}"""
+
+
+def test_match_scaled_collects_the_scale(parse):
+    from graph_opt.patterns import is_scaled
+
+    module = parse(SCALED_CHAIN)
+    scaled = is_scaled(is_op("sigmoid")(wildcard()))
+    match = scaled.match(_named(module, "b"))
+    assert match is not None and match.facts[scaled] == 0.5
+    bare = is_scaled(is_op("sigmoid")(wildcard()))
+    match = bare.match(_named(module, "s"))
+    assert match is not None and match.facts[bare] == 1.0
+
+
+def test_no_match_scaled_of_another_value(parse):
+    from graph_opt.patterns import is_scaled
+
+    module = parse(SCALED_CHAIN)
+    assert is_scaled(is_op("relu")(wildcard())).match(_named(module, "b")) is None
