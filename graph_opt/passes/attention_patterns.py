@@ -5,6 +5,10 @@ scaled_dot_product_attention) write softmax(q @ kᵀ * s + mask) @ v as a
 matmul against a transposed key, the scale as a multiply or a division on
 the scores or split as sqrt(s) over q and kᵀ, an optional additive mask, a
 softmax over the last axis and a matmul with v.
+
+`FuseAttention` is a `DFPatternRewrite`; the key side (a transpose to fold,
+or dynamo's batched transpose between reshapes) is a pattern of its own,
+`TransposedKeyPattern`.
 """
 
 from __future__ import annotations
