@@ -20,7 +20,6 @@ type (the constants do not broadcast x to a larger shape).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -48,13 +47,6 @@ from graph_opt.patterns.rewrite import DFPatternRewrite
 
 SQRT_2_OVER_PI = float(np.sqrt(2 / np.pi))
 GELU_CUBIC = 0.044715
-
-
-def used_only_within(ops: Iterable[Operation], pattern: set[Operation]) -> bool:
-    """Whether every result of `ops` is used by ops of `pattern` only."""
-    return all(
-        use.operation in pattern for op in ops for r in op.results for use in r.uses
-    )
 
 
 def sole_user(value: SSAValue) -> Operation | None:
@@ -122,7 +114,7 @@ class FuseHardSwish(ActivationRewrite):
     """x * hard_sigmoid(x) (alpha 1/6, beta 1/2), x * relu6(x + 3) / 6 (or * (1/6))
     in any grouping  =>  nn.hard_swish.
 
-        x ------------------.
+        x -------------------.
         |                    |
         x + 3                |     (any affine a * x + b)
         relu6 | clip | min(max(., 0), 6)
@@ -185,10 +177,10 @@ class FuseHardSigmoid(ActivationRewrite):
 class FuseSilu(ActivationRewrite):
     """x * sigmoid(x)  =>  nn.silu.
 
-    x ----------.
+    x -----------.
     |            |
     sigmoid      |
-      \\         |
+      \\          |
        mul  <---'     (any grouping and order; constants multiplying to 1)
     """
 
@@ -214,11 +206,11 @@ def softplus(x: DFPattern) -> DFPattern:
 class FuseMish(ActivationRewrite):
     """x * tanh(softplus(x)), softplus also as log(1 + exp(x)) or log1p(exp(x))  =>  nn.mish.
 
-    x -----------------.
+    x ------------------.
     |                   |
     softplus | log1p(exp) | log(1 + exp)
     tanh                |
-      \\                |
+      \\                 |
        mul  <----------'
     """
 
@@ -242,7 +234,7 @@ class FuseGelu(ActivationRewrite):
         x / sqrt 2              |    (or sqrt(2/pi) (x + 0.044715 x^3): any polynomial form)
         erf | tanh              |
         1 + .                   |
-          \\                    |
+          \\                     |
            mul  <--------------'    (constants multiplying to 0.5)
     """
 

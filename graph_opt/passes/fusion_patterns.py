@@ -321,7 +321,7 @@ class FuseLayerNorm(DFPatternRewrite):
          reduce_mean         |           (the same axes)
          add eps             |           (a scalar constant)
          sqrt                |
-             \\              |
+             \\               |
               '-----------> div
                             [mul gamma]  (constants over the normalized dims)
                             [add beta]
