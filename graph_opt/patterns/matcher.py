@@ -83,7 +83,7 @@ class Match:
         return escaping
 
 
-@dataclass
+@dataclass(slots=True)
 class Matcher:
     """One match attempt: bindings with an undo trail for alternatives and commutation."""
 

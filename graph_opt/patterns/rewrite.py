@@ -15,7 +15,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from graph_opt.passes.erasure import erase_op
+from graph_opt.passes.erasure import erase_op, has_unused_results
 from graph_opt.passes.op_dispatch import ClassFilteredPattern
 from graph_opt.passes.placement import keeping_placement
 from graph_opt.patterns.builder import building
@@ -154,7 +154,7 @@ def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) ->
         op = stack.pop()
         if op not in candidates or op.parent is None:
             continue
-        if any(result.uses for result in op.results):
+        if not has_unused_results(op):
             continue
         candidates.discard(op)
         producers = [v.op for v in op.operands if isinstance(v, OpResult)]
