@@ -152,22 +152,19 @@ ACTIVATION_OPS = ("relu", "clip", "leaky_relu", "sigmoid", "tanh", "hard_sigmoid
 """The pointwise ops a conv or matmul takes as its fused activation (and gelu, matmuls only)."""
 
 
-def _no_activation(value: SSAValue) -> bool:
+def _fusable(value: SSAValue) -> bool:
+    if not value.has_one_use():
+        return False
     return str_value(value.owner.properties, "activation", "none") == "none"
 
 
 def fusable(*names: str) -> DFPattern:
     """An op of `names` with no fused activation yet, whose result has one user."""
-    producer = is_op(*names).where(_no_activation, "has no fused activation")
-    return producer.has_uses(1)
+    return is_op(*names).where(_fusable, "one user, no fused activation")
 
 
-def fusable_conv() -> DFPattern:
-    return fusable("conv", "fused_conv")
-
-
-def fusable_matmul() -> DFPattern:
-    return fusable("matmul", "fused_matmul")
+PRODUCERS = ("conv", "fused_conv", "matmul", "fused_matmul")
+"""The ops that take a bias and a fused activation."""
 
 
 def fused_root(match: Match, fused: Operation) -> SSAValue:
@@ -187,10 +184,8 @@ class FuseActivation(DFPatternRewrite):
     """
 
     def __init__(self):
-        self.conv, self.matmul = fusable_conv(), fusable_matmul()
-        self.activation = is_op(*ACTIVATION_OPS)(self.conv | self.matmul)
-        self.gelu = is_op("gelu")(self.matmul)
-        self.pattern = self.activation | self.gelu
+        self.producer = fusable(*PRODUCERS)
+        self.pattern = is_op(*ACTIVATION_OPS, "gelu")(self.producer)
 
     def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
         op = match.root.owner  # type: ignore[union-attr]
@@ -198,7 +193,11 @@ class FuseActivation(DFPatternRewrite):
         if activation is None:
             return None  # a one-sided clip other than relu
         name, params = activation
-        producer = op.operands[0].owner
+        producer = match[self.producer].owner
+        if name in MATMUL_ONLY_ACTIVATIONS and isinstance(
+            producer, ConvOp | FusedConvOp
+        ):
+            return None  # no runtime fuses gelu into a conv
         props = {"activation": str_attr(name)}
         if params:
             props["activation_params"] = f32_array(params)
@@ -237,7 +236,7 @@ class FoldBiasAdd(DFPatternRewrite):
     """
 
     def __init__(self):
-        self.producer = fusable_conv() | fusable_matmul()
+        self.producer = fusable(*PRODUCERS)
         self.bias = is_constant()
         self.pattern = self.producer + self.bias
 

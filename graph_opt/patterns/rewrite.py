@@ -18,7 +18,7 @@ from xdsl.pattern_rewriter import (
 from graph_opt.passes.erasure import erase_op, has_unused_results
 from graph_opt.passes.op_dispatch import ClassFilteredPattern
 from graph_opt.passes.placement import keeping_placement
-from graph_opt.patterns.builder import building
+from graph_opt.patterns.builder import _target
 from graph_opt.patterns.matcher import Match, match_value
 from graph_opt.patterns.pattern import DFPattern
 
@@ -101,8 +101,11 @@ class DFPatternRewrite(ClassFilteredPattern):
                 continue  # erasing the interior would break its outside users
             if self.defer_to_user and self._larger_match_at_user(result):
                 continue  # the user's visit fuses more
-            with building(rewriter):
+            token = _target.set(rewriter)  # where nn.<op>(...) builds
+            try:
                 replacement = self.rewrite(match, rewriter)
+            finally:
+                _target.reset(token)
             if replacement is None:
                 continue
             rewriter.replace_all_uses_with(result, replacement)
