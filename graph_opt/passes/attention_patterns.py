@@ -5,6 +5,10 @@ scaled_dot_product_attention) write softmax(q @ kᵀ * s + mask) @ v as a
 matmul against a transposed key, the scale as a multiply or a division on
 the scores or split as sqrt(s) over q and kᵀ, an optional additive mask, a
 softmax over the last axis and a matmul with v.
+
+`FuseAttention` is a `DFPatternRewrite`; the key side (a transpose to fold,
+or dynamo's batched transpose between reshapes) is a pattern of its own,
+`TransposedKeyPattern`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.attention import AttentionOp, causal_mask
 from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, int_value
@@ -30,8 +33,12 @@ from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.shape_values import DimOf, dim_of, shape_elements
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
-from graph_opt.passes.activation_patterns import interior, scalar, used_only_within
-from graph_opt.rewriting.erasure import erase_op, replace_op
+from graph_opt.passes.activation_patterns import interior
+from graph_opt.patterns.arithmetic import is_scaled, scalar
+from graph_opt.patterns.builder import insert, nn
+from graph_opt.patterns.matcher import Match
+from graph_opt.patterns.pattern import DFPattern, is_op, wildcard
+from graph_opt.patterns.rewrite import DFPatternRewrite
 from graph_opt.statistics import count
 
 SWAP_LAST_TWO = (0, 1, 3, 2)
@@ -169,82 +176,97 @@ def batched_swap_source(
     return value, factor
 
 
-def transposed(
-    value: SSAValue, perm: tuple[int, ...], rewriter: PatternRewriter, before: Operation
-) -> SSAValue:
-    if perm == (0, 1, 2, 3):
-        return value
-    transpose = TransposeOp.create_inferred([value], {"perm": i64_array(perm)})
-    rewriter.insert(transpose, InsertPoint.before(before))
-    return transpose.results[0]
+class TransposedKeyPattern(DFPattern):
+    """kᵀ [b, h, d, s] of a key [b, h, s, d]: any float 4-D value (transposed
+    back by a swap), a single-use transpose of the key (its perm composed with
+    the swap), or dynamo's batched transpose between reshapes of the leading
+    dims. `match.facts[p]` is (key, perm to apply, extra scale)."""
+
+    def match_in(self, m, value: SSAValue) -> bool:
+        if not is_float_4d(value):
+            return m.fail(self, value, "is not a float 4-D tensor")
+        chain: list[Operation] = []
+        batched = batched_swap_source(value, chain)
+        if batched is not None:
+            key, scale = batched
+            fact = (key, (0, 1, 2, 3), scale)
+        else:
+            key, perm, replaced = untransposed_key(value)
+            fact = (key, perm, 1.0)
+            chain += [] if replaced is None else [replaced]
+        for op in chain:
+            m.cover(op)
+        m.record(self, fact)
+        return True
+
+    def __str__(self) -> str:
+        return "transposed_key()"
 
 
-class FuseAttention(RewritePattern):
+def float_4d(pattern: DFPattern) -> DFPattern:
+    return pattern.where(is_float_4d, "float 4-D")
+
+
+def last_axis_softmax(value: SSAValue) -> bool:
+    return value.owner.axis_value in (-1, 3)  # type: ignore[union-attr]
+
+
+class FuseAttention(DFPatternRewrite):
     """softmax(q @ kᵀ * s [+ mask]) @ v  =>  nn.attention(q, k, v [, mask]){scale = s}.
 
-    Matched at the matmul with v. The scores' scale is the product of the
-    scalar constant multiplies (and divisions) on q, on kᵀ and on the scores
-    before the mask add; kᵀ's transpose is folded into the key's. The mask is
-    any value added to the scaled scores that broadcasts to them. Every
-    interior value must have no user outside the chain.
+        q [* c]     kᵀ [* c]      (kᵀ: a transpose of k, dynamo's batched one, or any value)
+            \\       /
+             matmul
+             [* c | / c]           (scalar constants; all of them multiply into s)
+             [+ mask]              (any value of the scores' element type that broadcasts to them)
+             softmax               (last axis)
+                 \\
+                  matmul  <-- v
+
+    kᵀ's transpose is folded into the key's. Every interior value must have
+    no user outside the chain.
     """
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: MatMulOp, rewriter: PatternRewriter):
-        softmax = interior(op.lhs, SoftmaxOp)
-        if softmax is None or softmax.axis_value not in (-1, 3):
-            return
-        value = op.rhs
-        if not all(is_float_4d(v) for v in (op.lhs, value)):
-            return
-        chain: list[Operation] = [softmax]
-        scores, mask = softmax.input, None
-        add = interior(scores, AddOp)
-        if add is not None:
-            swapped = scores_product(add.lhs) is None
-            scores, mask = (add.rhs, add.lhs) if swapped else (add.lhs, add.rhs)
-            if scores.type != add.output.type or not self.is_mask(mask, add):
-                return
-            chain.append(add)
-        scores, scale = scaled(scores, chain)
-        product = interior(scores, MatMulOp)
-        if product is None:
-            return
-        chain.append(product)
-        query, q_scale = scaled(product.lhs, chain)
-        key_t, k_scale = scaled(product.rhs, chain)
-        if not all(is_float_4d(v) for v in (query, key_t)):
-            return
-        batched = batched_swap_source(key_t, chain)
-        if batched is not None:
-            (key_base, k_extra), key_perm, replaced = batched, (0, 1, 2, 3), None
-            k_scale *= k_extra
-        else:
-            key_base, key_perm, replaced = untransposed_key(key_t)
-        if replaced is not None:
-            chain.append(replaced)
-        if not used_only_within(chain, {*chain, op}):
-            return
-        key = transposed(key_base, key_perm, rewriter, op)
-        operands = [query, key, value] + ([mask] if mask is not None else [])
-        props = {"scale": f32_attr(scale * q_scale * k_scale)}
-        attention = AttentionOp.create_inferred(operands, props, [op.output.type])
-        attention.location = op.location
-        replace_op(rewriter, op, attention)
-        for dead in chain:
-            erase_op(rewriter, dead)
-        count("attention fused into nn.attention")
+    def __init__(self):
+        self.query, self.value, self.mask = wildcard(), wildcard(), wildcard()
+        self.key = TransposedKeyPattern()
+        self.q_scaled = is_scaled(float_4d(self.query))
+        self.k_scaled = is_scaled(self.key)
+        self.scores = is_scaled(is_op("matmul")(self.q_scaled, self.k_scaled))
+        masked = (self.scores + self.mask).where(self.is_mask, "mask broadcasts")
+        softmax = is_op("softmax")(masked | self.scores)
+        self.softmax = float_4d(softmax.where(last_axis_softmax, "last axis"))
+        self.pattern = is_op("matmul")(self.softmax, float_4d(self.value))
 
-    @staticmethod
-    def is_mask(mask: SSAValue, add: AddOp) -> bool:
-        """Whether `mask` has the scores' element type and broadcasts to them."""
-        m, scores = ranked(mask), ranked(add.output)
+    def is_mask(self, add: SSAValue) -> bool:
+        """Whether the mask has the scores' element type and broadcasts to them."""
+        lhs, rhs = add.owner.operands  # type: ignore[union-attr]
+        scores, mask = (lhs, rhs) if scores_product(lhs) is not None else (rhs, lhs)
+        m, out = ranked(mask), ranked(add)
         return (
-            m is not None
-            and scores is not None
-            and m.element_type == scores.element_type
-            and broadcasts_to(m.get_shape(), scores.get_shape())
+            scores.type == add.type
+            and m is not None
+            and out is not None
+            and m.element_type == out.element_type
+            and broadcasts_to(m.get_shape(), out.get_shape())
         )
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        key, perm, k_extra = match.facts[self.key]
+        if perm != (0, 1, 2, 3):
+            key = nn.transpose(key, perm=list(perm))
+        scale = match.facts[self.scores] * match.facts[self.q_scaled]
+        scale *= match.facts[self.k_scaled] * k_extra
+        operands = [match[self.query], key, match[self.value]]
+        if self.mask in match:
+            operands.append(match[self.mask])
+        root = match.root
+        attention = AttentionOp.create_inferred(
+            operands, {"scale": f32_attr(scale)}, [root.type]
+        )
+        attention.location = root.owner.location  # type: ignore[union-attr]
+        count("attention fused into nn.attention")
+        return insert(attention).results[0]
 
 
 ATTENTION_PATTERNS: tuple[type[RewritePattern], ...] = (FuseAttention,)

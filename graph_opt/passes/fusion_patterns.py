@@ -1,7 +1,10 @@
 """Patterns that fuse op chains into one op: conv/matmul + bias + activation, LayerNorm,
 and (from `activation_patterns`) activations written out as arithmetic.
 
-A chain fuses only when its interior values have no user outside the chain.
+Each fusion is a `DFPatternRewrite`: a dataflow pattern (`graph_opt.patterns`)
+drawn in its docstring, and a `rewrite` that builds the fused op. A chain
+fuses only when its interior values have no user outside the chain (the
+rewrite path rejects such matches).
 """
 
 from __future__ import annotations
@@ -11,29 +14,20 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
-    op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.base import f32_attr, i64_attr, str_attr, str_value
-from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.conv import ConvOp
-from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.elementwise import (
-    AddOp,
     ClipOp,
-    DivOp,
     GeluOp,
     HardSigmoidOp,
     HardSwishOp,
     LeakyReluOp,
-    MulOp,
-    PowOp,
     ReluOp,
     SigmoidOp,
     SiluOp,
-    SqrtOp,
-    SubOp,
     TanhOp,
 )
 from graph_opt.dialects.nn.fused import FusedConvOp, FusedMatMulOp, f32_array
@@ -45,12 +39,13 @@ from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.passes.activation_patterns import (
     ACTIVATION_PATTERNS,
     in_decomposed_activation,
-    scalar,
-    sole_user,
-    used_only_within,
 )
 from graph_opt.passes.attention_patterns import ATTENTION_PATTERNS
-from graph_opt.rewriting.erasure import erase_op, replace_op
+from graph_opt.patterns.arithmetic import scalar
+from graph_opt.patterns.builder import insert, nn
+from graph_opt.patterns.matcher import Match
+from graph_opt.patterns.pattern import DFPattern, is_constant, is_op, wildcard
+from graph_opt.patterns.rewrite import DFPatternRewrite
 from graph_opt.statistics import count
 
 FUSED_FORM: dict[type[Operation], type[Operation]] = {
@@ -152,46 +147,65 @@ def rebuild(
 MATMUL_ONLY_ACTIVATIONS = ("gelu", "gelu_tanh")
 """Fused into matmuls only (transformer MLPs; onnxruntime's BiasGelu, FastGelu), not convs."""
 
+ACTIVATION_OPS = ("relu", "clip", "leaky_relu", "sigmoid", "tanh", "hard_sigmoid",
+                  "hard_swish", "silu")  # fmt: skip
+"""The pointwise ops a conv or matmul takes as its fused activation (and gelu, matmuls only)."""
 
-class FuseActivation(RewritePattern):
+
+def _fusable(value: SSAValue) -> bool:
+    if not value.has_one_use():
+        return False
+    return str_value(value.owner.properties, "activation", "none") == "none"
+
+
+def fusable(*names: str) -> DFPattern:
+    """An op of `names` with no fused activation yet, whose result has one user."""
+    return is_op(*names).where(_fusable, "one user, no fused activation")
+
+
+PRODUCERS = ("conv", "fused_conv", "matmul", "fused_matmul")
+"""The ops that take a bias and a fused activation."""
+
+
+def fused_root(match: Match, fused: Operation) -> SSAValue:
+    """Insert `fused`, which replaces the matched root, at the root's location."""
+    fused.location = match.root.owner.location  # type: ignore[union-attr]
+    insert(fused)
+    return fused.results[0]
+
+
+class FuseActivation(DFPatternRewrite):
     """conv or matmul -> relu / clip / leaky_relu / sigmoid / tanh / hard_sigmoid /
-    hard_swish / silu (and gelu after a matmul)  =>  nn.fused_conv / nn.fused_matmul."""
+    hard_swish / silu (and gelu after a matmul)  =>  nn.fused_conv / nn.fused_matmul.
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: ReluOp
-        | ClipOp
-        | LeakyReluOp
-        | SigmoidOp
-        | TanhOp
-        | HardSigmoidOp
-        | HardSwishOp
-        | SiluOp
-        | GeluOp,
-        rewriter: PatternRewriter,
-    ):
-        producer = fusable_producer(op.input)
-        if producer is None:
-            return
+        conv | matmul          (no activation yet, one user)
+             |
+        relu | clip | ...      (gelu: after a matmul only; no runtime fuses it into a conv)
+    """
+
+    def __init__(self):
+        self.producer = fusable(*PRODUCERS)
+        self.pattern = is_op(*ACTIVATION_OPS, "gelu")(self.producer)
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        op = match.root.owner  # type: ignore[union-attr]
         activation = activation_of(op)
-        if activation is None:  # a one-sided clip other than relu
-            return
+        if activation is None:
+            return None  # a one-sided clip other than relu
         name, params = activation
+        producer = match[self.producer].owner
         if name in MATMUL_ONLY_ACTIVATIONS and isinstance(
             producer, ConvOp | FusedConvOp
         ):
-            return  # no runtime fuses gelu into a conv
+            return None  # no runtime fuses gelu into a conv
         props = {"activation": str_attr(name)}
         if params:
             props["activation_params"] = f32_array(params)
         fused = rebuild(
             producer, FUSED_FORM[type(producer)], producer.operands, **props
         )
-        fused.location = op.location
-        replace_op(rewriter, op, fused)
-        erase_op(rewriter, producer)
         count(f"{name} fused into {fused.name}")
+        return fused_root(match, fused)
 
 
 def channel_bias(
@@ -209,85 +223,76 @@ def channel_bias(
     return np.broadcast_to(bias.reshape(-1), (channels,))
 
 
-class FoldBiasAdd(RewritePattern):
+class FoldBiasAdd(DFPatternRewrite):
     """conv or matmul + per-channel constant  =>  the constant folded into the op's bias.
 
-    A conv stays nn.conv (with a bias); a matmul becomes nn.fused_matmul.
+        conv | matmul     constant
+                  \\     /
+                   add            (either operand order)
+
+    A conv stays nn.conv (with a bias); a matmul becomes nn.fused_matmul. A
+    bias that is not one value per channel, an add that broadcasts the
+    product to a larger shape, and a computed bias already on the op decline.
     """
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: AddOp, rewriter: PatternRewriter):
-        for value, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            producer = fusable_producer(value)
-            added = constant_value(other)
-            if producer is not None and added is not None:
-                break
-        else:
-            return
+    def __init__(self):
+        self.producer = fusable(*PRODUCERS)
+        self.bias = is_constant()
+        self.pattern = self.producer + self.bias
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        op, value = match.root.owner, match[self.producer]  # type: ignore[union-attr]
+        producer, added = value.owner, constant_value(match[self.bias])
+        if added is None:
+            return None  # a constant of another dialect: its value is unknown here
         if in_decomposed_activation(op):  # e.g. the + 3 of relu6(x + 3) / 6
-            return
+            return None
         out = ranked(value)
-        if out is None or op.output.type != out:  # the add broadcasts to a larger shape
-            return
+        if out is None or match.root.type != out:
+            return None  # the add broadcasts to a larger shape
         rank = out.get_num_dims()
-        if rank == 0:  # a matmul of two vectors has no channel axis
-            return
+        if rank == 0:
+            return None  # a matmul of two vectors has no channel axis
         if isinstance(producer, ConvOp | FusedConvOp):
             axis = channel_axis(producer.layout, rank)
         else:
             axis = rank - 1
         if (bias := channel_bias(added, out.get_shape(), axis)) is None:
-            return
+            return None
         if len(producer.operands) == 3:
             existing = constant_value(producer.operands[2])
-            if existing is None:  # a computed bias cannot absorb a constant
-                return
+            if existing is None:
+                return None  # a computed bias cannot absorb a constant
             bias = existing + bias
-        dtype = numpy_dtype(out.element_type)
-        constant = ConstantOp.from_array(bias.astype(dtype), out.element_type)
+        weights = nn.constant(bias, out.element_type)
         fused = rebuild(
-            producer,
-            BIASED_FORM[type(producer)],
-            [*producer.operands[:2], constant.output],
+            producer, BIASED_FORM[type(producer)], [*producer.operands[:2], weights]
         )
-        fused.location = op.location
-        rewriter.insert(constant, InsertPoint.before(op))
-        replace_op(rewriter, op, fused)
-        erase_op(rewriter, producer)
+        return fused_root(match, fused)
 
 
-def trailing_mean(value: SSAValue, of: SSAValue | None = None) -> ReduceMeanOp | None:
-    """The keepdims reduce_mean over trailing axes defining `value` (of `of` when given)."""
+def trailing_mean(value: SSAValue) -> bool:
+    """Whether `value` is a keepdims reduce_mean over trailing axes."""
     mean = value.owner
     if not isinstance(mean, ReduceMeanOp) or not mean.keeps_dims:
-        return None
-    if of is not None and mean.input != of:
-        return None
+        return False
     x = ranked(mean.input)
     if x is None:
-        return None
+        return False
     rank = x.get_num_dims()
     axes = reduced_axes(mean.properties, rank)
-    if not axes or axes != tuple(range(axes[0], rank)):
-        return None
-    return mean
+    return bool(axes) and axes == tuple(range(axes[0], rank))
 
 
-def squared(value: SSAValue) -> SSAValue | None:
-    """d when `value` is d ** 2 or d * d."""
-    op = value.owner
-    if isinstance(op, PowOp) and scalar(op.rhs) == 2:
-        return op.lhs
-    if isinstance(op, MulOp) and op.lhs == op.rhs:
-        return op.lhs
-    return None
+def scalar_constant(expected: float | None = None) -> DFPattern:
+    """A one-element constant (equal to `expected` when given)."""
 
+    def check(value: SSAValue) -> bool:
+        found = scalar(value)
+        return found is not None and (expected is None or found == expected)
 
-def constant_operand(op: Operation, value: SSAValue) -> SSAValue | None:
-    """The constant operand of a binary `op` other than `value`."""
-    lhs, rhs = op.operands
-    other = rhs if lhs == value else lhs
-    return other if other != value and constant_value(other) is not None else None
+    what = "one element" if expected is None else f"the scalar {expected}"
+    return is_constant().where(check, what)
 
 
 def affine_param(value: SSAValue, normalized: tuple[int, ...]) -> np.ndarray | None:
@@ -302,74 +307,82 @@ def affine_param(value: SSAValue, normalized: tuple[int, ...]) -> np.ndarray | N
     return array if broadcasts_to(array.shape, normalized) else None
 
 
-class FuseLayerNorm(RewritePattern):
+class FuseLayerNorm(DFPatternRewrite):
     """(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) [* gamma] [+ beta]  =>  nn.layer_norm.
 
-    Matched at the division (the mean reductions over trailing axes); the
-    gamma multiply and beta add after it are taken when they are constants
-    over the normalized dims, and the ones that are missing are left out.
+            x
+           / \\
+          |  reduce_mean                 (keepdims, trailing axes)
+           \\ /
+            sub  -----------.
+             |              |
+         pow 2 | mul(d, d)   |
+         reduce_mean         |           (the same axes)
+         add eps             |           (a scalar constant)
+         sqrt                |
+             \\               |
+              '-----------> div
+                            [mul gamma]  (constants over the normalized dims)
+                            [add beta]
+
+    The gamma multiply and beta add are taken when they are constants over
+    the normalized dims; a missing gamma is ones, a missing beta left out.
     """
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: DivOp, rewriter: PatternRewriter):
-        centered, sqrt = op.lhs.owner, op.rhs.owner
-        if not isinstance(centered, SubOp) or not isinstance(sqrt, SqrtOp):
-            return
-        add_eps = sqrt.input.owner
-        if not isinstance(add_eps, AddOp):
-            return
-        var = next(
-            (v for v in add_eps.operands if isinstance(v.owner, ReduceMeanOp)), None
+    defer_to_user = True  # a forward walk meets the div before gamma and beta
+
+    def __init__(self):
+        self.x = wildcard()
+        self.mean = is_op("reduce_mean")(self.x).where(trailing_mean, "trailing mean")
+        self.centered = self.x - self.mean
+        square = is_op("pow")(self.centered, scalar_constant(2)) | (
+            self.centered * self.centered
         )
-        eps_value = None if var is None else constant_operand(add_eps, var)
-        eps = None if eps_value is None else scalar(eps_value)
-        if var is None or eps is None:
-            return
-        var_mean = trailing_mean(var)
-        mean = trailing_mean(centered.rhs, of=centered.lhs)
-        if var_mean is None or mean is None:
-            return
-        if squared(var_mean.input) != centered.output:
-            return
-        x, x_type = centered.lhs, ranked(centered.lhs)
-        if x_type is None or op.output.type != x_type:
-            return
-        axes = reduced_axes(mean.properties, x_type.get_num_dims())
-        if reduced_axes(var_mean.properties, x_type.get_num_dims()) != axes:
-            return
-        axis = axes[0]
-        normalized = x_type.get_shape()[axis:]
-        chain = [mean, centered, var_mean.input.owner, var_mean, add_eps, sqrt, op]
-        params: dict[type[Operation], np.ndarray] = {}
-        for op_class in (MulOp, AddOp):  # gamma, then beta
-            last = chain[-1].results[0]
-            user = sole_user(last)
-            if not isinstance(user, op_class):
-                continue
-            param = constant_operand(user, last)
-            array = None if param is None else affine_param(param, normalized)
-            if array is not None:
-                params[op_class] = array
-                chain.append(user)
-        root = chain[-1]
-        if not used_only_within(chain[:-1], set(chain)):
-            return
-        dtype = numpy_dtype(x_type.element_type)
-        params.setdefault(MulOp, np.ones(normalized, dtype))
-        operands = [x]
-        for op_class in (MulOp, AddOp):
-            if op_class in params:
-                constant = ConstantOp.from_array(
-                    params[op_class].astype(dtype), x_type.element_type
-                )
-                rewriter.insert(constant, InsertPoint.before(root))
-                operands.append(constant.output)
-        props = {"axis": i64_attr(axis), "epsilon": f32_attr(eps)}
-        norm = LayerNormOp.create_inferred(operands, props, [x_type])
-        norm.location = root.location
-        replace_op(rewriter, root, norm)
-        for dead in reversed(chain[:-1]):
-            erase_op(rewriter, dead)
+        self.var = is_op("reduce_mean")(square).where(trailing_mean, "trailing mean")
+        self.eps = scalar_constant()
+        self.normalized = self.centered / is_op("sqrt")(self.var + self.eps)
+        self.gamma, self.beta = (
+            is_constant().where_match(self.spans_normalized, "over the normalized dims")
+            for _ in range(2)
+        )
+        scaled = self.normalized.optional(lambda n: n * self.gamma)
+        self.pattern = scaled.optional(lambda s: s + self.beta)
+
+    def normalized_dims(self, match: Match) -> tuple[int, ...] | None:
+        x = ranked(match[self.x])
+        if x is None:
+            return None
+        axes = reduced_axes(match[self.mean].owner.properties, x.get_num_dims())
+        return x.get_shape()[axes[0] :]
+
+    def spans_normalized(self, match: Match, value: SSAValue) -> bool:
+        dims = self.normalized_dims(match)
+        return dims is not None and affine_param(value, dims) is not None
+
+    def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
+        x, x_type = match[self.x], ranked(match[self.x])
+        if x_type is None or match[self.normalized].type != x_type:
+            return None  # the constants broadcast x to a larger shape
+        rank = x_type.get_num_dims()
+        axes = reduced_axes(match[self.mean].owner.properties, rank)
+        if reduced_axes(match[self.var].owner.properties, rank) != axes:
+            return None  # the variance is over other axes than the mean
+        normalized = x_type.get_shape()[axes[0] :]
+        gamma = (
+            affine_param(match[self.gamma], normalized)
+            if self.gamma in match
+            else np.ones(normalized)
+        )
+        params = [gamma]
+        if self.beta in match:
+            params.append(affine_param(match[self.beta], normalized))
+        constants = [nn.constant(p, x_type.element_type) for p in params]
+        norm = LayerNormOp.create_inferred(
+            [x, *constants],
+            {"axis": i64_attr(axes[0]), "epsilon": f32_attr(scalar(match[self.eps]))},
+            [x_type],
+        )
+        return fused_root(match, norm)
 
 
 FUSION_PATTERNS: tuple[type[RewritePattern], ...] = (

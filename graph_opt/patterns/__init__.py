@@ -1,5 +1,13 @@
 """A declarative dataflow pattern language for graph rewrites (after TVM's), on xDSL."""
 
+from graph_opt.patterns.arithmetic import (
+    is_affine,
+    is_clamp,
+    is_polynomial,
+    is_product,
+    is_scalar,
+    is_scaled,
+)
 from graph_opt.patterns.context import (
     GraphMatch,
     PatternContext,
@@ -61,8 +69,10 @@ __all__ = [
     "has_dtype",
     "has_shape",
     "has_type",
+    "is_affine",
     "is_broadcast",
     "is_call",
+    "is_clamp",
     "is_constant",
     "is_elementwise",
     "is_expr",
@@ -70,7 +80,11 @@ __all__ = [
     "is_injective",
     "is_op",
     "is_op_kind",
+    "is_polynomial",
+    "is_product",
     "is_reduction",
+    "is_scalar",
+    "is_scaled",
     "is_tuple",
     "is_tuple_get_item",
     "is_var",

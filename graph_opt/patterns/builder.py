@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
 from graph_opt.dialects.nn.constant import ConstantOp
-from graph_opt.dialects.nn.dtypes import element_type
+from graph_opt.dialects.nn.dtypes import element_type, numpy_dtype
 from graph_opt.dialects.nn.quant import f32_array
 
 Target = PatternRewriter | InsertPoint | Block
@@ -76,9 +76,19 @@ nn = OpNamespace("nn")
 
 
 def constant(value: Any, dtype: Any = None) -> SSAValue:
-    """An `nn.constant` of an array or scalar (of `dtype` when given)."""
+    """An `nn.constant` of an array or scalar (of `dtype` when given: a numpy
+    dtype, or an MLIR element type such as the matched value's)."""
+    if isinstance(dtype, Attribute):
+        array = np.asarray(value, dtype=numpy_dtype(dtype))
+        return _insert(ConstantOp.from_array(array, dtype)).results[0]
     array = np.asarray(value, dtype=dtype)
     return _insert(ConstantOp.from_array(array)).results[0]
+
+
+def insert(op: Operation) -> Operation:
+    """Insert an op made by hand (e.g. a producer rebuilt with more properties)
+    where `nn.<op>(...)` builds, before the matched root; returns it."""
+    return _insert(op)
 
 
 def _create(op_class: type[IRDLOperation], operands: Sequence, properties: dict):

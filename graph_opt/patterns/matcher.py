@@ -30,6 +30,8 @@ class Match:
     """Ops bound by op patterns and skipped identities, in match order."""
     path_walks: dict[DFPattern, Callable[[], list[Operation]]]
     constants: dict[Operation, None]
+    facts: dict[DFPattern, Any] = field(default_factory=dict)
+    """What sub-patterns found beyond values (e.g. an is_product's scale)."""
 
     def __getitem__(self, pattern: DFPattern | str) -> SSAValue:
         """The value a sub-pattern matched, given as the object or its label."""
@@ -81,7 +83,7 @@ class Match:
         return escaping
 
 
-@dataclass
+@dataclass(slots=True)
 class Matcher:
     """One match attempt: bindings with an undo trail for alternatives and commutation."""
 
@@ -98,6 +100,7 @@ class Matcher:
     )
     covered: dict[Operation, None] = field(default_factory=dict)
     constants: dict[Operation, None] = field(default_factory=dict)
+    facts: dict[DFPattern, Any] = field(default_factory=dict)
     final_checks: list[tuple[DFPattern, SSAValue, FinalCheck]] = field(
         default_factory=list
     )
@@ -160,6 +163,10 @@ class Matcher:
     def cover(self, op: Operation) -> None:
         """Count `op` in the match's region without binding it to a pattern."""
         self._set(self.covered, op, None)
+
+    def record(self, pattern: DFPattern, fact: Any) -> None:
+        """Keep what `pattern` found (readable as `match.facts[pattern]`)."""
+        self._set(self.facts, pattern, fact)
 
     def bind_constant(self, op: Operation) -> None:
         self._set(self.constants, op, None)
@@ -230,7 +237,13 @@ class Matcher:
 
     def finish(self, root_pattern: DFPattern, root: SSAValue | None) -> Match | None:
         match = Match(
-            root, self.values, self.ops, self.covered, self.path_walks, self.constants
+            root,
+            self.values,
+            self.ops,
+            self.covered,
+            self.path_walks,
+            self.constants,
+            self.facts,
         )
         for pattern, value, check in self.final_checks:
             reason = check(match, value)

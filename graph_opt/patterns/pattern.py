@@ -118,6 +118,14 @@ class DFPattern:
         """This pattern, when `predicate(value)` also holds."""
         return PredicatePattern(self, predicate, description)
 
+    def where_match(
+        self, check: Callable[[Match, SSAValue], bool], description: str
+    ) -> MatchPredicatePattern:
+        """This pattern, when `check(match, value)` holds on the finished match
+        (a condition that reads other sub-patterns' values, as the check
+        functions of TVM's BYOC pattern tables do)."""
+        return MatchPredicatePattern(self, check, description)
+
     def result(self, index: int) -> ResultPattern:
         return is_tuple_get_item(self, index)
 
@@ -472,6 +480,31 @@ class PredicatePattern(DFPattern):
 
     def __str__(self) -> str:
         return f"{self.inner}.{self.description}"
+
+
+class MatchPredicatePattern(DFPattern):
+    """`inner` whose value satisfies a predicate of the whole match, checked once it is found."""
+
+    def __init__(
+        self,
+        inner: DFPattern,
+        check: Callable[[Match, SSAValue], bool],
+        description: str,
+    ):
+        self.inner, self.check, self.description = inner, check, description
+        self.root_names = inner.root_names
+
+    def match_in(self, m: Matcher, value: SSAValue) -> bool:
+        if not m.match_value(self.inner, value, skippable=False):
+            return m.fail_because(self, value, "inner pattern does not match")
+        m.check_when_complete(self, value, self._check)
+        return True
+
+    def _check(self, match: Match, value: SSAValue) -> str | None:
+        return None if self.check(match, value) else f"fails {self.description}"
+
+    def __str__(self) -> str:
+        return f"{self.inner}.where_match({self.description})"
 
 
 class ResultPattern(DFPattern):

@@ -15,9 +15,11 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from graph_opt.patterns.builder import building
+from graph_opt.patterns.builder import _target
 from graph_opt.patterns.matcher import Match, match_value
 from graph_opt.patterns.pattern import DFPattern
+from graph_opt.rewriting.erasure import erase_op, has_unused_results
+from graph_opt.rewriting.op_dispatch import ClassFilteredPattern
 from graph_opt.rewriting.placement import keeping_placement
 
 REWRITES_PER_OP = 10
@@ -53,7 +55,7 @@ class RewriteStats:
             )
 
 
-class DFPatternRewrite(RewritePattern):
+class DFPatternRewrite(ClassFilteredPattern):
     """A rewrite of every match of `pattern`; plugs into xDSL's greedy walker as is.
 
     Subclasses set `pattern` (keeping sub-patterns as attributes to read the
@@ -71,10 +73,20 @@ class DFPatternRewrite(RewritePattern):
     skip_identity: bool = False
     allow_escaping_interior: bool = False
     rewrite_once: bool = False
+    defer_to_user: bool = False
+    """Leave a match whose root's one user roots a larger match (one holding
+    this root) for that user: a forward walk sees the inner op first, and an
+    optional trailing op (`p.optional(...)`) should still be taken."""
     stats: RewriteStats | None = None
 
     def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
         raise NotImplementedError
+
+    def accepts_class(self, op_class: type[Operation]) -> bool:
+        """Whether an op of `op_class` can be the matched root (graph-opt's
+        op-type dispatch tries the rewrite on those ops only)."""
+        names = self.pattern.root_names
+        return names is None or getattr(op_class, "name", None) in names
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         names = self.pattern.root_names
@@ -87,8 +99,13 @@ class DFPatternRewrite(RewritePattern):
             # (reads the region, which erase_unused needs, before the rewrite changes the graph)
             if match.escaping_values() and not self.allow_escaping_interior:
                 continue  # erasing the interior would break its outside users
-            with building(rewriter):
+            if self.defer_to_user and self._larger_match_at_user(result):
+                continue  # the user's visit fuses more
+            token = _target.set(rewriter)  # where nn.<op>(...) builds
+            try:
                 replacement = self.rewrite(match, rewriter)
+            finally:
+                _target.reset(token)
             if replacement is None:
                 continue
             rewriter.replace_all_uses_with(result, replacement)
@@ -97,6 +114,24 @@ class DFPatternRewrite(RewritePattern):
                 self.stats = RewriteStats()
             self.stats.record(type(self).__name__)
             return
+
+    def _larger_match_at_user(self, result: SSAValue) -> bool:
+        use = result.first_use
+        if use is None or not result.has_one_use():
+            return False
+        user = use.operation
+        names = self.pattern.root_names
+        if names is not None and user.name not in names:
+            return False
+        for user_result in user.results:
+            match = match_value(
+                self.pattern, user_result, skip_identity=self.skip_identity
+            )
+            if match is None or result.owner not in match.region:
+                continue
+            if not match.escaping_values() or self.allow_escaping_interior:
+                return True
+        return False
 
 
 class _Redirect(DFPatternRewrite):
@@ -122,11 +157,11 @@ def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) ->
         op = stack.pop()
         if op not in candidates or op.parent is None:
             continue
-        if any(result.uses for result in op.results):
+        if not has_unused_results(op):
             continue
         candidates.discard(op)
         producers = [v.op for v in op.operands if isinstance(v, OpResult)]
-        rewriter.erase(op)
+        erase_op(rewriter, op)
         stack.extend(producers)
 
 
