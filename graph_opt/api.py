@@ -26,6 +26,7 @@ from xdsl.universe import Universe
 
 from graph_opt.files import mapped
 from graph_opt.output_files import write_output_file, writing_output_file
+from graph_opt.xdsl_compat import apply_workarounds
 
 if TYPE_CHECKING:
     from mmap import mmap
@@ -80,6 +81,7 @@ def context() -> Context:
     """A context with every dialect registered (loaded lazily on first use)."""
     from graph_opt.universe import GRAPH_OPT_UNIVERSE, XDSL_DIALECT_OVERRIDES
 
+    apply_workarounds()  # graph-opt's xDSL workarounds (graph_opt.xdsl_compat)
     ctx = Context()
     dialects = {
         **Universe.get_multiverse().all_dialects,

@@ -38,6 +38,7 @@ from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.mlir_text.hex_literals import write_hex
 from graph_opt.mlir_text.printer import BitExactPrinter
+from graph_opt.xdsl_compat.ir import replace_resource_blobs, resource_blobs
 
 DEFAULT_MIN_BYTES = 64
 """`--weights-as-resources` without a size: dense elements of at least this many
@@ -52,14 +53,14 @@ class ResourceBlobs(OpAsmDialectInterface):
     """The builtin dialect's blob store, one per context."""
 
     def holds_any(self) -> bool:
-        return bool(self._blob_storage)
+        return bool(resource_blobs(self))
 
     def take(self, key: str) -> str | None:
         """The blob of `key`, removed from the store (a blob is decoded once)."""
-        return self._blob_storage.pop(key, None)
+        return resource_blobs(self).pop(key, None)
 
     def clear(self) -> None:
-        self._blob_storage = {}
+        replace_resource_blobs(self, {})
 
 
 def builtin_dialect() -> Dialect:

@@ -2,12 +2,10 @@
 
 from xdsl.universe import Universe
 
-from graph_opt.isolation_fix import check_isolation_in_linear_time
-from graph_opt.lexer_fix import lex_strings_in_linear_time
 from graph_opt.passes import get_all_passes
 
-lex_strings_in_linear_time()  # every parser graph-opt builds comes through here
-check_isolation_in_linear_time()
+# Loaded by any xDSL tool (xdsl-opt too): changes nothing in xDSL. graph-opt's own
+# entry points apply its xDSL workarounds (graph_opt.xdsl_compat).
 
 
 def _nn_dialect():

@@ -12,6 +12,7 @@ from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation
+from graph_opt.xdsl_compat.ir import operand_values, successor_count
 
 
 @cache
@@ -47,8 +48,8 @@ class SignatureVerifier:
 
     def verify_irdl(self, op: Operation) -> None:
         op_class = type(op)
-        parts = [op_class, len(op.regions), len(op._successors)]
-        parts += [value.type for value in op._operands]
+        parts = [op_class, len(op.regions), successor_count(op)]
+        parts += [value.type for value in operand_values(op)]
         parts.append(_RESULTS)
         parts += [result.type for result in op.results]
         if properties := op.properties:

@@ -23,10 +23,11 @@ mismatch, a location, an alias, a resource, an error), goes to
 xDSL does. Modules, functions and other ops with regions are xDSL's; their
 bodies come back here.
 
-Relies on xDSL 0.74's parser internals (`_parse_block_body`, `ssa_values`,
-`forward_ssa_references`, `attribute_aliases`, `_current_token`,
-`_resume_from`); tests/mlir_text/test_fast_parser.py builds every FileCheck
-input both ways and compares the modules and the errors.
+Relies on xDSL 0.74's parser (`ssa_values`, `forward_ssa_references`,
+`attribute_aliases`, and the internals `graph_opt.xdsl_compat.parser` exposes:
+`parse_block_body`, `current_token`, `resume_from`);
+tests/mlir_text/test_fast_parser.py builds every FileCheck input both ways and
+compares the modules and the errors.
 """
 
 from __future__ import annotations
@@ -58,16 +59,16 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.base import _fits_flat
 from graph_opt.dialects.nn.constant import ConstantOp
-from graph_opt.dialects.nn.new_op import new_op
-from graph_opt.dialects.nn.parser_extensions import (
-    COMPACT_SPLAT_BYTES,
-    FloatBitsParser,
-    canonical_i1,
-)
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.gc_pause import collector_paused
 from graph_opt.mlir_text.forms import has_nn_custom_form
 from graph_opt.mlir_text.hex_literals import HexLiterals, cut_hex_literals
+from graph_opt.xdsl_compat.ir import new_op
+from graph_opt.xdsl_compat.parser import (
+    COMPACT_SPLAT_BYTES,
+    FloatBitsParser,
+    canonical_i1,
+)
 
 _NAME = r"%[A-Za-z0-9_$.-]+"
 _NAMES = rf"{_NAME}(?:, {_NAME})*"
@@ -128,23 +129,23 @@ class FastParser(FloatBitsParser):
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """xDSL's `parse_module`; an input without ops (empty, blanks or comments
         only) is an empty module, as mlir-opt reads it."""
-        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+        if allow_implicit_module and self.current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
         with collector_paused():  # the graph being built is all alive
             return super().parse_module(allow_implicit_module)
 
     def parse_optional_operation(self) -> Operation | None:
-        parsed = self._parse_line(self._current_token.span.start)
+        parsed = self._parse_line(self.current_token.span.start)
         if parsed is None:
             return super().parse_optional_operation()
         op, end = parsed
-        self._resume_from(end)
+        self.resume_from(end)
         return op
 
-    def _parse_block_body(self, block: Block) -> None:
+    def parse_block_body(self, block: Block) -> None:
         """`Parser._parse_block_body`, going from one fast line to the next without
         the lexer, which resumes where the fast path declines."""
-        start = self._current_token.span.start
+        start = self.current_token.span.start
         lexed = True  # whether the lexer's current token starts at `start`
         while True:
             parsed = self._parse_line(start)
@@ -155,12 +156,12 @@ class FastParser(FloatBitsParser):
                 lexed = False
                 continue
             if not lexed:
-                self._resume_from(start)
+                self.resume_from(start)
             op = Parser.parse_optional_operation(self)
             if op is None:
                 return
             block.add_op(op)
-            start = self._current_token.span.start
+            start = self.current_token.span.start
             lexed = True
 
     def _parse_line(self, start: int) -> tuple[Operation, int] | None:
@@ -211,7 +212,7 @@ class FastParser(FloatBitsParser):
             return None
         attrs = self._dict(match["attrs"])
         inputs, outputs = self._signature(match["signature"])
-        operands = self._operands(match["operands"], inputs)
+        operands = self._ssa_operands(match["operands"], inputs)
         if operands is None or not _fits_flat(op_class, len(operands), len(outputs)):
             return None
         props = {}
@@ -232,7 +233,7 @@ class FastParser(FloatBitsParser):
         props = self._dict(match["props"])
         attrs = self._dict(match["attrs"])
         inputs, outputs = self._signature(match["signature"])
-        operands = self._operands(match["operands"], inputs)
+        operands = self._ssa_operands(match["operands"], inputs)
         if operands is None or not _fits_flat(op_class, len(operands), len(outputs)):
             return None
         if attrs:  # properties given as attributes, as xDSL's generic parser allows
@@ -283,7 +284,7 @@ class FastParser(FloatBitsParser):
         inputs = (
             () if types_text is None else self._signature(f"({types_text}) -> ()")[0]
         )
-        operands = self._operands(match["operands"], inputs)
+        operands = self._ssa_operands(match["operands"], inputs)
         if operands is None:
             return None
         return self._finish(ReturnOp(*operands), {}, None, match.end())
@@ -309,7 +310,7 @@ class FastParser(FloatBitsParser):
             op.attributes.update(attrs)
         return op, end
 
-    def _operands(self, names: str | None, types) -> list[SSAValue] | None:
+    def _ssa_operands(self, names: str | None, types) -> list[SSAValue] | None:
         """The values named, if each is defined with its given type."""
         if names is None:
             return [] if not types else None
@@ -354,7 +355,7 @@ class FastParser(FloatBitsParser):
             raise ValueError("resources are xDSL's")
         sub = FloatBitsParser(self.ctx, text, self.lexer.input.name)
         value = parse(sub)
-        if sub._current_token.kind is not MLIRTokenKind.EOF:
+        if sub.current_token.kind is not MLIRTokenKind.EOF:
             raise ValueError("trailing text")
         if len(text) <= CACHED_TEXT_LIMIT:
             self._parsed[key] = value

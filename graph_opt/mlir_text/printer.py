@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import ReturnOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation
 from xdsl.printer import Printer
 
@@ -40,9 +40,10 @@ from graph_opt.dialects.nn.constant import ELISION, ConstantOp
 from graph_opt.mlir_text.dense_text import dense_literal, dense_text, hex_data
 from graph_opt.mlir_text.forms import has_nn_custom_form
 from graph_opt.mlir_text.hex_literals import LONG_HEX_DIGITS, write_hex
+from graph_opt.xdsl_compat.printer import CompatPrinter
 
 
-class BitExactPrinter(Printer):
+class BitExactPrinter(CompatPrinter):
     """xDSL's `Printer` writing dense elements as `dense_text` does: every float's
     bits read back (xDSL 0.74 drops NaN payloads of f16 and merges 0.0 and -0.0
     into a splat)."""
@@ -70,7 +71,7 @@ class FastPrinter(BitExactPrinter):
             or self.diagnostic.op_messages
             or self.print_debuginfo
             or self.print_properties_as_attributes
-            or self._next_line_callback
+            or self.has_next_line_callback
         ):
             super().print_op(op)
             return
@@ -99,8 +100,7 @@ class FastPrinter(BitExactPrinter):
         out = StringIO()
         printer = BitExactPrinter(stream=out)
         printer.print_attribute(attr)
-        for dialect, handles in printer._dialect_resources.items():
-            self._dialect_resources.setdefault(dialect, set()).update(handles)
+        self.merge_resources_of(printer)
         text = out.getvalue()
         self._texts[id(attr)] = (attr, text)
         return text
@@ -120,22 +120,6 @@ class FastPrinter(BitExactPrinter):
                 type_text = self.text_of(value.get_type())
                 return f'{before}dense<"0x', data, f'"> : {type_text}{after}'
         return f"{before}{self.text_of(value)}{after}"
-
-    def name_of(self, value: SSAValue) -> str:
-        """`value`'s name, given as `print_ssa_value` gives it (without the `%`)."""
-        name = self._ssa_values.get(value)
-        if name is not None:
-            return name
-        hint = value.name_hint
-        if hint:
-            names = self.ssa_names
-            index = names.get(hint, 0)
-            name = f"{hint}_{index}" if index else hint
-            names[hint] = index + 1
-        else:
-            name = self._get_new_valid_name_id()
-        self._ssa_values[value] = name
-        return name
 
     def results_text(self, op: Operation) -> str:
         results = op.results

@@ -28,7 +28,6 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.gc_pause import collector_paused
 from graph_opt.passes.constant_patterns import deduplicate_constants
-from graph_opt.passes.effects_memo import effects_memoized
 from graph_opt.passes.fold_bn import fold_batch_norms
 from graph_opt.passes.fold_bn_patterns import fold_bn_patterns
 from graph_opt.passes.fold_constants import (
@@ -43,6 +42,7 @@ from graph_opt.passes.refine_shapes import refine_shapes
 from graph_opt.progress import Steps
 from graph_opt.rewriting.erasure import has_unused_results
 from graph_opt.rewriting.op_dispatch import dispatching_walker, walk_ops
+from graph_opt.xdsl_compat.traits import effects_memoized
 
 
 def op_count(module: ModuleOp) -> int:

@@ -30,6 +30,7 @@ from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.tools.frontends import apply_limits
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
+from graph_opt.xdsl_compat import apply_workarounds
 
 OUTPUT_SUFFIX_TARGETS = {
     ".mlir": "mlir",
@@ -68,6 +69,10 @@ class GraphOptMain(xDSLOptMain):
 
     _input_verified = False
     """Whether the frontend verified the module being processed (see VERIFIED_FRONTENDS)."""
+
+    def __init__(self, *args, **kwargs):
+        apply_workarounds()  # graph-opt's xDSL workarounds, for this process only
+        super().__init__(*args, **kwargs)
 
     def register_all_dialects(self):
         from xdsl.universe import Universe

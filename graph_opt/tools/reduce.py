@@ -40,6 +40,7 @@ from graph_opt import api
 from graph_opt.driver.diagnostics import one_line
 from graph_opt.entry import entry_function
 from graph_opt.remarks import GraphOptWarning
+from graph_opt.xdsl_compat.ir import set_value_type
 
 
 class Interestingness(ABC):
@@ -477,7 +478,7 @@ def with_dim_size(module: ModuleOp, size: int, smaller: int) -> ModuleOp | None:
     candidate = module.clone()
     function = entry_function(candidate)
     for argument in function.body.block.args:
-        argument._type = shrunk(argument.type)  # noqa: SLF001 (no setter in xDSL)
+        set_value_type(argument, shrunk(argument.type))
     try:
         for op in _body_ops(function):
             if isinstance(op, ConstantOp):
@@ -499,7 +500,7 @@ def with_dim_size(module: ModuleOp, size: int, smaller: int) -> ModuleOp | None:
             if types is None or len(types) != len(op.results):
                 return None
             for result, new_type in zip(op.results, types):
-                result._type = new_type  # noqa: SLF001
+                set_value_type(result, new_type)
     except Exception:
         return None
     function.update_function_type()

@@ -11,7 +11,7 @@ from graph_opt.dialects.nn.attr_builders import name_loc
 from graph_opt.dialects.nn.base import f32_attr
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dense import from_numpy
-from graph_opt.dialects.nn.new_op import new_op
+from graph_opt.xdsl_compat.ir import new_op
 
 
 def values(*shapes):

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, f16, f32, f64, i32
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from graph_opt import api
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.interpreter import run_function
 from graph_opt.quantization.fake_quant_math import fake_quant
+from graph_opt.xdsl_compat.parser import CompatParser
 
 
 def printed(attr) -> str:
@@ -25,7 +25,7 @@ def printed(attr) -> str:
 
 
 def parsed(text: str):
-    return Parser(Context(), text).parse_attribute()
+    return CompatParser(Context(), text).parse_attribute()
 
 
 @pytest.mark.parametrize(

@@ -29,10 +29,10 @@ from xdsl.utils.exceptions import ParseError
 
 from graph_opt import api
 from graph_opt.dialects.nn.constant import ConstantOp
-from graph_opt.dialects.nn.parser_extensions import FloatBitsParser
 from graph_opt.mlir_text.parser import parse_module
 from graph_opt.mlir_text.printer import BitExactPrinter
 from graph_opt.resources import resolve_resources
+from graph_opt.xdsl_compat.parser import FloatBitsParser
 
 CTX = api.context()
 

@@ -8,7 +8,6 @@ from io import StringIO, TextIOWrapper
 
 import numpy as np
 import pytest
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from graph_opt import api
@@ -18,6 +17,7 @@ from graph_opt.mlir_text.hex_literals import cut_hex_literals, write_hex
 from graph_opt.mlir_text.printer import FastPrinter
 from graph_opt.resources import print_with_resources
 from graph_opt.testing.model_zoo import small_models
+from graph_opt.xdsl_compat.parser import CompatParser
 
 CTX = api.context()
 DIGITS = hex_literals.LONG_HEX_DIGITS
@@ -43,7 +43,7 @@ def parses(monkeypatch) -> list[bool]:
 
 def xdsl_result(text: str):
     try:
-        return Parser(CTX, text, "in.mlir").parse_module()
+        return CompatParser(CTX, text, "in.mlir").parse_module()
     except Exception as error:
         return f"{type(error).__name__}: {error}"
 

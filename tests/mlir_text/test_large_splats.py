@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.parser import Parser
 
 from graph_opt import api
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dense import to_numpy
-from graph_opt.dialects.nn.parser_extensions import COMPACT_SPLAT_BYTES
 from graph_opt.mlir_text.parser import FastParser
+from graph_opt.xdsl_compat.parser import COMPACT_SPLAT_BYTES, FloatBitsParser
 
 CTX = api.context()
 LARGE = "2048x1024"  # above COMPACT_SPLAT_BYTES for every element type
@@ -38,7 +37,9 @@ def constant_text(literal: str, element: str, shape: str) -> str:
 
 
 def constants(text: str) -> list:
-    modules = [parser(CTX, text).parse_module() for parser in (Parser, FastParser)]
+    modules = [
+        parser(CTX, text).parse_module() for parser in (FloatBitsParser, FastParser)
+    ]
     return [next(op for op in m.walk() if isinstance(op, ConstantOp)) for m in modules]
 
 
@@ -61,4 +62,4 @@ def test_a_small_splat_is_expanded_both_ways():
 
 def test_a_value_the_type_cannot_hold_is_xdsls_error():
     with pytest.raises(Exception, match="out of range|cannot|Integer value"):
-        Parser(CTX, constant_text("300", "i8", LARGE)).parse_module()
+        FloatBitsParser(CTX, constant_text("300", "i8", LARGE)).parse_module()

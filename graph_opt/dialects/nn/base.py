@@ -26,9 +26,9 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn.new_op import new_op
 from graph_opt.dialects.nn.shapes import VALUE_CLASSES, types_compatible
 from graph_opt.identity_memo import IdentityMemo
+from graph_opt.xdsl_compat.ir import new_op
 
 GENERIC_FORMAT = "operands attr-dict `:` functional-type(operands, results)"
 """The textual form of most nn ops: `nn.op %a, %b {attrs} : (types) -> types`."""

@@ -19,7 +19,7 @@ from xdsl.traits import ConstantLike, Pure
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.dense import from_numpy, to_numpy
-from graph_opt.dialects.nn.new_op import new_op
+from graph_opt.xdsl_compat.ir import new_op
 
 
 class _Elision:

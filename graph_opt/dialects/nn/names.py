@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from graph_opt.dialects.nn.attr_builders import name_loc
+from graph_opt.xdsl_compat.ir import set_name_hint_unchecked
 
 NAME_ATTR = "nn.name"
 DIM_NAMES_ATTR = "nn.dim_names"
@@ -113,7 +114,7 @@ def set_name_hint(value: SSAValue, name: str) -> bool:
     """Show a framework name as the SSA name (`%conv1`), made a valid identifier;
     whether the hint is the name itself."""
     hint = _hint_for(name)
-    value._name = hint or None  # valid as is: skips the setter's regular expressions
+    set_name_hint_unchecked(value, hint or None)  # valid as is
     return hint == name
 
 

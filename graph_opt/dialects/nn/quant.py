@@ -19,7 +19,6 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from graph_opt.dialects.nn import parser_extensions  # noqa: F401 (NaN/inf bounds in text)
 from graph_opt.dialects.nn.base import (
     GENERIC_FORMAT,
     NNOperation,

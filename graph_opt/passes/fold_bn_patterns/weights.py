@@ -21,6 +21,7 @@ from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.names import name_location, op_result_names
 from graph_opt.rewriting.erasure import erase_op
+from graph_opt.xdsl_compat.ir import set_name_hint_unchecked
 
 
 def float_constant(value: SSAValue, role: str) -> np.ndarray | str:
@@ -127,7 +128,9 @@ def _name_after(constant: ConstantOp, like: SSAValue, suffix: str) -> None:
         UNKNOWN_LOC if name is None else name_location([f"{name}_{suffix}"])
     )
     hint = like.name_hint  # valid, and so with a suffix not ending in digits:
-    constant.output._name = None if hint is None else f"{hint}_{suffix}"
+    set_name_hint_unchecked(
+        constant.output, None if hint is None else f"{hint}_{suffix}"
+    )
 
 
 def operand_constants(ops: Iterable[Operation]) -> set[ConstantOp]:
