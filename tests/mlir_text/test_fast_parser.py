@@ -1,4 +1,5 @@
-"""FastParser against xDSL's Parser: the same modules, the same errors."""
+"""FastParser against graph-opt's xDSL parser (`FloatBitsParser`, xDSL's `Parser`
+with the workarounds of graph_opt.xdsl_compat): the same modules, the same errors."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from xdsl.parser import Parser
 from graph_opt import api
 from graph_opt.mlir_text.parser import FastParser
 from graph_opt.testing.model_zoo import conv_chain
+from graph_opt.xdsl_compat.parser import FloatBitsParser
 
 CTX = api.context()
 
@@ -17,7 +19,7 @@ CTX = api.context()
 def parse_both(text: str, name: str = "in.mlir"):
     """Each parser's module, or its error message."""
     results = []
-    for parser_class in (Parser, FastParser):
+    for parser_class in (FloatBitsParser, FastParser):
         try:
             results.append(parser_class(CTX, text, name).parse_module())
         except Exception as error:  # compared below, whatever its kind
