@@ -10,11 +10,11 @@ import onnxruntime as ort
 import pytest
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
+from graph_opt.dialects.nn.base import i64_array, i64_attr, str_attr
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype
@@ -28,7 +28,7 @@ from graph_opt.dialects.nn.elementwise import (
 )
 from graph_opt.dialects.nn.fused import FusedConvOp, f32_array
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, CHANNELS_LAST
-from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
+from graph_opt.dialects.nn.norm import LayerNormOp, SoftmaxOp
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
 from graph_opt.dialects.nn.reduce import ReduceMaxOp, ReduceMeanOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
@@ -46,64 +46,16 @@ from graph_opt.interpreter import run_function
 from graph_opt.passes.convert_layout import ConvertLayoutPass
 from graph_opt.passes.layout_patterns import has_other_layout
 from graph_opt.testing import model_zoo
+from graph_opt.testing.graph_builder import ModuleBuilder
+from graph_opt.testing.graph_builder import props as p
 
 FIXTURES = Path(__file__).resolve().parents[1] / "frontend" / "tensorflow" / "fixtures"
 NHWC = {"data_layout": str_attr(CHANNELS_LAST)}
 
 
-class Graph:
-    """A one-function module built op by op, with seeded random float32 constants."""
-
-    def __init__(self, *input_shapes: tuple[int, ...], seed: int = 0):
-        self.rng = np.random.default_rng(seed)
-        self.input_shapes = input_shapes
-        self.block = Block(arg_types=[TensorType(f32, s) for s in input_shapes])
-
-    @property
-    def x(self) -> SSAValue:
-        return self.block.args[0]
-
-    def const(self, array) -> SSAValue:
-        op = ConstantOp.from_array(np.asarray(array))
-        self.block.add_op(op)
-        return op.output
-
-    def random(self, *shape: int) -> SSAValue:
-        return self.const(self.rng.standard_normal(shape).astype(np.float32))
-
-    def op(self, cls, *operands: SSAValue, **props):
-        op = cls.create_inferred(list(operands), props)
-        self.block.add_op(op)
-        return op.results[0] if len(op.results) == 1 else op.results
-
-    def conv(self, x: SSAValue, c_in: int, c_out: int, k: int = 3, **props):
-        w = self.random(k, k, c_in, c_out)
-        props = {**NHWC, "auto_pad": str_attr("SAME_UPPER"), **props}
-        return self.op(ConvOp, x, w, self.random(c_out), **props)
-
-    def batch_norm(self, x: SSAValue, channels: int, **props) -> SSAValue:
-        params = [
-            self.rng.uniform(0.5, 1.5, channels),
-            self.rng.standard_normal(channels),
-            self.rng.standard_normal(channels),
-            self.rng.uniform(0.5, 2.0, channels),
-        ]
-        consts = [self.const(p.astype(np.float32)) for p in params]
-        return self.op(BatchNormOp, x, *consts, **props)
-
-    def module(self, *results: SSAValue) -> ModuleOp:
-        self.block.add_op(func.ReturnOp(*results))
-        function_type = FunctionType.from_lists(
-            [a.type for a in self.block.args], [r.type for r in results]
-        )
-        module = ModuleOp([func.FuncOp("main", function_type, Region(self.block))])
-        module.verify()
-        return module
-
-    def inputs(self) -> list[np.ndarray]:
-        return [
-            self.rng.standard_normal(s).astype(np.float32) for s in self.input_shapes
-        ]
+def conv(g: ModuleBuilder, x: SSAValue, c_in: int, c_out: int, k: int = 3, **props):
+    """An NHWC conv (HWIO filter), SAME_UPPER padded, random filter and bias."""
+    return g.conv(x, c_in, c_out, k, layout=CHANNELS_LAST, **props)
 
 
 def convert(module: ModuleOp, **options) -> ModuleOp:
@@ -128,7 +80,9 @@ def assert_close(actual, expected) -> None:
         np.testing.assert_allclose(a, e, rtol=1e-4, atol=1e-4)
 
 
-def check(graph: Graph, module: ModuleOp, transposes: int, **options) -> ModuleOp:
+def check(
+    graph: ModuleBuilder, module: ModuleOp, transposes: int, **options
+) -> ModuleOp:
     """Convert; same results on random inputs, `transposes` left, no op in the old layout."""
     converted = convert(module, **options)
     inputs = graph.inputs()
@@ -139,27 +93,22 @@ def check(graph: Graph, module: ModuleOp, transposes: int, **options) -> ModuleO
     return converted
 
 
-def p(**props):
-    converters = {int: i64_attr, float: f32_attr, str: str_attr, tuple: i64_array}
-    return {k: converters[type(v)](v) for k, v in props.items()}
-
-
 # Case families: each NHWC graph keeps one transpose at its input and one at its output.
 
 
 def test_conv_chain_keeps_one_transpose_at_each_edge():
-    g = Graph((1, 6, 6, 3))
-    y = g.op(ReluOp, g.conv(g.x, 3, 4))
-    y = g.batch_norm(g.conv(y, 4, 4, k=1), 4, **NHWC)
-    z = g.op(AddOp, g.op(ClipOp, g.conv(y, 4, 4), **p(min=0.0, max=6.0)), y)
+    g = ModuleBuilder((1, 6, 6, 3))
+    y = g.op(ReluOp, conv(g, g.x, 3, 4))
+    y = g.batch_norm(conv(g, y, 4, 4, k=1), 4, **NHWC)
+    z = g.op(AddOp, g.op(ClipOp, conv(g, y, 4, 4), **p(min=0.0, max=6.0)), y)
     check(g, g.module(z), transposes=2)
 
 
 def test_long_conv_chain_is_linear():
-    g = Graph((1, 4, 4, 2))
+    g = ModuleBuilder((1, 4, 4, 2))
     y = g.x
     for _ in range(150):
-        y = g.op(ReluOp, g.conv(y, 2, 2, k=1))
+        y = g.op(ReluOp, conv(g, y, 2, 2, k=1))
     module = g.module(y)
     start = time.perf_counter()
     converted = check(g, module, transposes=2)
@@ -169,8 +118,8 @@ def test_long_conv_chain_is_linear():
 
 def test_conv_variants():
     """Strided, dilated, depthwise, fused, transposed: filters HWIO -> OIHW, HWOI -> IOHW."""
-    g = Graph((2, 7, 6, 4))
-    y = g.conv(g.x, 4, 4, strides=i64_array([2, 1]), dilations=i64_array([1, 2]))
+    g = ModuleBuilder((2, 7, 6, 4))
+    y = conv(g, g.x, 4, 4, strides=i64_array([2, 1]), dilations=i64_array([1, 2]))
     w = g.random(3, 3, 1, 8)
     y = g.op(ConvOp, y, w, **NHWC, group=i64_attr(4), pads=i64_array([1, 0, 1, 2]))
     y = g.op(
@@ -197,7 +146,7 @@ def test_conv_variants():
 @pytest.mark.parametrize("rank", [3, 5])
 def test_conv_of_other_ranks(rank):
     spatial = (5,) * (rank - 2)
-    g = Graph((1, *spatial, 2))
+    g = ModuleBuilder((1, *spatial, 2))
     w = g.random(*(3,) * (rank - 2), 2, 3)
     y = g.op(ConvOp, g.x, w, **NHWC, auto_pad=str_attr("SAME_UPPER"))
     y = g.op(MaxPoolOp, y, **NHWC, **p(kernel_shape=(2,) * (rank - 2)))
@@ -205,8 +154,8 @@ def test_conv_of_other_ranks(rank):
 
 
 def test_pooling_and_batch_norm():
-    g = Graph((1, 7, 7, 3))
-    y = g.conv(g.x, 3, 4)
+    g = ModuleBuilder((1, 7, 7, 3))
+    y = conv(g, g.x, 3, 4)
     y = g.op(MaxPoolOp, y, **NHWC, **p(kernel_shape=(3, 3), strides=(2, 2)))
     window = p(kernel_shape=(2, 2), pads=(1, 1, 0, 0), count_include_pad=1)
     y = g.batch_norm(g.op(AvgPoolOp, y, **NHWC, **window), 4, **NHWC)
@@ -216,16 +165,16 @@ def test_pooling_and_batch_norm():
 
 def test_batch_norm_alone_is_converted():
     """Every op in the other layout converts, even with nothing to share transposes with."""
-    g = Graph((2, 3, 3, 5))
+    g = ModuleBuilder((2, 3, 3, 5))
     check(g, g.module(g.batch_norm(g.x, 5, **NHWC)), transposes=2)
 
 
 def test_concat_split_on_channel_axis():
-    g = Graph((1, 5, 5, 3))
-    a, b = g.conv(g.x, 3, 4), g.conv(g.x, 3, 2, k=1)
+    g = ModuleBuilder((1, 5, 5, 3))
+    a, b = conv(g, g.x, 3, 4), conv(g, g.x, 3, 2, k=1)
     joined = g.op(ConcatOp, a, b, axis=i64_attr(-1))
     left, right = g.op(SplitOp, joined, axis=i64_attr(3), split=i64_array([2, 4]))
-    y = g.op(AddOp, g.conv(left, 2, 3), g.conv(right, 4, 3))
+    y = g.op(AddOp, conv(g, left, 2, 3), conv(g, right, 4, 3))
     converted = check(g, g.module(y), transposes=2)
     (concat,) = [op for op in converted.walk() if isinstance(op, ConcatOp)]
     assert concat.axis.value.data == 1
@@ -233,13 +182,13 @@ def test_concat_split_on_channel_axis():
 
 def test_elementwise_with_per_channel_constants():
     """A [C] constant on NHWC data broadcasts as [C, 1, 1] on NCHW data."""
-    g = Graph((2, 4, 4, 3))
-    y = g.conv(g.x, 3, 6)
+    g = ModuleBuilder((2, 4, 4, 3))
+    y = conv(g, g.x, 3, 6)
     y = g.op(MulOp, g.random(6), y)
     y = g.op(SubOp, y, g.random(1, 1, 6))
     y = g.op(MulOp, y, g.op(SigmoidOp, y))
     y = g.op(AddOp, y, g.const(np.float32(0.5)))
-    converted = check(g, g.module(g.conv(y, 6, 2)), transposes=2)
+    converted = check(g, g.module(conv(g, y, 6, 2)), transposes=2)
     shapes = {
         tuple(op.output.type.get_shape())
         for op in converted.walk()
@@ -251,8 +200,8 @@ def test_elementwise_with_per_channel_constants():
 @pytest.mark.parametrize("keepdims,transposes", [(0, 1), (1, 2)])
 def test_reduce_over_spatial_axes(keepdims, transposes):
     """Without keepdims, [N, C] is the same in both layouts: no output transpose."""
-    g = Graph((2, 5, 4, 3))
-    y = g.conv(g.x, 3, 4)
+    g = ModuleBuilder((2, 5, 4, 3))
+    y = conv(g, g.x, 3, 4)
     y = g.op(ReduceMeanOp, y, axes=i64_array([1, -2]), keepdims=i64_attr(keepdims))
     check(g, g.module(y), transposes=transposes)
 
@@ -260,35 +209,35 @@ def test_reduce_over_spatial_axes(keepdims, transposes):
 @pytest.mark.parametrize("axis,transposes", [(3, 1), (1, 2)])
 def test_reduce_dropping_one_axis(axis, transposes):
     """Dropping C leaves [N, H, W] in both layouts; dropping H leaves [N, W, C] vs [N, C, W]."""
-    g = Graph((2, 5, 4, 3))
-    y = g.conv(g.x, 3, 4)
+    g = ModuleBuilder((2, 5, 4, 3))
+    y = conv(g, g.x, 3, 4)
     y = g.op(ReduceMaxOp, y, axes=i64_array([axis]), keepdims=i64_attr(0))
     check(g, g.module(y), transposes=transposes)
 
 
 def test_pad_slice_softmax():
-    g = Graph((1, 6, 5, 3))
-    y = g.conv(g.x, 3, 4)
+    g = ModuleBuilder((1, 6, 5, 3))
+    y = conv(g, g.x, 3, 4)
     y = g.op(PadOp, y, pads=i64_array([0, 1, 2, 0, 0, 0, 1, 0]), mode=str_attr("edge"))
-    starts, ends = g.const(np.array([1, 0])), g.const(np.array([-1, 3]))
-    axes, steps = g.const(np.array([1, 3])), g.const(np.array([2, 1]))
+    starts, ends = g.const_i64([1, 0]), g.const_i64([-1, 3])
+    axes, steps = g.const_i64([1, 3]), g.const_i64([2, 1])
     y = g.op(SliceOp, y, starts, ends, axes, steps)
     y = g.op(SoftmaxOp, y, axis=i64_attr(-1))
-    check(g, g.module(g.conv(y, 3, 2)), transposes=2)
+    check(g, g.module(conv(g, y, 3, 2)), transposes=2)
 
 
 def test_residual_with_graph_input_reuses_the_input_transpose():
-    g = Graph((1, 4, 4, 3))
-    y = g.op(AddOp, g.conv(g.x, 3, 3), g.x)
-    check(g, g.module(g.conv(y, 3, 3)), transposes=2)
+    g = ModuleBuilder((1, 4, 4, 3))
+    y = g.op(AddOp, conv(g, g.x, 3, 3), g.x)
+    check(g, g.module(conv(g, y, 3, 3)), transposes=2)
 
 
 def test_output_also_used_inside_keeps_one_transpose_per_use_site():
     """A converted value returned and used by a relu then a conv: the relu moves
     above the transpose, which stays only for the returned value."""
-    g = Graph((1, 4, 4, 3))
-    y = g.conv(g.x, 3, 3)
-    z = g.conv(g.op(ReluOp, y), 3, 3)
+    g = ModuleBuilder((1, 4, 4, 3))
+    y = conv(g, g.x, 3, 3)
+    z = conv(g, g.op(ReluOp, y), 3, 3)
     check(g, g.module(y, z), transposes=3)
 
 
@@ -306,8 +255,8 @@ def test_target_nhwc_on_onnx_resnet():
 
 
 def test_round_trip_nhwc_to_nchw_and_back():
-    g = Graph((1, 5, 5, 2))
-    y = g.batch_norm(g.conv(g.op(ReluOp, g.x), 2, 3), 3, **NHWC)
+    g = ModuleBuilder((1, 5, 5, 2))
+    y = g.batch_norm(conv(g, g.op(ReluOp, g.x), 2, 3), 3, **NHWC)
     module = g.module(g.op(MaxPoolOp, y, **NHWC, **p(kernel_shape=(2, 2))))
     back = convert(convert(module), target=CHANNELS_LAST)
     inputs = g.inputs()
@@ -318,10 +267,10 @@ def test_round_trip_nhwc_to_nchw_and_back():
 
 def test_changed_signature():
     """With keep_io_layout=False, inputs and outputs take the target layout."""
-    g = Graph((1, 5, 4, 3), (1, 5, 4, 2))
-    y = g.conv(g.x, 3, 2)
+    g = ModuleBuilder((1, 5, 4, 3), (1, 5, 4, 2))
+    y = conv(g, g.x, 3, 2)
     z = g.op(AddOp, y, g.block.args[1])  # the second input becomes NCHW too
-    module = g.module(g.conv(z, 2, 2), y)
+    module = g.module(conv(g, z, 2, 2), y)
     converted = convert(module, keep_io_layout=False)
     assert count(converted, TransposeOp) == 0
     function = next(op for op in converted.ops if isinstance(op, func.FuncOp))
@@ -334,7 +283,7 @@ def test_changed_signature():
 
 
 def test_unknown_target_is_a_clear_error():
-    g = Graph((1, 3, 3, 1))
+    g = ModuleBuilder((1, 3, 3, 1))
     module = g.module(g.op(ReluOp, g.x))
     with pytest.raises(PassFailedException, match="target must be one of"):
         convert(module, target="NCWH")
@@ -344,7 +293,7 @@ def test_unknown_target_is_a_clear_error():
 
 
 def test_negative_already_in_target_layout():
-    g = Graph((1, 3, 5, 5))
+    g = ModuleBuilder((1, 3, 5, 5))
     w = g.random(4, 3, 3, 3)
     y = g.op(MaxPoolOp, g.op(ConvOp, g.x, w), kernel_shape=i64_array([2, 2]))
     module = g.module(g.op(ReluOp, y))
@@ -354,19 +303,19 @@ def test_negative_already_in_target_layout():
 
 def test_negative_unconvertible_op_keeps_transposes_around_it():
     """A reshape and a layer norm depend on the dim order: they stay NHWC, between transposes."""
-    g = Graph((1, 4, 4, 2))
-    y = g.conv(g.x, 2, 3)
+    g = ModuleBuilder((1, 4, 4, 2))
+    y = conv(g, g.x, 2, 3)
     y = g.op(LayerNormOp, y, g.random(3))
-    flat = g.op(ReshapeOp, y, g.const(np.array([1, 16, 3])))
-    y = g.op(ReshapeOp, flat, g.const(np.array([1, 4, 4, 3])))
-    converted = check(g, g.module(g.conv(y, 3, 2)), transposes=4)
+    flat = g.op(ReshapeOp, y, g.const_i64([1, 16, 3]))
+    y = g.op(ReshapeOp, flat, g.const_i64([1, 4, 4, 3]))
+    converted = check(g, g.module(conv(g, y, 3, 2)), transposes=4)
     assert count(converted, LayerNormOp) == 1
 
 
 def test_negative_elementwise_with_unrelated_input_keeps_its_transpose():
     """Moving the transpose below the add would need a new one on the other input."""
-    g = Graph((1, 4, 4, 3), (1, 4, 4, 3))
-    y = g.op(AddOp, g.conv(g.x, 3, 3), g.block.args[1])
+    g = ModuleBuilder((1, 4, 4, 3), (1, 4, 4, 3))
+    y = g.op(AddOp, conv(g, g.x, 3, 3), g.block.args[1])
     converted = check(g, g.module(y), transposes=2)
     (add,) = [op for op in converted.walk() if isinstance(op, AddOp)]
     assert add.output.type.get_shape() == (1, 4, 4, 3)
@@ -455,25 +404,25 @@ def test_converted_tensorflow_conv_runs_in_onnxruntime():
 def test_negative_transpose_not_moved_when_that_adds_transposes():
     """Two elementwise users going to outputs: moving the transpose below both would
     leave two where there is one."""
-    g = Graph((1, 4, 4, 3))
-    y = g.conv(g.x, 3, 3)
+    g = ModuleBuilder((1, 4, 4, 3))
+    y = conv(g, g.x, 3, 3)
     converted = check(g, g.module(g.op(ReluOp, y), g.op(SigmoidOp, y)), transposes=2)
     (relu,) = [op for op in converted.walk() if isinstance(op, ReluOp)]
     assert relu.output.type.get_shape() == (1, 4, 4, 3)
 
 
-def random_graph(seed: int) -> tuple[Graph, ModuleOp]:
+def random_graph(seed: int) -> tuple[ModuleBuilder, ModuleOp]:
     """Convs in both layouts, batch norms, transposes, elementwise ops and concats,
     wired at random; three outputs."""
     rng = np.random.default_rng(seed)
-    g = Graph((1, 4, 5, 2), (1, 4, 5, 2), seed=seed)
+    g = ModuleBuilder((1, 4, 5, 2), (1, 4, 5, 2), seed=seed)
     values = list(g.block.args)
 
     def pick() -> SSAValue:
         return values[rng.integers(len(values))]
 
     steps = [
-        lambda a: g.conv(a, 2, 2, k=1),
+        lambda a: conv(g, a, 2, 2, k=1),
         lambda a: g.op(ConvOp, a, g.random(2, 2, 1, 1)),
         lambda a: g.batch_norm(a, 2, **NHWC),
         lambda a: g.op(TransposeOp, a, perm=i64_array([0, 3, 1, 2])),

@@ -8,12 +8,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp
 
 from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
-from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp
 from graph_opt.dialects.nn.elementwise import (
     AddOp,
@@ -40,79 +37,20 @@ from graph_opt.passes.fuse_ops import FuseOpsPass
 from graph_opt.passes.quantize import QuantizePass
 from graph_opt.quantization.fake_quant_math import fake_quant, nudge
 from graph_opt.testing import model_zoo
-
-
-class QuantGraph:
-    """A one-function module of fake-quantized float ops with seeded random weights."""
-
-    def __init__(self, *input_shapes: tuple[int, ...], seed: int = 0):
-        self.rng = np.random.default_rng(seed)
-        self.input_shapes = input_shapes
-        self.block = Block(arg_types=[TensorType(f32, s) for s in input_shapes])
-        self.output_scale = 0.0
-
-    def op(self, cls, *operands: SSAValue, **props) -> SSAValue:
-        op = cls.create_inferred(list(operands), props)
-        self.block.add_op(op)
-        return op.results[0]
-
-    def const(self, array: np.ndarray) -> SSAValue:
-        op = ConstantOp.from_array(np.asarray(array, np.float32))
-        self.block.add_op(op)
-        return op.output
-
-    def act(self, x: SSAValue, low: float, high: float, **kwargs) -> SSAValue:
-        """A per-tensor activation fake quant; the range is jittered to get odd zero points."""
-        low = low * self.rng.uniform(0.9, 1.1)
-        high = high * self.rng.uniform(0.9, 1.1)
-        props = fake_quant_props([low], [high], **kwargs)
-        self.output_scale = float(nudge([low], [high], 8, False).scale[0])
-        return self.op(FakeQuantOp, x, **props)
-
-    def weights(self, shape, axis: int | None) -> SSAValue:
-        """Fake-quantized weights: symmetric narrow range, per tensor or per channel."""
-        fan_in = int(np.prod(shape)) // shape[axis if axis is not None else 0]
-        w = self.rng.standard_normal(shape) / np.sqrt(fan_in)
-        reduce = tuple(i for i in range(len(shape)) if i != axis)
-        bound = np.abs(w).max(axis=reduce) if axis is not None else np.abs(w).max()
-        bound = np.atleast_1d(bound)
-        props = fake_quant_props(-bound, bound, narrow_range=True, axis=axis)
-        return self.op(FakeQuantOp, self.const(w), **props)
-
-    def bias(self, channels: int) -> SSAValue:
-        return self.const(self.rng.standard_normal(channels) * 0.1)
-
-    def module(self, *results: SSAValue) -> ModuleOp:
-        self.block.add_op(func.ReturnOp(*results))
-        function = func.FuncOp(
-            "main",
-            FunctionType.from_lists(
-                [a.type for a in self.block.args], [r.type for r in results]
-            ),
-            Region(self.block),
-        )
-        module = ModuleOp([function])
-        module.verify()
-        return module
-
-    def inputs(self, count: int = 3) -> list[list[np.ndarray]]:
-        return [
-            [self.rng.standard_normal(s).astype(np.float32) for s in self.input_shapes]
-            for _ in range(count)
-        ]
+from graph_opt.testing.graph_builder import FakeQuantBuilder
 
 
 def op_names(module: ModuleOp) -> list[str]:
     return [op.name for op in module.walk()]
 
 
-def check_converted(graph: QuantGraph, module: ModuleOp, **options) -> ModuleOp:
+def check_converted(graph: FakeQuantBuilder, module: ModuleOp, **options) -> ModuleOp:
     """Convert a clone (pass options as keywords) and compare outputs on random
     inputs: at most one step apart."""
     converted = module.clone()
     ConvertToIntPass(**options).apply(Context(), converted)
     converted.verify()
-    for inputs in graph.inputs():
+    for inputs in graph.input_sets():
         (expected,) = run_function(module, inputs)
         (actual,) = run_function(converted, inputs)
         assert actual.dtype == np.float32 and actual.shape == expected.shape
@@ -130,17 +68,22 @@ def conv_props(layout: str, **props):
 
 
 def conv_weights(
-    graph: QuantGraph, layout: str, out_c: int, in_c: int, k: int, per_channel: bool
+    graph: FakeQuantBuilder,
+    layout: str,
+    out_c: int,
+    in_c: int,
+    k: int,
+    per_channel: bool,
 ):
     if layout == "NCHW":
         return graph.weights((out_c, in_c, k, k), 0 if per_channel else None)
     return graph.weights((k, k, in_c, out_c), 3 if per_channel else None)
 
 
-def resnet_block(layout: str, per_channel: bool) -> tuple[QuantGraph, ModuleOp]:
+def resnet_block(layout: str, per_channel: bool) -> tuple[FakeQuantBuilder, ModuleOp]:
     c = 4
     shape = (1, c, 8, 8) if layout == "NCHW" else (1, 8, 8, c)
-    g = QuantGraph(shape, seed=1)
+    g = FakeQuantBuilder(shape, seed=1)
     x = g.act(g.block.args[0], -3.0, 3.0)
     pads = i64_array([1, 1, 1, 1])
     w1 = conv_weights(g, layout, c, c, 3, per_channel)
@@ -165,10 +108,12 @@ def resnet_block(layout: str, per_channel: bool) -> tuple[QuantGraph, ModuleOp]:
     return g, g.module(out)
 
 
-def mobilenet_block(layout: str, per_channel: bool) -> tuple[QuantGraph, ModuleOp]:
+def mobilenet_block(
+    layout: str, per_channel: bool
+) -> tuple[FakeQuantBuilder, ModuleOp]:
     c, expanded = 4, 8
     shape = (1, c, 6, 6) if layout == "NCHW" else (1, 6, 6, c)
-    g = QuantGraph(shape, seed=2)
+    g = FakeQuantBuilder(shape, seed=2)
     x = g.act(g.block.args[0], -3.0, 3.0)
     relu6 = {"activation": str_attr("relu6")}
     w1 = conv_weights(g, layout, expanded, c, 1, per_channel)
@@ -232,7 +177,7 @@ def test_double_round_rescales_round_twice():
 
 
 def test_matmul_and_concat():
-    g = QuantGraph((3, 6), seed=3)
+    g = FakeQuantBuilder((3, 6), seed=3)
     x = g.act(g.block.args[0], -3.0, 3.0)
     h1 = g.op(
         FusedMatMulOp, x, g.weights((6, 5), 1), g.bias(5), activation=str_attr("relu")
@@ -247,7 +192,7 @@ def test_matmul_and_concat():
 
 
 def test_zero_padding_pads_with_the_zero_point():
-    g = QuantGraph((1, 2, 4, 4), seed=9)
+    g = FakeQuantBuilder((1, 2, 4, 4), seed=9)
     x = g.act(g.block.args[0], -1.0, 3.0)
     padded = g.op(PadOp, x, pads=i64_array([0, 0, 1, 1, 0, 0, 1, 1]))
     out = g.act(g.op(ConvOp, padded, g.weights((3, 2, 3, 3), 0)), -3.0, 3.0)
@@ -258,7 +203,7 @@ def test_zero_padding_pads_with_the_zero_point():
 
 
 def test_scale_preserving_ops_run_on_int8_exactly():
-    g = QuantGraph((2, 3, 4), seed=11)
+    g = FakeQuantBuilder((2, 3, 4), seed=11)
     x = g.act(g.block.args[0], -2.0, 3.0)
     h = g.op(TransposeOp, x, perm=i64_array([0, 2, 1]))
     h = g.op(SqueezeOp, g.op(UnsqueezeOp, g.op(ReluOp, h), axes=i64_array([0])))
@@ -267,14 +212,14 @@ def test_scale_preserving_ops_run_on_int8_exactly():
     converted = check_converted(g, module)
     names = op_names(converted)
     assert names.count("nn.dequantize") == 1 and "nn.relu" not in names
-    for inputs in g.inputs():
+    for inputs in g.input_sets():
         np.testing.assert_array_equal(
             run_function(converted, inputs)[0], run_function(module, inputs)[0]
         )
 
 
 def test_activation_without_int8_form_runs_float_after_an_int8_conv():
-    g = QuantGraph((1, 3, 5, 5), seed=4)
+    g = FakeQuantBuilder((1, 3, 5, 5), seed=4)
     x = g.act(g.block.args[0], -3.0, 3.0)
     h = g.op(ConvOp, x, g.weights((4, 3, 3, 3), 0))
     h = g.act(g.op(SigmoidOp, h), 0.0, 1.0)
@@ -290,7 +235,7 @@ def test_activation_without_int8_form_runs_float_after_an_int8_conv():
 
 
 def test_negative_per_channel_and_16_bit_activations_stay_fake_quant():
-    g = QuantGraph((2, 3), seed=5)
+    g = FakeQuantBuilder((2, 3), seed=5)
     per_channel = g.op(
         FakeQuantOp,
         g.block.args[0],
@@ -304,7 +249,7 @@ def test_negative_per_channel_and_16_bit_activations_stay_fake_quant():
 
 
 def test_negative_without_fake_quant_nothing_changes():
-    g = QuantGraph((1, 3, 5, 5), seed=6)
+    g = FakeQuantBuilder((1, 3, 5, 5), seed=6)
     w = g.const(g.rng.standard_normal((4, 3, 3, 3)))
     module = g.module(g.op(ReluOp, g.op(ConvOp, g.block.args[0], w)))
     converted = module.clone()
@@ -313,7 +258,7 @@ def test_negative_without_fake_quant_nothing_changes():
 
 
 def test_narrow_range_activation_is_clamped_to_its_levels():
-    g = QuantGraph((4, 4), seed=7)
+    g = FakeQuantBuilder((4, 4), seed=7)
     out = g.act(g.block.args[0], -1.0, 1.0, narrow_range=True)
     g.output_scale = float(nudge([-1.0], [1.0], 8, True).scale[0])
     module = g.module(out)
@@ -328,7 +273,7 @@ def test_narrow_range_activation_is_clamped_to_its_levels():
 
 
 def test_fused_relu_folds_into_the_output_clamp():
-    g = QuantGraph((1, 2, 4, 4), seed=8)
+    g = FakeQuantBuilder((1, 2, 4, 4), seed=8)
     x = g.act(g.block.args[0], -3.0, 3.0)
     # The output range reaches below 0, so relu must clamp at the zero point.
     h = g.op(FusedConvOp, x, g.weights((3, 2, 1, 1), None), activation=str_attr("relu"))
@@ -547,7 +492,7 @@ def test_a_float32_tie_rounds_exactly_in_int8_where_fake_quant_rounds_up():
     its fake-quant graph part: x / scale = 22.4999964 rounds to 22, as the
     integer graph's quantize does; TF's FakeQuant computes (x - nudged_min) /
     scale = 148.5 in float32 and rounds up."""
-    g = QuantGraph((1, 1))
+    g = FakeQuantBuilder((1, 1))
     props = fake_quant_props([-4.59399033], [4.73195791])
     module = g.module(g.op(FakeQuantOp, g.block.args[0], **props))
     converted = module.clone()

@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from test_convert_to_int import QuantGraph, check_converted, op_names
+from test_convert_to_int import check_converted, op_names
 from xdsl.context import Context
 
 from graph_opt.dialects.nn.base import i64_array, i64_attr, str_attr
@@ -28,16 +28,19 @@ from graph_opt.passes.convert_to_int_params import activation_params, int_weight
 from graph_opt.passes.fold_bn import FoldBatchNormPass
 from graph_opt.passes.quantize import QuantizePass
 from graph_opt.testing import model_zoo
+from graph_opt.testing.graph_builder import FakeQuantBuilder
 
 INPUT_SHAPE = (1, 3, 16, 16)
 
 
-def conv_transpose_graph(layout: str, per_channel: bool, group: int) -> QuantGraph:
+def conv_transpose_graph(
+    layout: str, per_channel: bool, group: int
+) -> FakeQuantBuilder:
     """int8 input -> conv_transpose (stride 2, cropping pads, output_padding,
     bias) -> relu -> fake quant, with odd channel counts per group."""
     c_in, out_per_group = 4, 3
     nchw = layout == "NCHW"
-    g = QuantGraph((1, c_in, 5, 5) if nchw else (1, 5, 5, c_in), seed=4 + group)
+    g = FakeQuantBuilder((1, c_in, 5, 5) if nchw else (1, 5, 5, c_in), seed=4 + group)
     x = g.act(g.block.args[0], -3.0, 3.0)
     shape = (c_in, out_per_group, 3, 3) if nchw else (3, 3, out_per_group, c_in)
     axis = (1 if nchw else 2) if per_channel else None

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_convert_to_int import QuantGraph, conv_props, conv_weights, resnet_block
+from test_convert_to_int import conv_props, conv_weights, resnet_block
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -40,11 +40,12 @@ from graph_opt.quantization.boundary import (
     quantize_codes,
 )
 from graph_opt.remarks import GraphOptWarning
+from graph_opt.testing.graph_builder import FakeQuantBuilder
 
 
-def conv_relu_pool_dense(layout: str) -> tuple[QuantGraph, ModuleOp]:
+def conv_relu_pool_dense(layout: str) -> tuple[FakeQuantBuilder, ModuleOp]:
     shape = (1, 3, 8, 8) if layout == "NCHW" else (1, 8, 8, 3)
-    g = QuantGraph(shape, seed=4)
+    g = FakeQuantBuilder(shape, seed=4)
     x = g.act(g.block.args[0], -3.0, 3.0)
     w = conv_weights(g, layout, 6, 3, 3, True)
     h = g.op(
@@ -82,7 +83,7 @@ def run_recording(module: ModuleOp, inputs, ops_of_interest) -> tuple[list, dict
     return [np.asarray(r) for r in results], seen
 
 
-def check_bit_exact(graph: QuantGraph, module: ModuleOp, **options) -> ModuleOp:
+def check_bit_exact(graph: FakeQuantBuilder, module: ModuleOp, **options) -> ModuleOp:
     float_io = converted(module, **options)
     integer_io = converted(module, integer_io=True, **options)
     function = entry_function(integer_io)
@@ -97,7 +98,7 @@ def check_bit_exact(graph: QuantGraph, module: ModuleOp, **options) -> ModuleOp:
     last_dequantize = returned.owner
     assert isinstance(last_dequantize, DequantizeOp)
     last_codes = last_dequantize.input.owner
-    for (x,) in graph.inputs(4):
+    for (x,) in graph.input_sets(4):
         expected, seen = run_recording(float_io, [x], {first_quantize, last_codes})
         codes = quantize_codes(x, in_scale, in_zp, np.dtype(dtype))
         np.testing.assert_array_equal(seen[first_quantize], codes)
@@ -138,7 +139,7 @@ def test_statistics_count_the_integer_inputs_and_outputs():
 
 
 def test_negative_input_read_by_float_and_float_output_are_reported():
-    g = QuantGraph((2, 5), seed=1)
+    g = FakeQuantBuilder((2, 5), seed=1)
     x = g.act(g.block.args[0], -2.0, 2.0)
     w = g.weights((5, 3), 1)
     logits = g.act(g.op(GemmOp, x, w), -2.0, 2.0)
@@ -174,7 +175,7 @@ def test_integer_inputs_and_outputs_are_neither_converted_nor_reported():
 
 
 def test_negative_nothing_integer_warns_that_nothing_changed():
-    g = QuantGraph((2, 5), seed=1)
+    g = FakeQuantBuilder((2, 5), seed=1)
     x = g.act(g.block.args[0], -2.0, 2.0)
     out = g.op(SigmoidOp, g.op(ReluOp, x))
     module = g.module(out, g.block.args[0])
@@ -218,7 +219,7 @@ def test_negative_float_inputs_for_integer_arguments_are_refused():
     graph, module = resnet_block("NCHW", False)
     result = converted(module, integer_io=True)
     with pytest.raises(InterpretationError, match="input input_0 takes integer codes"):
-        run_function(result, graph.inputs(1)[0])
+        run_function(result, graph.input_sets(1)[0])
 
 
 def test_onnx_export_refuses_in_one_line(tmp_path):
@@ -234,7 +235,7 @@ def test_graph_opt_run_real_io_quantizes_inputs_and_dequantizes_results(tmp_path
     graph, module = resnet_block("NCHW", False)
     float_io = converted(module)
     integer_io = converted(module, integer_io=True)
-    (x,) = graph.inputs(1)[0]
+    (x,) = graph.input_sets(1)[0]
     (expected,) = run_function(float_io, [x])
     model = tmp_path / "int8.mlir"
     model.write_text(api.to_mlir(integer_io))

@@ -12,11 +12,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
 
-from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import (
@@ -33,62 +31,10 @@ from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.interpreter import run_function
 from graph_opt.passes.fold_bn import FoldBatchNormPass, explain_fold_bn
+from graph_opt.testing.graph_builder import ModuleBuilder
+from graph_opt.testing.graph_builder import props as p
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conv_bn_relu.onnx"
-
-
-class Graph:
-    """A one-function module built op by op, with seeded random float32 constants."""
-
-    def __init__(self, *input_shapes: tuple[int, ...], seed: int = 0):
-        self.rng = np.random.default_rng(seed)
-        self.input_shapes = input_shapes
-        self.block = Block(arg_types=[TensorType(f32, s) for s in input_shapes])
-
-    @property
-    def args(self) -> tuple[SSAValue, ...]:
-        return self.block.args
-
-    def const(self, array: np.ndarray) -> SSAValue:
-        op = ConstantOp.from_array(np.asarray(array, dtype=np.float32))
-        self.block.add_op(op)
-        return op.output
-
-    def const_i64(self, values) -> SSAValue:
-        op = ConstantOp.from_array(np.asarray(values, dtype=np.int64))
-        self.block.add_op(op)
-        return op.output
-
-    def random(self, *shape: int) -> SSAValue:
-        return self.const(self.rng.standard_normal(shape))
-
-    def op(self, cls, *operands: SSAValue, **props) -> SSAValue:
-        op = cls.create_inferred(list(operands), props)
-        self.block.add_op(op)
-        return op.results[0]
-
-    def batch_norm(self, x: SSAValue, channels: int, **props) -> SSAValue:
-        params = [
-            self.rng.uniform(0.5, 1.5, channels),
-            self.rng.standard_normal(channels),
-            self.rng.standard_normal(channels),
-            self.rng.uniform(0.5, 2.0, channels),
-        ]
-        return self.op(BatchNormOp, x, *map(self.const, params), **props)
-
-    def module(self, *results: SSAValue) -> ModuleOp:
-        self.block.add_op(func.ReturnOp(*results))
-        function_type = FunctionType.from_lists(
-            [a.type for a in self.block.args], [r.type for r in results]
-        )
-        module = ModuleOp([func.FuncOp("main", function_type, Region(self.block))])
-        module.verify()
-        return module
-
-    def inputs(self) -> list[np.ndarray]:
-        return [
-            self.rng.standard_normal(s).astype(np.float32) for s in self.input_shapes
-        ]
 
 
 def fold(module: ModuleOp) -> ModuleOp:
@@ -102,7 +48,7 @@ def count(module: ModuleOp, op_type: type | tuple[type, ...]) -> int:
     return sum(isinstance(op, op_type) for op in module.walk())
 
 
-def check_same_results(graph: Graph, before: ModuleOp, after: ModuleOp) -> None:
+def check_same_results(graph: ModuleBuilder, before: ModuleOp, after: ModuleOp) -> None:
     inputs = graph.inputs()
     expected = run_function(before, inputs)
     actual = run_function(after, inputs)
@@ -111,17 +57,11 @@ def check_same_results(graph: Graph, before: ModuleOp, after: ModuleOp) -> None:
         np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-5)
 
 
-def p(**props):
-    """Properties as the ops expect them."""
-    converters = {int: i64_attr, float: f32_attr, str: str_attr, tuple: i64_array}
-    return {k: converters[type(v)](v) for k, v in props.items()}
-
-
 def conv_bn(
     shape, filter_shape, bias=True, bn_props=None, **conv_props
-) -> Callable[[], tuple[Graph, SSAValue]]:
+) -> Callable[[], tuple[ModuleBuilder, SSAValue]]:
     def build():
-        g = Graph(shape)
+        g = ModuleBuilder(shape)
         layout = conv_props.get("data_layout", "NCHW")
         out_channels = filter_shape[0 if layout == "NCHW" else -1]
         operands = [g.args[0], g.random(*filter_shape)]
@@ -135,7 +75,7 @@ def conv_bn(
 
 def conv_transpose_bn(shape, filter_shape, group=1, layout="NCHW", bias=True):
     def build():
-        g = Graph(shape)
+        g = ModuleBuilder(shape)
         per_group = filter_shape[1 if layout == "NCHW" else -2]
         operands = [g.args[0], g.random(*filter_shape)]
         if bias:
@@ -152,7 +92,7 @@ def conv_transpose_bn(shape, filter_shape, group=1, layout="NCHW", bias=True):
 
 def matmul_bn(shape, weight_shape, bn_layout="NCHW"):
     def build():
-        g = Graph(shape)
+        g = ModuleBuilder(shape)
         y = g.op(MatMulOp, g.args[0], g.random(*weight_shape))
         return g, g.batch_norm(y, weight_shape[-1], **p(data_layout=bn_layout))
 
@@ -161,7 +101,7 @@ def matmul_bn(shape, weight_shape, bn_layout="NCHW"):
 
 def gemm_bn(trans_b: int, c_shape, beta=1.0):
     def build():
-        g = Graph((4, 6))
+        g = ModuleBuilder((4, 6))
         b = g.random(*((5, 6) if trans_b else (6, 5)))
         operands = [g.args[0], b] + ([g.random(*c_shape)] if c_shape else [])
         y = g.op(GemmOp, *operands, **p(trans_b=trans_b, alpha=0.5, beta=beta))
@@ -170,11 +110,11 @@ def gemm_bn(trans_b: int, c_shape, beta=1.0):
     return build
 
 
-def conv_then(*steps: Callable[[Graph, SSAValue], SSAValue], bn=True):
+def conv_then(*steps: Callable[[ModuleBuilder, SSAValue], SSAValue], bn=True):
     """conv (NCHW, 4 output channels) followed by `steps`, then a batch norm."""
 
     def build():
-        g = Graph((2, 3, 6, 6))
+        g = ModuleBuilder((2, 3, 6, 6))
         y = g.op(ConvOp, g.args[0], g.random(4, 3, 3, 3))
         for step in steps:
             y = step(g, y)
@@ -185,7 +125,7 @@ def conv_then(*steps: Callable[[Graph, SSAValue], SSAValue], bn=True):
 
 def bn_then_conv(layout="NCHW", group=1, **conv_props):
     def build():
-        g = Graph((2, 4, 6, 6) if layout == "NCHW" else (2, 6, 6, 4))
+        g = ModuleBuilder((2, 4, 6, 6) if layout == "NCHW" else (2, 6, 6, 4))
         x = g.batch_norm(g.args[0], 4, **p(data_layout=layout))
         filter_shape = (
             (6, 4 // group, 3, 3) if layout == "NCHW" else (3, 3, 4 // group, 6)
@@ -301,7 +241,7 @@ def test_fold_keeps_results(case):
 
 
 def test_shared_weights_are_copied_not_changed():
-    g = Graph((2, 3, 6, 6))
+    g = ModuleBuilder((2, 3, 6, 6))
     weights, bias = g.random(4, 3, 3, 3), g.random(4)
     folded = g.batch_norm(g.op(ConvOp, g.args[0], weights, bias), 4)
     plain = g.op(ConvOp, g.args[0], weights, bias)
@@ -314,7 +254,7 @@ def test_shared_weights_are_copied_not_changed():
 
 
 def test_two_convs_sharing_weights_each_fold_their_own_bn():
-    g = Graph((2, 3, 6, 6))
+    g = ModuleBuilder((2, 3, 6, 6))
     weights = g.random(4, 3, 3, 3)
     outs = [g.batch_norm(g.op(ConvOp, g.args[0], weights), 4) for _ in range(2)]
     before = g.module(*outs)
@@ -325,59 +265,59 @@ def test_two_convs_sharing_weights_each_fold_their_own_bn():
 
 
 def negative_extra_user():
-    g = Graph((2, 3, 6, 6))
+    g = ModuleBuilder((2, 3, 6, 6))
     y = g.op(ConvOp, g.args[0], g.random(4, 3, 3, 3))
     return g, [g.batch_norm(y, 4), g.op(ReluOp, y)], "other users"
 
 
 def negative_extra_user_of_bias_add():
-    g = Graph((2, 3, 6, 6))
+    g = ModuleBuilder((2, 3, 6, 6))
     y = g.op(AddOp, g.op(ConvOp, g.args[0], g.random(4, 3, 3, 3)), g.random(4, 1, 1))
     return g, [g.batch_norm(y, 4), y], "other users"
 
 
 def negative_non_constant_params():
-    g = Graph((2, 3, 6, 6), (4,))
+    g = ModuleBuilder((2, 3, 6, 6), (4,))
     y = g.op(ConvOp, g.args[0], g.random(4, 3, 3, 3))
     params = [g.args[1], g.random(4), g.random(4), g.const(np.ones(4))]
     return g, [g.op(BatchNormOp, y, *params)], "scale is not a constant"
 
 
 def negative_non_constant_filter():
-    g = Graph((2, 3, 6, 6), (4, 3, 3, 3))
+    g = ModuleBuilder((2, 3, 6, 6), (4, 3, 3, 3))
     y = g.op(ConvOp, g.args[0], g.args[1])
     return g, [g.batch_norm(y, 4)], "filter is not a constant"
 
 
 def negative_padded_conv_after_bn():
-    g = Graph((2, 4, 6, 6))
+    g = ModuleBuilder((2, 4, 6, 6))
     x = g.batch_norm(g.args[0], 4)
     y = g.op(ConvOp, x, g.random(6, 4, 3, 3), **p(pads=(1, 1, 1, 1)))
     return g, [y], "pads with zeros"
 
 
 def negative_same_padded_conv_after_bn():
-    g = Graph((2, 4, 6, 6))
+    g = ModuleBuilder((2, 4, 6, 6))
     x = g.batch_norm(g.args[0], 4)
     y = g.op(ConvOp, x, g.random(6, 4, 3, 3), **p(auto_pad="SAME_UPPER"))
     return g, [y], "pads with zeros"
 
 
 def negative_reshape_moving_channels():
-    g = Graph((2, 3, 6, 6))
+    g = ModuleBuilder((2, 3, 6, 6))
     y = g.op(ConvOp, g.args[0], g.random(4, 3, 3, 3))
     y = g.op(ReshapeOp, y, g.const_i64((2, 2, 2, 16)))
     return g, [g.batch_norm(y, 2)], "channel axis"
 
 
 def negative_layout_mismatch():
-    g = Graph((2, 6, 6, 4))
+    g = ModuleBuilder((2, 6, 6, 4))
     y = g.op(ConvOp, g.args[0], g.random(3, 3, 4, 4), **p(data_layout="NHWC"))
     return g, [g.batch_norm(y, 4)], "normalizes axis 1"
 
 
 def negative_add_not_per_channel():
-    g = Graph((2, 3, 6, 6))
+    g = ModuleBuilder((2, 3, 6, 6))
     y = g.op(ConvOp, g.args[0], g.random(4, 3, 3, 3))
     y = g.op(AddOp, y, g.random(1, 1, 1, 4))
     return g, [g.batch_norm(y, 4)], "not per-channel"
