@@ -7,7 +7,8 @@ seeded random float32 constants and inputs.
     outputs = run_function(module, g.inputs())
 
 `FakeQuantBuilder` adds fake-quantized activations and weights for the
-quantization passes. (`model_zoo.GraphBuilder` builds ONNX models instead.)
+quantization passes; `run_op` evaluates one op on numpy arrays.
+(`model_zoo.GraphBuilder` builds ONNX models instead.)
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp
+from graph_opt.dialects.nn.dtypes import element_type
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
+from graph_opt.interpreter import run_function
 from graph_opt.quantization.fake_quant_math import nudge
 
 
@@ -32,6 +35,31 @@ def props(**values: int | float | str | tuple[int, ...]) -> dict[str, Attribute]
     """Properties as the ops expect them: int → i64, float → f32, str, tuple → i64 array."""
     converters = {int: i64_attr, float: f32_attr, str: str_attr, tuple: i64_array}
     return {k: converters[type(v)](v) for k, v in values.items()}
+
+
+def run_op(
+    cls,
+    inputs: Sequence[np.ndarray],
+    properties: dict[str, Attribute] | None = None,
+    result_type: Attribute | None = None,
+) -> np.ndarray:
+    """Evaluate one op of `cls`, whose operands are all function inputs, on `inputs`
+    in the interpreter; its result type is inferred unless `result_type` is given."""
+    block = Block(
+        arg_types=[TensorType(element_type(a.dtype), a.shape) for a in inputs]
+    )
+    op = cls.create_inferred(
+        list(block.args),
+        properties or {},
+        None if result_type is None else [result_type],
+    )
+    block.add_ops([op, func.ReturnOp(op.results[0])])
+    function_type = FunctionType.from_lists(
+        [a.type for a in block.args], [op.results[0].type]
+    )
+    module = ModuleOp([func.FuncOp("main", function_type, Region(block))])
+    module.verify()
+    return run_function(module, list(inputs))[0]
 
 
 class ModuleBuilder:

@@ -15,15 +15,9 @@ from one_node_models import (
     rand,
     run_ort,
 )
-from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DictionaryAttr,
-    FunctionType,
-    ModuleOp,
-    TensorType,
-    f32,
 )
-from xdsl.ir import Block, Region
 
 from graph_opt.dialects.nn.base import i64_array, i64_attr, str_attr
 from graph_opt.dialects.nn.conv import ConvTransposeOp
@@ -31,7 +25,7 @@ from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
 from graph_opt.frontend.errors import FrontendError
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
-from graph_opt.interpreter import run_function
+from graph_opt.testing.graph_builder import run_op
 
 X4 = rand(2, 4, 7, 6)
 X3 = rand(2, 3, 9)
@@ -313,20 +307,6 @@ def test_invalid_attributes_give_a_frontend_error():
         import_model(model)  # validation refuses it first, as onnxruntime does
 
 
-def run_single(op_class, operands: list[np.ndarray], props) -> np.ndarray:
-    """Run one op, typed by its rule, on f32 operands in our interpreter."""
-    types = [TensorType(f32, a.shape) for a in operands]
-    block = Block(arg_types=types)
-    op = op_class.create_inferred(list(block.args), props)
-    block.add_ops([op, func.ReturnOp(op.results[0])])
-    function = func.FuncOp(
-        "main",
-        FunctionType.from_lists(types, [op.results[0].type]),
-        Region(block),
-    )
-    return run_function(ModuleOp([function]), operands)[0]
-
-
 def nhwc(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(x, 1, -1))
 
@@ -359,11 +339,11 @@ CHANNELS_LAST_CASES = {
 @pytest.mark.parametrize("case", CHANNELS_LAST_CASES)
 def test_channels_last_equals_channels_first_on_transposed_data(case):
     op_class, operands, props = CHANNELS_LAST_CASES[case]
-    expected = run_single(op_class, operands, props)
+    expected = run_op(op_class, operands, props)
     x, *rest = operands
     if op_class is ConvTransposeOp:
         # IOHW -> HWOI; the bias stays a vector.
         rest = [np.ascontiguousarray(np.moveaxis(rest[0], (0, 1), (-1, -2))), *rest[1:]]
     layout = {"data_layout": str_attr("NHWC")}
-    got = run_single(op_class, [nhwc(x), *rest], {**props, **layout})
+    got = run_op(op_class, [nhwc(x), *rest], {**props, **layout})
     np.testing.assert_allclose(got, nhwc(expected), rtol=1e-5, atol=1e-5)

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import (
     i16,
     i32,
 )
-from xdsl.ir import Attribute, Block, Region
+from xdsl.ir import Block, Region
 from xdsl.utils.exceptions import InterpretationError, VerifyException
 
 from graph_opt.dialects.nn.base import i64_array, i64_attr, str_attr
@@ -35,28 +35,10 @@ from graph_opt.dialects.nn.qint import (
 )
 from graph_opt.frontend.onnx_export import export_module
 from graph_opt.interpreter import run_function
+from graph_opt.testing.graph_builder import run_op
 
 RNG = np.random.default_rng(7)
 ui8 = IntegerType(8, Signedness.UNSIGNED)
-
-
-def run_one(cls, inputs, props, result_type: Attribute | None = None) -> np.ndarray:
-    """Evaluate one op of `cls` on numpy inputs (all function arguments)."""
-    block = Block(
-        arg_types=[TensorType(element_type(a.dtype), a.shape) for a in inputs]
-    )
-    op = cls.create_inferred(
-        list(block.args), props, None if result_type is None else [result_type]
-    )
-    block.add_ops([op, func.ReturnOp(op.results[0])])
-    function = func.FuncOp(
-        "main",
-        ([a.type for a in block.args], [op.results[0].type]),
-        Region(block),
-    )
-    module = ModuleOp([function])
-    module.verify()
-    return run_function(module, inputs)[0]
 
 
 def ints(low: int, high: int, *shape: int, dtype=np.int8) -> np.ndarray:
@@ -88,7 +70,7 @@ def test_quantize_dequantize_match_onnxruntime(
     model, feeds = model_of("QuantizeLinear", {"x": x}, consts=consts, **attrs)
     (expected,) = run_ort(model, feeds)
     props = quantization_props(scale, zero_point, axis)
-    quantized = run_one(QuantizeOp, [x], props, TensorType(mlir_type, x.shape))
+    quantized = run_op(QuantizeOp, [x], props, TensorType(mlir_type, x.shape))
     assert quantized.dtype == expected.dtype
     np.testing.assert_array_equal(quantized, expected)
 
@@ -96,7 +78,7 @@ def test_quantize_dequantize_match_onnxruntime(
         "DequantizeLinear", {"q": quantized}, consts=consts, **attrs
     )
     (expected,) = run_ort(model, feeds)
-    np.testing.assert_array_equal(run_one(DequantizeOp, [quantized], props), expected)
+    np.testing.assert_array_equal(run_op(DequantizeOp, [quantized], props), expected)
 
 
 @pytest.mark.parametrize(
@@ -121,7 +103,7 @@ def test_qconv_matches_conv_integer(x_shape, w_shape, attrs):
     if "group" in attrs:
         props["group"] = i64_attr(attrs["group"])
     bias = ints(-1000, 1000, w_shape[0], dtype=np.int32)
-    out = run_one(QConvOp, [x, w, bias], props)
+    out = run_op(QConvOp, [x, w, bias], props)
     assert out.dtype == np.int32
     np.testing.assert_array_equal(out, expected + bias.reshape(1, -1, 1, 1))
 
@@ -129,8 +111,8 @@ def test_qconv_matches_conv_integer(x_shape, w_shape, attrs):
 def test_qconv_channels_last_matches_channels_first():
     x, w = ints(-128, 127, 1, 3, 6, 6), ints(-127, 127, 5, 3, 3, 3)
     props = {"input_zp": i64_attr(4), "pads": i64_array([1, 1, 1, 1])}
-    nchw = run_one(QConvOp, [x, w], props)
-    nhwc = run_one(
+    nchw = run_op(QConvOp, [x, w], props)
+    nhwc = run_op(
         QConvOp,
         [
             np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
@@ -169,7 +151,7 @@ def test_qconv_transpose_matches_conv_transpose_of_shifted_ints(w_shape, attrs):
             props[name] = i64_array(attrs[name])
     if "group" in attrs:
         props["group"] = i64_attr(attrs["group"])
-    out = run_one(QConvTransposeOp, [x, w, bias], props)
+    out = run_op(QConvTransposeOp, [x, w, bias], props)
     assert out.dtype == np.int32
     np.testing.assert_array_equal(out, expected.astype(np.int32))
 
@@ -177,8 +159,8 @@ def test_qconv_transpose_matches_conv_transpose_of_shifted_ints(w_shape, attrs):
 def test_qconv_transpose_channels_last_matches_channels_first():
     x, w = ints(-128, 127, 1, 3, 4, 4), ints(-127, 127, 3, 2, 3, 3)
     props = {"input_zp": i64_attr(4), "strides": i64_array([2, 2])}
-    nchw = run_one(QConvTransposeOp, [x, w], props)
-    nhwc = run_one(
+    nchw = run_op(QConvTransposeOp, [x, w], props)
+    nhwc = run_op(
         QConvTransposeOp,
         [
             np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
@@ -195,14 +177,14 @@ def test_qmatmul_matches_matmul_integer():
         "MatMulInteger", {"a": a}, consts={"b": b, "az": np.int8(9), "bz": np.int8(-2)}
     )
     (expected,) = run_ort(model, feeds)
-    out = run_one(QMatMulOp, [a, b], {"a_zp": i64_attr(9), "b_zp": i64_attr(-2)})
+    out = run_op(QMatMulOp, [a, b], {"a_zp": i64_attr(9), "b_zp": i64_attr(-2)})
     np.testing.assert_array_equal(out, expected)
 
 
 def rescale(x: np.ndarray, result_type, **kwargs) -> np.ndarray:
     args = {k: kwargs.pop(k) for k in ("multiplier", "shift")}
     props = rescale_props(args["multiplier"], args["shift"], **kwargs)
-    return run_one(RescaleOp, [x], props, TensorType(result_type, x.shape))
+    return run_op(RescaleOp, [x], props, TensorType(result_type, x.shape))
 
 
 def test_rescale_single_round_hand_computed():
