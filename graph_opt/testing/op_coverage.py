@@ -418,3 +418,31 @@ def matched_ops(fn: Callable, param: str = "op") -> set[type[Operation]]:
             if annotation is not Operation:
                 _op_classes(annotation, found, subclasses=True)
     return found
+
+
+# --- the docs page ------------------------------------------------------------
+
+
+def coverage_page() -> str:
+    """docs/op-coverage.md, generated at build time (docs/hooks/op_coverage.py)."""
+    table = coverage()
+    lines = [
+        "# Op coverage",
+        "",
+        "Which nn ops the interpreter, the ONNX and TensorFlow formats and the",
+        "TOSA lowering cover, read from their registries when the site is built",
+        "(`graph_opt/testing/op_coverage.py`; `tests/dialects/test_op_coverage.py`",
+        "fails on an op neither covered nor declared not covered, and on a",
+        "declaration that no longer holds).",
+        "",
+        "| op | " + " | ".join(COLUMNS) + " |",
+        "| --- |" + " :-: |" * len(COLUMNS),
+    ]
+    for op in sorted(table):
+        cells = ["yes" if table[op][column] else "**no**" for column in COLUMNS]
+        lines.append(f"| `{op}` | " + " | ".join(cells) + " |")
+    lines += ["", "## Why not", "", "| op | column | reason |", "| --- | --- | --- |"]
+    for op in sorted(NOT_COVERED):
+        for column, reason in NOT_COVERED[op].items():
+            lines.append(f"| `{op}` | {column} | {reason} |")
+    return "\n".join(lines) + "\n"

@@ -157,3 +157,10 @@ def test_negative_matched_ops_of_a_function_matching_nothing():
         return op.operands
 
     assert matched_ops(no_match) == set()
+
+
+def test_the_docs_page_has_a_row_per_op_and_each_reason():
+    page = op_coverage.coverage_page()
+    for op in coverage():
+        assert f"| `{op}` | " in page
+    assert f"| `nn.cumsum` | tosa | {NOT_COVERED['nn.cumsum']['tosa']} |" in page
