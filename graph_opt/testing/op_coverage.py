@@ -8,7 +8,7 @@ lowering cover, read from their own registries.
 | `tf-export` | `tensorflow.graph_export.EXPORTERS` and `op_table.SIMPLE_OP_TYPES` |
 | `onnx-import` | the nn op classes the functions in `onnx_op_table.IMPORTERS` (and the `nn.opaque` fallback) name |
 | `tf-import` | the nn op classes the functions in `tensorflow.op_table.IMPORTERS` (and the `nn.opaque` fallback) name |
-| `tosa` | the nn op classes `lower-to-tosa`'s patterns match (`isinstance(op, ...)` or `op: X`) |
+| `tosa` | the nn op classes `lower-to-tosa`'s patterns (`to_tosa.PATTERNS`, `DecomposeAttention`, the NMS lowering) match |
 
 The export and interpreter columns are keyed by op class, so they are exact.
 Importers are keyed by the framework's operator name: an op counts as imported
