@@ -126,19 +126,21 @@ def load(
     `validate=False`. ONNX external data is read only from inside `base_dir`
     (by default an .onnx file's own directory); a ModelProto or an .mlir
     holding external tensors without `base_dir` is refused."""
+    from graph_opt.formats.dispatch import SAVED_MODEL, input_format
     from graph_opt.formats.onnx.importer import import_model, load_model
 
     if not isinstance(source, str | os.PathLike):
         return import_model(source, validate=validate, base_dir=base_dir)
     path = Path(source)
-    if path.suffix == ".onnx":
+    kind = input_format(path)
+    if kind == "onnx":
         model = load_model(str(path), base_dir)
         return import_model(model, validate=validate, base_dir=base_dir)
-    if path.is_dir():
+    if kind == SAVED_MODEL:
         from graph_opt.formats.tensorflow.saved_model import import_saved_model
 
         return import_saved_model(path, validate=validate)
-    if path.suffix in (".pb", ".pbtxt"):
+    if kind == "graphdef":
         from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 
         return import_graph_def(load_graph_def(str(path)), validate=validate)
@@ -255,17 +257,21 @@ def save(
     com.microsoft ops where they apply), a TensorFlow GraphDef (.pb binary,
     .pbtxt text) or MLIR text (see `to_mlir`), as `graph-opt -o` writes files
     (`graph_opt.output_files`: atomically, through symlinks, onto devices)."""
+    from graph_opt.formats.dispatch import extension, output_format
+
     path = Path(path)
-    if path.suffix == ".onnx":
+    kind = output_format(path)
+    if kind == "onnx":
         from graph_opt.formats.onnx.exporter import save_model
 
         with writing_output_file(path) as stream:
             save_model(module, stream, contrib_ops=contrib_ops)
         return
-    if path.suffix in (".pb", ".pbtxt"):
+    if kind == "graphdef":
         from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
 
-        write_output_file(path, graph_def_bytes(module, text=path.suffix == ".pbtxt"))
+        text = extension(path) == "pbtxt"
+        write_output_file(path, graph_def_bytes(module, text=text))
         return
     with writing_output_file(path) as out:
         text = TextIOWrapper(out, encoding="utf-8", newline="\n")

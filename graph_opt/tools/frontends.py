@@ -8,8 +8,7 @@ from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
 
-SAVED_MODEL = "saved_model"
-"""The frontend of a directory input (a TensorFlow SavedModel)."""
+from graph_opt.formats.dispatch import INPUT_FORMATS, SAVED_MODEL
 
 
 def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
@@ -93,8 +92,6 @@ def register_frontends(tool) -> None:
         read_opaque_external_data(module, tool.args.external_data_dir, name)
         return module
 
-    tool.available_frontends["mlir"] = parse_mlir
-
     def parse_onnx(stream: IO[bytes]) -> ModuleOp:
         from graph_opt.formats.onnx.importer import (
             import_model,
@@ -122,8 +119,6 @@ def register_frontends(tool) -> None:
             base_dir=base_dir,
         )
 
-    tool.available_frontends["onnx"] = parse_onnx
-
     def parse_graph_def(stream: IO[bytes]) -> ModuleOp:
         from graph_opt.formats.tensorflow import (
             graph_def_from_bytes,
@@ -142,9 +137,6 @@ def register_frontends(tool) -> None:
             validate=not tool.args.no_validate,
         )
 
-    tool.available_frontends["pb"] = parse_graph_def
-    tool.available_frontends["pbtxt"] = parse_graph_def
-
     def parse_saved_model(stream: IO[bytes]) -> ModuleOp:
         from graph_opt.formats.tensorflow import parse_input_shapes
         from graph_opt.formats.tensorflow.saved_model import import_saved_model
@@ -158,6 +150,13 @@ def register_frontends(tool) -> None:
             validate=not tool.args.no_validate,
         )
 
+    readers = {
+        "mlir": parse_mlir,
+        "onnx": parse_onnx,
+        "graphdef": parse_graph_def,
+    }
+    for ext, kind in INPUT_FORMATS.items():
+        tool.available_frontends[ext] = readers[kind]
     tool.available_frontends[SAVED_MODEL] = parse_saved_model
 
 

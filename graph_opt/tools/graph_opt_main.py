@@ -26,6 +26,7 @@ from graph_opt.driver.diagnostics import (
     raise_recursion_limit,
 )
 from graph_opt.driver.pipeline import PipelineError, build_pipeline
+from graph_opt.formats.dispatch import OUTPUT_FORMATS
 from graph_opt.formats.mlir.resources import DEFAULT_MIN_BYTES
 from graph_opt.remarks import print_warnings_as_one_line
 from graph_opt.tools.frontends import apply_limits
@@ -33,14 +34,12 @@ from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.xdsl_compat import apply_workarounds
 
 OUTPUT_SUFFIX_TARGETS = {
-    ".mlir": "mlir",
-    ".onnx": "onnx",
-    ".pb": "graphdef",
-    ".pbtxt": "graphdef",
+    **{f".{ext}": kind for ext, kind in OUTPUT_FORMATS.items()},
     ".dot": "dot",
     ".svg": "svg",
 }
-"""The target `-o FILE` implies by FILE's suffix when `-t` is not given."""
+"""The target `-o FILE` implies by FILE's suffix when `-t` is not given: the
+formats `graph_opt.api.save` writes, and pictures."""
 
 GRAPH_OPT_TARGETS = ("mlir", "onnx", "graphdef", "dot", "svg")
 """The output formats offered (xDSL's other targets print no graph)."""
@@ -324,7 +323,7 @@ class GraphOptMain(xDSLOptMain):
         no MLIR text starts with)."""
         name = self.args.input_file
         if name is not None and os.path.isdir(name) and self.args.frontend is None:
-            from graph_opt.tools.frontends import SAVED_MODEL
+            from graph_opt.formats.dispatch import SAVED_MODEL
 
             return io.BytesIO(), SAVED_MODEL
         if name is None and self.args.frontend is None:
