@@ -9,6 +9,7 @@ import pytest
 from memory_graphs import random_inputs, resnet_like, unet_like
 from xdsl.dialects.builtin import StringAttr
 from xdsl.traits import ConstantLike
+from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
 from graph_opt import api
 from graph_opt.dialects.effects import DEVICE_ATTR
@@ -231,3 +232,15 @@ def test_convert_layout_converts_the_gpus_ops_only_same_numbers():
     assert stats[0].counters["ops kept in their layout by the cluster"] == 1
     (got,) = run_function(module, [x])
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_pass_option_names_the_bad_file_and_field(tmp_path):
+    bad = write(tmp_path, '{"devices": [{"name": "/gpu:0", "memory": 0}]}')
+    with pytest.raises(PassFailedException) as caught:
+        api.run(unet_like(), f'memory-plan{{cluster="{bad}"}}')
+    assert str(caught.value).startswith(f"memory-plan: {bad}: devices[0].memory:")
+
+
+def test_without_budget_or_cluster_swap_says_what_to_give():
+    with pytest.raises(DiagnosticException, match="give budget=BYTES, or a cluster"):
+        api.run(unet_like(), "swap")
