@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from graph_opt import api
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
 from graph_opt.testing import model_zoo
 

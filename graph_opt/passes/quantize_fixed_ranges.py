@@ -16,8 +16,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.fused import FusedActivation
-from graph_opt.passes.calibration import stored_range
-from graph_opt.passes.fusion_patterns import activation_of
+from graph_opt.passes.calibrate.calibration import stored_range
+from graph_opt.passes.common.fusion_patterns import activation_of
 
 FIXED_RANGE_ATTR = "nn.fixed_range"
 """A range stated for a value, array<f32: min, max>; quantize uses it as is."""

@@ -14,7 +14,7 @@ from graph_opt.dialects.nn.qint import DequantizeOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.entry import entry_function
 from graph_opt.interpreter import run_function
-from graph_opt.passes.quantize import QuantizePass
+from graph_opt.passes.quantize.quantize import QuantizePass
 from graph_opt.quantization.fake_quant_math import nudge
 
 SHAPE = (1, 2, 4, 4)
