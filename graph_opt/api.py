@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from mmap import mmap
 
     from graph_opt.driver.verify_numerics import NumericCheck
+    from graph_opt.memory.cluster import Cluster
 
 _extra_passes: dict[str, Callable[[], type[ModulePass]]] = {}
 _extra_dialects: dict[str, Callable[[], Dialect]] = {}
@@ -164,8 +165,13 @@ def run(
     statistics: list | None = None,
     verify_numerics: bool | float | NumericCheck = False,
     crash_reproducer: str | os.PathLike | None = None,
+    cluster: Cluster | str | os.PathLike | None = None,
 ) -> ModuleOp:
     """Apply a pipeline in place, verify the result, and return the module.
+
+    A `cluster` (a `graph_opt.memory.cluster.Cluster`, or the path of a JSON
+    or TOML file, see `graph-opt --cluster`) describes the devices the passes
+    plan for: per-device memory budgets, the ops convert-layout converts.
 
     With a `statistics` list, a `graph_opt.statistics.PassStatistics` of each
     pass run is appended to it (rewrites by pattern, ops before and after by
@@ -177,6 +183,13 @@ def run(
     `NumericsChanged` at the first pass whose outputs differ; with a
     `crash_reproducer` path, a pass that fails leaves its input module and the
     pass there (see `graph-opt --crash-reproducer`)."""
+    if cluster is not None:
+        from graph_opt.memory.cluster import Cluster, using_cluster
+        from graph_opt.memory.cluster_file import read_cluster
+
+        devices = cluster if isinstance(cluster, Cluster) else read_cluster(cluster)
+        with using_cluster(devices):
+            return run(module, spec, statistics, verify_numerics, crash_reproducer)
     passes = spec if isinstance(spec, PassPipeline) else pipeline(spec)
     if verify_numerics is not False or crash_reproducer is not None:
         if statistics is not None:

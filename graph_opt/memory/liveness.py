@@ -7,13 +7,16 @@ the op holding the region, and the values a region defines are taken as all
 live at that step (conservative: the region's own schedule is not modelled).
 Constants are persistent memory, counted apart, not scheduled. A tensor's
 device is its producer's `tf.device` (unplaced ops: the default device, "";
-arguments: their readers' device where all agree). swap_in's `after` operand orders, it reads no data.
+arguments: their readers' device where all agree), or with a cluster the
+listed device it names (an unplaced op's: the cluster's default device).
+swap_in's `after` operand orders, it reads no data.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Block, Operation, SSAValue
@@ -22,6 +25,9 @@ from xdsl.traits import ConstantLike
 from graph_opt.dialects.effects import DEVICE_ATTR
 from graph_opt.dialects.nn.device_copy import DeviceCopyOp, SwapInOp
 from graph_opt.memory.tensor_bytes import tensor_size
+
+if TYPE_CHECKING:
+    from graph_opt.memory.cluster import Cluster
 
 DEFAULT_DEVICE = ""
 
@@ -108,12 +114,16 @@ def is_control_use(operation: Operation, index: int) -> bool:
     return isinstance(operation, SwapInOp) and index == 1
 
 
-def block_liveness(block: Block, dynamic_dim: int = 1) -> Liveness:
+def block_liveness(
+    block: Block, dynamic_dim: int = 1, cluster: Cluster | None = None
+) -> Liveness:
     steps = list(block.ops)
     step_of = {op: i for i, op in enumerate(steps)}
     liveness = Liveness(block, steps, [])
+    placed = cluster.device_name if cluster is not None else lambda d: d
 
     def add(value: SSAValue, device: str, start: int, uses: list[int], nested: bool):
+        device = placed(device)
         size = tensor_size(value.type, dynamic_dim)
         liveness.dynamic_tensors += size.dynamic
         liveness.unsized_tensors += not size.sized
@@ -123,6 +133,7 @@ def block_liveness(block: Block, dynamic_dim: int = 1) -> Liveness:
         )
 
     def add_constant(op: Operation, device: str):
+        device = placed(device)
         for result in op.results:
             size = tensor_size(result.type, dynamic_dim)
             liveness.constant_bytes[device] = (

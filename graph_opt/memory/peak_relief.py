@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import func
 from xdsl.ir import SSAValue
+from xdsl.utils.exceptions import DiagnosticException
 
+from graph_opt.memory.cluster import Cluster
 from graph_opt.memory.liveness import Liveness, Tensor, block_liveness
 from graph_opt.memory.plan import device_peak, step_label
 
@@ -30,9 +32,39 @@ class Gap:
     """The first step reading it after the peak."""
 
 
+@dataclass(frozen=True)
+class Budgets:
+    """Each device's budget for its tensors: `budget` bytes on every device
+    when given, else its memory in the cluster less its constants."""
+
+    budget: int | None
+    cluster: Cluster | None = None
+
+    def of(self, device: str, liveness: Liveness) -> int | None:
+        if self.budget is not None:
+            return self.budget
+        listed = self.cluster.device(device) if self.cluster is not None else None
+        if listed is None or listed.memory is None:
+            return None
+        return max(0, listed.memory - liveness.constant_bytes.get(device, 0))
+
+    def check(self, pass_name: str, dynamic_dim: int) -> None:
+        """A budget or a cluster is given, and the sizes are positive."""
+        if self.budget is None and self.cluster is None:
+            raise DiagnosticException(
+                f"{pass_name}: give budget=BYTES, or a cluster with each device's "
+                "memory (--cluster=FILE or cluster=FILE)"
+            )
+        if (self.budget is not None and self.budget < 0) or dynamic_dim < 1:
+            raise DiagnosticException(
+                f"{pass_name}: budget and dynamic-dim must be positive"
+            )
+
+
 @dataclass
 class DeviceOutcome:
     device: str
+    budget: int
     peak_before: int
     peak_after: int = 0
     freed: int = 0
@@ -48,6 +80,8 @@ class DeviceOutcome:
 class Relief:
     function: func.FuncOp
     outcomes: dict[str, DeviceOutcome] = field(default_factory=dict)
+    unbudgeted: list[str] = field(default_factory=list)
+    """Devices with no budget (no `budget`, none in the cluster): left as they are."""
 
 
 class Strategy(ABC):
@@ -76,15 +110,20 @@ def gaps_at(liveness: Liveness, device: str, step: int) -> Iterator[Gap]:
 
 
 def relieve(
-    function: func.FuncOp, budget: int, strategy: Strategy, dynamic_dim: int = 1
+    function: func.FuncOp, budgets: Budgets, strategy: Strategy, dynamic_dim: int = 1
 ) -> Relief:
-    """Free tensors at each device's peak until it fits `budget` or nothing can be freed."""
+    """Free tensors at each device's peak until it fits its budget or nothing can be freed."""
     block = function.body.block
     relief = Relief(function)
-    liveness = block_liveness(block, dynamic_dim)
+    cluster = budgets.cluster
+    liveness = block_liveness(block, dynamic_dim, cluster)
     for device in strategy.devices(liveness):
+        budget = budgets.of(device, liveness)
+        if budget is None:
+            relief.unbudgeted.append(device)
+            continue
         relief.outcomes[device] = DeviceOutcome(
-            device, device_peak(liveness, device)[0]
+            device, budget, device_peak(liveness, device)[0]
         )
     rounds_left = 4 * (len(liveness.tensors) + 1)  # each round frees one gap
     pending = list(relief.outcomes)
@@ -93,7 +132,7 @@ def relieve(
         device = pending[0]
         outcome = relief.outcomes[device]
         peak, step = device_peak(liveness, device)
-        if peak <= budget:
+        if peak <= outcome.budget:
             pending.pop(0)
             continue
         gaps = [
@@ -103,14 +142,14 @@ def relieve(
             outcome.stuck_at = step_label(liveness, step)
             pending.pop(0)
             continue
-        gap = _choose(gaps, peak - budget)
+        gap = _choose(gaps, peak - outcome.budget)
         strategy.free(gap, liveness)
         outcome.freed += 1
         outcome.freed_bytes += gap.tensor.bytes
-        liveness = block_liveness(block, dynamic_dim)
+        liveness = block_liveness(block, dynamic_dim, cluster)
     for device, outcome in relief.outcomes.items():
         outcome.peak_after, step = device_peak(liveness, device)
-        if outcome.peak_after > budget and outcome.stuck_at is None:
+        if outcome.peak_after > outcome.budget and outcome.stuck_at is None:
             outcome.stuck_at, outcome.out_of_rounds = step_label(liveness, step), True
     return relief
 

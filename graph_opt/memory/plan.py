@@ -16,6 +16,7 @@ from xdsl.ir import Operation
 
 from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.memory.arena import DEFAULT_ALIGNMENT, Arena, plan_arena
+from graph_opt.memory.cluster import Cluster
 from graph_opt.memory.liveness import DEFAULT_DEVICE, Liveness, block_liveness
 
 
@@ -69,9 +70,11 @@ def plan_function(
     function: func.FuncOp,
     dynamic_dim: int = 1,
     alignment: int | None = DEFAULT_ALIGNMENT,
+    cluster: Cluster | None = None,
 ) -> FunctionPlan:
-    """The plan of `function`'s body; `alignment=None` skips the arena plan."""
-    liveness = block_liveness(function.body.block, dynamic_dim)
+    """The plan of `function`'s body, its tensors on `cluster`'s devices;
+    `alignment=None` skips the arena plan."""
+    liveness = block_liveness(function.body.block, dynamic_dim, cluster)
     devices = {}
     for device in liveness.devices() or [DEFAULT_DEVICE]:
         profile = liveness.step_bytes(device)
@@ -89,9 +92,15 @@ def plan_function(
 
 
 def plan_module(
-    module: ModuleOp, dynamic_dim: int = 1, alignment: int | None = DEFAULT_ALIGNMENT
+    module: ModuleOp,
+    dynamic_dim: int = 1,
+    alignment: int | None = DEFAULT_ALIGNMENT,
+    cluster: Cluster | None = None,
 ) -> list[FunctionPlan]:
-    return [plan_function(f, dynamic_dim, alignment) for f in planned_functions(module)]
+    return [
+        plan_function(f, dynamic_dim, alignment, cluster)
+        for f in planned_functions(module)
+    ]
 
 
 def planned_functions(module: ModuleOp) -> list[func.FuncOp]:

@@ -1,8 +1,10 @@
 """What swap and recompute say: statistics per function and device, a warning
-when nothing was needed, and one when a peak stays above the budget."""
+when nothing was needed, one when a peak stays above the budget, and one for
+devices with no budget."""
 
 from __future__ import annotations
 
+from graph_opt.memory.cluster import Cluster
 from graph_opt.memory.liveness import block_liveness
 from graph_opt.memory.peak_relief import Relief
 from graph_opt.memory.plan import format_bytes
@@ -15,9 +17,9 @@ def report_relief(
     pass_name: str,
     verb: str,
     reliefs: list[Relief],
-    budget: int,
     dynamic_dim: int,
     stuck_reason: str,
+    cluster: Cluster | None = None,
 ) -> None:
     """`verb` says what was done to a tensor ("swapped"); `stuck_reason` why
     no tensor at a peak could be."""
@@ -26,6 +28,7 @@ def report_relief(
         symbol = relief.function.sym_name.data
         for device, outcome in relief.outcomes.items():
             where = f"@{symbol}" + (f" on {device}" if device else "")
+            record(f"budget bytes in {where}", outcome.budget)
             record(f"peak bytes before in {where}", outcome.peak_before)
             record(f"peak bytes after in {where}", outcome.peak_after)
             record(f"tensors {verb} in {where}", outcome.freed)
@@ -40,11 +43,18 @@ def report_relief(
                 warn(
                     f"{pass_name}: {where}: peak {format_bytes(outcome.peak_after)} "
                     f"at {outcome.stuck_at} stays above the budget "
-                    f"{format_bytes(budget)} by "
-                    f"{format_bytes(outcome.peak_after - budget)}: {reason}"
+                    f"{format_bytes(outcome.budget)} by "
+                    f"{format_bytes(outcome.peak_after - outcome.budget)}: {reason}"
                 )
-        liveness = block_liveness(relief.function.body.block, dynamic_dim)
-        if not relief.outcomes and liveness.tensors:
+        for device in relief.unbudgeted:
+            warn(
+                f"{pass_name}: @{symbol}"
+                + (f" on {device}" if device else "")
+                + f": no budget ({pass_name}{{budget=BYTES}}, or the device's memory "
+                "in the cluster); nothing " + verb
+            )
+        liveness = block_liveness(relief.function.body.block, dynamic_dim, cluster)
+        if not relief.outcomes and not relief.unbudgeted and liveness.tensors:
             warn(
                 f"{pass_name}: @{symbol}: every tensor is on the host device "
                 f"({liveness.tensors[0].device}); nothing {verb}"
@@ -54,7 +64,13 @@ def report_relief(
     outcomes = [o for relief in reliefs for o in relief.outcomes.values()]
     if outcomes and not freed and not any(o.stuck_at for o in outcomes):
         peaks = [o.peak_before for o in outcomes]
+        budgets = {o.budget for o in outcomes}
+        budget = (
+            f"the budget {format_bytes(budgets.pop())}"
+            if len(budgets) == 1
+            else "its budget"
+        )
         warn(
             f"{pass_name}: every device's peak ({format_bytes(max(peaks, default=0))} "
-            f"at most) already fits the budget {format_bytes(budget)}; nothing {verb}"
+            f"at most) already fits {budget}; nothing {verb}"
         )

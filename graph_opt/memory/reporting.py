@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from graph_opt.memory.cluster import Cluster
 from graph_opt.memory.liveness import Liveness
-from graph_opt.memory.plan import FunctionPlan
+from graph_opt.memory.plan import FunctionPlan, format_bytes
 
 
 def where(plan: FunctionPlan, device: str) -> str:
@@ -34,3 +35,24 @@ def dynamic_dims_warning(
     if not said:
         return None
     return f"{pass_name}: @{symbol}: " + "; ".join(said)
+
+
+def over_memory_warning(
+    pass_name: str,
+    where: str,
+    peak: int,
+    constants: int,
+    cluster: Cluster | None,
+    device: str,
+) -> str | None:
+    """Whether a device's peak and constants exceed its memory in the cluster."""
+    listed = cluster.device(device) if cluster is not None else None
+    if listed is None or listed.memory is None or peak + constants <= listed.memory:
+        return None
+    return (
+        f"{pass_name}: {where}: peak {format_bytes(peak)} and constants "
+        f"{format_bytes(constants)} exceed the device's memory "
+        f"{format_bytes(listed.memory)} by "
+        f"{format_bytes(peak + constants - listed.memory)} (swap or recompute "
+        "lower the peak)"
+    )

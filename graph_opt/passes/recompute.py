@@ -12,11 +12,17 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import ConstantLike, Pure
-from xdsl.utils.exceptions import DiagnosticException
 
 from graph_opt.dialects.nn.norm import BatchNormOp
+from graph_opt.memory.cluster_file import cluster_for_pass
 from graph_opt.memory.liveness import Liveness
-from graph_opt.memory.peak_relief import Gap, Strategy, relieve, replace_uses_from
+from graph_opt.memory.peak_relief import (
+    Budgets,
+    Gap,
+    Strategy,
+    relieve,
+    replace_uses_from,
+)
 from graph_opt.memory.plan import planned_functions
 from graph_opt.memory.relief_report import report_relief
 from graph_opt.patterns.op_kinds import OpKind, op_kind
@@ -42,7 +48,7 @@ def is_cheap(op: Operation) -> bool:
 
 @dataclass(frozen=True)
 class RecomputePass(ModulePass):
-    """Recompute cheap activations whose inputs are live anyway, until each device's peak fits `budget` bytes.
+    """Recompute cheap activations whose inputs are live anyway, until each device's peak fits its budget.
 
     As Grappler's recomputation: at a device's peak (the planner's, see
     memory-plan), a tensor live there but read only before and after it, made
@@ -53,32 +59,43 @@ class RecomputePass(ModulePass):
     after its last read before the peak. Recomputing costs no memory elsewhere
     since the inputs are held anyway. A peak that stays above the budget is
     reported with the bytes missing (`swap` can then move what is left).
+    The budget is `budget` bytes on every device, else, with a cluster
+    (`--cluster=FILE` or `cluster=FILE`), each device's memory less its
+    constants, as for swap.
     """
 
     name = "recompute"
 
-    budget: int = field(metadata={"help": "device memory budget in bytes"})
+    budget: int | None = field(
+        default=None,
+        metadata={
+            "help": "memory budget of every device in bytes (default: each "
+            "device's memory in the cluster)"
+        },
+    )
     dynamic_dim: int = field(
         default=1, metadata={"help": "size assumed for each unknown dim"}
     )
+    cluster: str = field(
+        default="",
+        metadata={"help": "a cluster file (JSON or TOML) instead of --cluster's"},
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.budget < 0 or self.dynamic_dim < 1:
-            raise DiagnosticException(
-                "recompute: budget and dynamic-dim must be positive"
-            )
+        budgets = Budgets(self.budget, cluster_for_pass(self.name, self.cluster))
+        budgets.check(self.name, self.dynamic_dim)
         reliefs = [
-            relieve(f, self.budget, RecomputeCheapOps(), self.dynamic_dim)
+            relieve(f, budgets, RecomputeCheapOps(), self.dynamic_dim)
             for f in planned_functions(op)
         ]
         report_relief(
             self.name,
             "recomputed",
             reliefs,
-            self.budget,
             self.dynamic_dim,
             "no tensor live there is made by a cheap op from inputs still live "
             "at its next read",
+            budgets.cluster,
         )
 
 

@@ -10,9 +10,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from graph_opt.memory.cluster import Cluster
+from graph_opt.memory.cluster_file import cluster_for_pass
 from graph_opt.memory.liveness import block_liveness, same_device
 from graph_opt.memory.memory_schedule import memory_order, reorder
 from graph_opt.memory.plan import device_peak, format_bytes, planned_functions
+from graph_opt.memory.reporting import over_memory_warning
 from graph_opt.passes.swap import HOST_DEVICE
 from graph_opt.remarks import warn
 from graph_opt.statistics import record
@@ -29,6 +32,9 @@ class ScheduleMemoryPass(ModulePass):
     stand right before their first reader, nested regions keep their order.
     The new order is kept only if the planner's peak (the largest over the
     devices other than `host-device`) goes down; otherwise the pass says so.
+    With a cluster (`--cluster=FILE` or `cluster=FILE`), tensors count on its
+    devices (an unplaced op's on its default device), and a device whose
+    peak and constants still exceed its memory is warned about.
     """
 
     name = "schedule-memory"
@@ -40,20 +46,25 @@ class ScheduleMemoryPass(ModulePass):
     dynamic_dim: int = field(
         default=1, metadata={"help": "size assumed for each unknown dim"}
     )
+    cluster: str = field(
+        default="",
+        metadata={"help": "a cluster file (JSON or TOML) instead of --cluster's"},
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.dynamic_dim < 1:
             raise DiagnosticException("schedule-memory: dynamic-dim must be positive")
+        cluster = cluster_for_pass(self.name, self.cluster)
         for function in planned_functions(op):
-            self._schedule(function)
+            self._schedule(function, cluster)
 
-    def _schedule(self, function: func.FuncOp) -> None:
+    def _schedule(self, function: func.FuncOp, cluster: Cluster | None) -> None:
         block = function.body.block
         where = f"@{function.sym_name.data}"
-        before = self._peak(block)
+        before = self._peak(block, cluster)
         original = list(block.ops)
         moved = reorder(block, memory_order(block, self.host_device, self.dynamic_dim))
-        after = self._peak(block)
+        after = self._peak(block, cluster)
         if after >= before:
             reorder(block, original)
             after, moved = before, 0
@@ -65,14 +76,27 @@ class ScheduleMemoryPass(ModulePass):
                 f"schedule-memory: {where}: the memory-aware order does not "
                 f"lower the peak {format_bytes(before)}; order kept"
             )
+        if cluster is not None:
+            self._warn_over_memory(where, block, cluster)
 
-    def _peak(self, block) -> int:
-        liveness = block_liveness(block, self.dynamic_dim)
+    def _devices(self, liveness) -> list[str]:
+        return [d for d in liveness.devices() if not same_device(d, self.host_device)]
+
+    def _peak(self, block, cluster: Cluster | None) -> int:
+        liveness = block_liveness(block, self.dynamic_dim, cluster)
         return max(
-            (
-                device_peak(liveness, d)[0]
-                for d in liveness.devices()
-                if not same_device(d, self.host_device)
-            ),
-            default=0,
+            (device_peak(liveness, d)[0] for d in self._devices(liveness)), default=0
         )
+
+    def _warn_over_memory(self, where: str, block, cluster: Cluster) -> None:
+        liveness = block_liveness(block, self.dynamic_dim, cluster)
+        for device in self._devices(liveness):
+            if said := over_memory_warning(
+                self.name,
+                f"{where} on {device}" if device else where,
+                device_peak(liveness, device)[0],
+                liveness.constant_bytes.get(device, 0),
+                cluster,
+                device,
+            ):
+                warn(said)

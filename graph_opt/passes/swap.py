@@ -11,21 +11,30 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import ConstantLike
-from xdsl.utils.exceptions import DiagnosticException
 
 from graph_opt.dialects.effects import DEVICE_ATTR
 from graph_opt.dialects.nn.device_copy import SwapInOp, SwapOutOp
+from graph_opt.memory.cluster import Cluster
+from graph_opt.memory.cluster_file import cluster_for_pass
 from graph_opt.memory.liveness import Liveness, same_device
-from graph_opt.memory.peak_relief import Gap, Strategy, relieve, replace_uses_from
+from graph_opt.memory.peak_relief import (
+    Budgets,
+    Gap,
+    Relief,
+    Strategy,
+    relieve,
+    replace_uses_from,
+)
 from graph_opt.memory.plan import planned_functions
 from graph_opt.memory.relief_report import report_relief
+from graph_opt.statistics import record
 
 HOST_DEVICE = "/device:CPU:0"
 
 
 @dataclass(frozen=True)
 class SwapPass(ModulePass):
-    """Swap long-lived tensors to host memory until each device's peak fits `budget` bytes.
+    """Swap long-lived tensors to host memory until each device's peak fits its budget.
 
     As Grappler's MemoryOptimizer: at a device's peak (the planner's, see
     memory-plan), a tensor live there but read only before and after it is
@@ -38,11 +47,23 @@ class SwapPass(ModulePass):
     The pair exports as Identity nodes (to TensorFlow with their devices). A
     peak that no swap can bring under the budget is reported with the bytes
     missing.
+
+    The budget is `budget` bytes on every device, else, with a cluster
+    (`--cluster=FILE` or `cluster=FILE`, see the memory docs), each device's
+    memory less its constants; a device with neither is left as it is, with a
+    warning. With a cluster giving a device's `bandwidth`, the statistics
+    estimate the time of its copies (out and back).
     """
 
     name = "swap"
 
-    budget: int = field(metadata={"help": "device memory budget in bytes"})
+    budget: int | None = field(
+        default=None,
+        metadata={
+            "help": "memory budget of every device in bytes (default: each "
+            "device's memory in the cluster)"
+        },
+    )
     host_device: str = field(
         default=HOST_DEVICE,
         metadata={"help": "the host device swapped tensors are placed on"},
@@ -50,22 +71,40 @@ class SwapPass(ModulePass):
     dynamic_dim: int = field(
         default=1, metadata={"help": "size assumed for each unknown dim"}
     )
+    cluster: str = field(
+        default="",
+        metadata={"help": "a cluster file (JSON or TOML) instead of --cluster's"},
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.budget < 0 or self.dynamic_dim < 1:
-            raise DiagnosticException("swap: budget and dynamic-dim must be positive")
+        budgets = Budgets(self.budget, cluster_for_pass(self.name, self.cluster))
+        budgets.check(self.name, self.dynamic_dim)
         reliefs = [
-            relieve(f, self.budget, SwapToHost(self.host_device), self.dynamic_dim)
+            relieve(f, budgets, SwapToHost(self.host_device), self.dynamic_dim)
             for f in planned_functions(op)
         ]
         report_relief(
             self.name,
             "swapped",
             reliefs,
-            self.budget,
             self.dynamic_dim,
             "every tensor live there is made or read by that op",
+            budgets.cluster,
         )
+        if budgets.cluster is not None:
+            _record_copy_times(reliefs, budgets.cluster)
+
+
+def _record_copy_times(reliefs: list[Relief], cluster: Cluster) -> None:
+    """Each device's swapped bytes, out and back, at its bandwidth."""
+    for relief in reliefs:
+        for device, outcome in relief.outcomes.items():
+            listed = cluster.device(device)
+            if listed is None or listed.bandwidth is None or not outcome.freed:
+                continue
+            seconds = 2 * outcome.freed_bytes / listed.bandwidth
+            where = f"@{relief.function.sym_name.data} on {listed.name}"
+            record(f"copy microseconds in {where}", round(seconds * 1e6))
 
 
 @dataclass(frozen=True)

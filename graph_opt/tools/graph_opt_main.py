@@ -210,6 +210,14 @@ class GraphOptMain(xDSLOptMain):
             "the ops before and after by kind, and what the pass reported",
         )
         arg_parser.add_argument(
+            "--cluster",
+            type=_cluster,
+            metavar="FILE",
+            help="The devices the graph runs on (JSON or TOML: memory, bandwidth, "
+            "preferred layout): per-device budgets for the memory passes, and the "
+            "ops convert-layout converts",
+        )
+        arg_parser.add_argument(
             "--list-passes",
             action="store_true",
             help="List the available passes with their summaries and options",
@@ -341,6 +349,12 @@ class GraphOptMain(xDSLOptMain):
         return module
 
     def apply_passes(self, prog: ModuleOp):
+        from graph_opt.memory.cluster import using_cluster
+
+        with using_cluster(self.args.cluster):
+            self._apply_passes(prog)
+
+    def _apply_passes(self, prog: ModuleOp):
         if self.args.emit_before:
             self._emit_before(prog)
         if self.args.explain_pattern:
@@ -494,6 +508,16 @@ class GraphOptMain(xDSLOptMain):
                 super().run()
         if self.args.time_passes:
             print(format_pass_times(self.pass_times), file=sys.stderr)
+
+
+def _cluster(path: str):
+    """--cluster's file, read; a bad one is an argument error naming the field."""
+    from graph_opt.memory.cluster_file import ClusterFileError, read_cluster
+
+    try:
+        return read_cluster(path)
+    except ClusterFileError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def format_pass_times(times: Sequence[tuple[str, float]]) -> str:

@@ -49,31 +49,34 @@ def store_range(value: SSAValue, low: float, high: float) -> None:
         value.owner.attributes[RANGE_ATTR] = attr  # type: ignore[union-attr]
 
 
-def stored_range(value: SSAValue) -> tuple[float, float] | None:
-    """The range `store_range` recorded for the value, if any."""
+def stored_range(
+    value: SSAValue, attr_name: str = RANGE_ATTR
+) -> tuple[float, float] | None:
+    """The range `store_range` recorded for the value (or one given as
+    `attr_name`), if any."""
     if isinstance(value, BlockArgument):
         function = value.block.parent_op()
         if not isinstance(function, func.FuncOp):
             return None
-        attr = _arg_entries(function)[value.index].get(RANGE_ATTR)
+        attr = _arg_entries(function)[value.index].get(attr_name)
     else:
-        attr = value.owner.attributes.get(RANGE_ATTR)  # type: ignore[union-attr]
+        attr = value.owner.attributes.get(attr_name)  # type: ignore[union-attr]
     if isinstance(attr, DenseArrayBase) and len(attr.get_values()) == 2:
         low, high = attr.get_values()
         return float(low), float(high)
     return None
 
 
-def clear_ranges(module: ModuleOp) -> None:
-    """Remove every recorded range."""
+def clear_ranges(module: ModuleOp, attr_name: str = RANGE_ATTR) -> None:
+    """Remove every recorded range (or every one given as `attr_name`)."""
     for op in module.walk():
-        op.attributes.pop(RANGE_ATTR, None)
+        op.attributes.pop(attr_name, None)
         if isinstance(op, func.FuncOp) and op.arg_attrs is not None:
             entries = _arg_entries(op)
-            if any(RANGE_ATTR in e for e in entries):
+            if any(attr_name in e for e in entries):
                 op.arg_attrs = ArrayAttr(
                     [
-                        DictionaryAttr({k: v for k, v in e.items() if k != RANGE_ATTR})
+                        DictionaryAttr({k: v for k, v in e.items() if k != attr_name})
                         for e in entries
                     ]  # fmt: skip
                 )

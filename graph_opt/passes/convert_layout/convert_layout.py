@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorType
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -17,8 +17,12 @@ from graph_opt.dialects.nn.layout import DATA_LAYOUTS
 from graph_opt.dialects.nn.names import DIM_NAMES_ATTR
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
+from graph_opt.memory.cluster import Cluster
+from graph_opt.memory.cluster_file import cluster_for_pass
+from graph_opt.memory.liveness import device_of
 from graph_opt.passes.convert_layout.layout_patterns import (
     Transposes,
+    has_other_layout,
     inverse,
     layout_patterns,
     layout_perm,
@@ -28,6 +32,7 @@ from graph_opt.passes.convert_layout.layout_patterns import (
 )
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import keeping_placement
+from graph_opt.statistics import record
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,14 @@ class ConvertLayoutPass(ModulePass):
     their layout with transposes around them. With `keep-io-layout=false`, the
     function's inputs and outputs that the conversion transposes take the
     target layout instead (the signature changes).
+
+    With a cluster (`--cluster=FILE` or `cluster=FILE`), as Grappler converts
+    only the ops placed on a GPU, an op is converted unless the cluster gives
+    the device it is placed on (its `tf.device`; an unplaced op's: the
+    cluster's `default_device`) another preferred `layout`: an op on a device
+    the cluster does not list, on one with no `layout`, or unplaced with no
+    `default_device`, is converted as without a cluster. The ops left in
+    their layout are counted and named in a warning.
     """
 
     name = "convert-layout"
@@ -58,19 +71,30 @@ class ConvertLayoutPass(ModulePass):
             "help": "keep the layout of function inputs and outputs (transposes at the edges)"
         },
     )
+    cluster: str = field(
+        default="",
+        metadata={"help": "a cluster file (JSON or TOML) instead of --cluster's"},
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.target not in DATA_LAYOUTS:
             raise PassFailedException(
                 f"convert-layout: target must be one of {DATA_LAYOUTS}, got {self.target!r}"
             )
-        transposes = Transposes(self.target, free_inputs=not self.keep_io_layout)
+        cluster = cluster_for_pass(self.name, self.cluster)
+        converts = (
+            (lambda o: True) if cluster is None else self._prefers_target(cluster)
+        )
+        transposes = Transposes(
+            self.target, free_inputs=not self.keep_io_layout, converts=converts
+        )
+        kept = self._report_kept(op, converts, cluster)
         walker = keeping_placement(
             GreedyRewritePatternApplier(
                 layout_patterns(self.target, transposes), dce_enabled=False
             )
         )
-        if not walker.rewrite_module(op):
+        if not walker.rewrite_module(op) and not kept:
             warn(f"convert-layout: found no op outside the {self.target} layout")
         if self.keep_io_layout:
             return
@@ -82,6 +106,30 @@ class ConvertLayoutPass(ModulePass):
                 if function.sym_name.data not in called:
                     self._convert_signature(function)
         walker.rewrite_module(op)
+
+    def _prefers_target(self, cluster: Cluster):
+        def converts(op: Operation) -> bool:
+            device = cluster.device(device_of(op))
+            return device is None or device.layout in (None, self.target)
+
+        return converts
+
+    def _report_kept(self, module: ModuleOp, converts, cluster) -> int:
+        """Count and name the ops the cluster keeps in their layout; how many."""
+        kept = [
+            o
+            for o in module.walk()
+            if has_other_layout(o, self.target) and not converts(o)
+        ]
+        record("ops kept in their layout by the cluster", len(kept))
+        if kept:
+            first = kept[0]
+            warn(
+                f"convert-layout: {len(kept)} op(s) kept in their layout: their "
+                f"device prefers it (first: {first.name} on "
+                f"{cluster.device_name(device_of(first))})"
+            )
+        return len(kept)
 
     def _convert_signature(self, function: func.FuncOp) -> None:
         """Inputs some transpose moves into the target layout, and outputs that a

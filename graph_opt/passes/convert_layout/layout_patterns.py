@@ -3,7 +3,7 @@ transposes moved through layout-agnostic ops, composed, cancelled and folded."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,13 +102,24 @@ class Transposes:
     transpose is composed and one of a constant folded.
 
     With `free_inputs`, moving a function input into the `target` layout counts
-    as free: the signature takes that layout afterwards.
+    as free: the signature takes that layout afterwards. `converts` says which
+    layout-sensitive ops the rewrites convert (by default all).
     """
 
-    def __init__(self, target: str, free_inputs: bool = False) -> None:
+    def __init__(
+        self,
+        target: str,
+        free_inputs: bool = False,
+        converts: Callable[[Operation], bool] = lambda op: True,
+    ) -> None:
         self.target = target
         self.free_inputs = free_inputs
+        self.converts = converts
         self._built: dict[tuple[SSAValue, Perm], SSAValue] = {}
+
+    def converted(self, op: Operation) -> bool:
+        """Whether the rewrites move `op` into the target layout."""
+        return has_other_layout(op, self.target) and self.converts(op)
 
     @staticmethod
     def cancelled(value: SSAValue, perm: Perm) -> SSAValue | None:
@@ -374,7 +385,7 @@ class ConvertLayoutSensitiveOp(RewritePattern):
     transposes: Transposes
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not has_other_layout(op, self.target):
+        if not self.transposes.converted(op):
             return
         x, out = ranked(op.operands[0]), ranked(op.results[0])
         if x is None or out is None or x.get_num_dims() < 3:
@@ -471,7 +482,7 @@ class SinkTranspose(RewritePattern):
         movers = [
             u
             for u in users
-            if not isinstance(u, TransposeOp) and not has_other_layout(u, self.target)
+            if not isinstance(u, TransposeOp) and not self.transposes.converted(u)
         ]
         group = set(movers)
         pending = {op.output} | {r for u in movers for r in u.results}
@@ -490,7 +501,7 @@ class SinkTranspose(RewritePattern):
         return (
             user in group
             or isinstance(user, TransposeOp)
-            or has_other_layout(user, self.target)
+            or self.transposes.converted(user)
         )
 
     def _replace(

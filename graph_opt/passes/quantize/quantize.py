@@ -43,6 +43,11 @@ from graph_opt.passes.quantize.training import (
     TrainingQuantization,
     quantize_training_graph,
 )
+from graph_opt.passes.quantize_fixed_ranges import (
+    FIXED_RANGE_ATTR,
+    fixed_range_kinds,
+    fixed_ranges,
+)
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import carry_placement, place_like
 from graph_opt.statistics import record
@@ -80,6 +85,15 @@ class QuantizePass(ModulePass):
     inside the matches of those registered patterns (graph-opt's,
     `--load-patterns`, entry points), and each match's result is the tensor
     quantized after them.
+
+    With `fixed-ranges` (TF contrib.quantize's FixedQuantize), an activation
+    tensor whose range is known takes that range exactly, calibrated or not:
+    relu6 [0, 6], clip its bounds, sigmoid and hard_sigmoid [0, 1], tanh
+    [-1, 1] (as ops or fused), for the activations named (`all`, or e.g.
+    `relu6,sigmoid`). A range stated on an op or function argument as
+    `nn.fixed_range = array<f32: min, max>` is used the same way, with or
+    without the option. A fixed range is widened only to contain 0, never
+    made symmetric; a concat still gives its inputs its own range.
 
     With `training`, a TF training graph is rewritten as create_training_graph
     does instead (quantize_training.py): range variables updated each step,
@@ -151,6 +165,13 @@ class QuantizePass(ModulePass):
             "frozen, from this step on (default: never)"
         },
     )
+    fixed_ranges: str = field(
+        default="",
+        metadata={
+            "help": "activations quantized with their known range, uncalibrated: "
+            "all, or some of relu6, clip, sigmoid, hard_sigmoid, tanh"
+        },
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for bits in (self.weight_bits, self.activation_bits):
@@ -158,7 +179,13 @@ class QuantizePass(ModulePass):
                 raise PassFailedException(
                     f"bits must be in [{MIN_BITS}, {MAX_BITS}], got {bits}"
                 )
+        kinds = fixed_range_kinds(self.fixed_ranges)
         if self.training:
+            if kinds:
+                raise PassFailedException(
+                    "quantize: fixed-ranges is for post-training quantization; "
+                    "training=true learns every range"
+                )
             self._quantize_training_graph(op)
             return
         if self.freeze_bn_delay is not None:
@@ -180,23 +207,29 @@ class QuantizePass(ModulePass):
             ]
         record("classifier logits left unrounded", _keep_logits_unrounded(matches))
         outputs = [v for m in matches for v in m.activations]
-        inputs = _calibrated_inputs(_unquantized_inputs(matches, set(outputs)))
+        inputs = _unquantized_inputs(matches, set(outputs))
+        fixed = fixed_ranges(_unique([*inputs, *outputs]), kinds)
+        inputs = _calibrated_inputs(inputs, fixed)
         activations = _unique([*inputs, *outputs])
-        ranges = _calibrated_ranges(activations)
+        ranges = _calibrated_ranges(activations, fixed)
         record("inputs at their concat's range", _concat_inputs_take_ranges(ranges))
         _pools_keep_input_ranges(ranges)
+        exact = {v for v, r in fixed.items() if ranges.get(v) == r}
+        record("fixed ranges used", len(exact))
         record("layers quantized", len(matches))
         record("activations quantized", len(activations))
         _report_float_layers(op, {m.layer for m in matches}, include, exclude)
         for match in matches:
             self._quantize_weight(match)
         for value in activations:
+            symmetric = self.symmetric_activations and value not in exact
             low, high = activation_range(
-                *ranges[value], self.activation_bits, self.symmetric_activations
+                *ranges[value], self.activation_bits, symmetric
             )
             _insert_after(value, fake_quant_props([low], [high], self.activation_bits))
         record("biases rounded to the int32 grid", round_biases(op))
         clear_ranges(op)
+        clear_ranges(op, FIXED_RANGE_ATTR)
 
     def _quantize_training_graph(self, module: ModuleOp) -> None:
         if (
@@ -392,10 +425,12 @@ def _unquantized_inputs(
     return inputs
 
 
-def _calibrated_inputs(inputs: list[SSAValue]) -> list[SSAValue]:
-    """The inputs with a calibrated range; a warning names those without (a
-    quantization-aware graph whose input TensorFlow left float)."""
-    missing = [v for v in _unique(inputs) if stored_range(v) is None]
+def _calibrated_inputs(
+    inputs: list[SSAValue], fixed: dict[SSAValue, tuple[float, float]]
+) -> list[SSAValue]:
+    """The inputs with a calibrated or fixed range; a warning names those
+    without (a quantization-aware graph whose input TensorFlow left float)."""
+    missing = [v for v in _unique(inputs) if v not in fixed and stored_range(v) is None]
     record("layer inputs left float", len(missing))
     if missing:
         warn(
@@ -464,10 +499,13 @@ def _pools_keep_input_ranges(ranges: dict[SSAValue, tuple[float, float]]) -> Non
             ranges[value] = ranges[pool.operands[0]]
 
 
-def _calibrated_ranges(values: list[SSAValue]) -> dict[SSAValue, tuple[float, float]]:
+def _calibrated_ranges(
+    values: list[SSAValue], fixed: dict[SSAValue, tuple[float, float]]
+) -> dict[SSAValue, tuple[float, float]]:
+    """Each value's fixed range, else its calibrated one."""
     ranges, missing = {}, []
     for value in values:
-        found = stored_range(value)
+        found = fixed.get(value) or stored_range(value)
         if found is not None:
             ranges[value] = found
         else:
