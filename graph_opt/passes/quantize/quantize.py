@@ -39,14 +39,14 @@ from graph_opt.passes.common.quantize_patterns import (
 from graph_opt.passes.convert_to_int.bias_rounding import round_biases
 from graph_opt.passes.convert_to_int.convert_to_int import FLOAT_LINEAR_OPS
 from graph_opt.passes.convert_to_int.patterns import SCALE_PRESERVING
-from graph_opt.passes.quantize.training import (
-    TrainingQuantization,
-    quantize_training_graph,
-)
-from graph_opt.passes.quantize_fixed_ranges import (
+from graph_opt.passes.quantize.fixed_ranges import (
     FIXED_RANGE_ATTR,
     fixed_range_kinds,
     fixed_ranges,
+)
+from graph_opt.passes.quantize.training import (
+    TrainingQuantization,
+    quantize_training_graph,
 )
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import carry_placement, place_like
