@@ -184,14 +184,15 @@ class DFPattern:
 
 
 class WildcardPattern(DFPattern):
-    def __call__(self, *args: DFPattern | None) -> DFPattern:
-        """A call of any function with arguments `args` (TVM's wildcard callee)."""
-        from graph_opt.patterns.structure import CallPattern
-
-        return CallPattern(None, args)
+    def __call__(self, *args: DFPattern | None) -> AnyOpPattern:
+        """An application of any op to `args` (TVM's wildcard callee)."""
+        return AnyOpPattern(args)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         return True
+
+    def match_op(self, m: Matcher, op: Operation) -> bool:
+        return True  # (a function, for `wildcard().has_attr(...)`)
 
     def __str__(self) -> str:
         return "*"
@@ -251,6 +252,10 @@ class OpPattern(DFPattern):
     def match_op(self, m: Matcher, op: Operation) -> bool:
         if op.name not in self.names:
             return m.fail(self, op, "op is {}, expected {}", op.name, _names(self))
+        return self._match_applied(m, op)
+
+    def _match_applied(self, m: Matcher, op: Operation) -> bool:
+        """Match the operands of an op of an accepted name, and bind it."""
         if self.args is not None:
             count, expected = len(op.operands), len(self.args)
             if count < expected or (count > expected and not self.variadic):
@@ -293,6 +298,29 @@ class OpPattern(DFPattern):
             return head
         args = [str(a) for a in self.args] + (["..."] if self.variadic else [])
         return f"{head}({', '.join(args)})"
+
+
+class AnyOpPattern(OpPattern):
+    """An application of any op with operands matching `args`: TVM's wildcard
+    callee (`wildcard()(x, y)`; `wildcard()(None)`: any operands), as in Relay,
+    where every operator is a call. A constant is a value, not an application."""
+
+    def __init__(self, args: Sequence[DFPattern | None]):
+        super().__init__((), args)
+        self.root_names = None
+
+    def __call__(self, *args: DFPattern | None) -> AnyOpPattern:
+        call = AnyOpPattern(args)
+        call.label = self.label
+        return call
+
+    def match_op(self, m: Matcher, op: Operation) -> bool:
+        if op.has_trait(ConstantLike):
+            return m.fail(self, op, "is a constant, not an op application")
+        return self._match_applied(m, op)
+
+    def __str__(self) -> str:
+        return "*" + super().__str__().removeprefix("is_op()")
 
 
 def _expand_tuples(args: Sequence[DFPattern | None]) -> list[DFPattern | None]:
@@ -448,6 +476,17 @@ class AttrPattern(DFPattern):
         if not self.inner.match_op(m, op):
             return m.fail_because(self, op, "inner pattern does not match")
         return self._check(m, op)
+
+    def __call__(self, *args: DFPattern | None) -> DFPattern:
+        """The inner pattern applied to `args`, with the same attributes (TVM's
+        `is_op("add").has_attr({...})(x, y)`); a function pattern's attributes
+        stay the callee's."""
+        if not callable(self.inner):
+            raise TypeError(f"{self.inner} takes no input patterns")
+        applied = self.inner(*args)
+        if getattr(applied, "callee", None) is self.inner:
+            return type(applied)(self, args)  # type: ignore[call-arg]
+        return AttrPattern(applied, self.attrs)
 
     def _check(self, m: Matcher, op: Operation) -> bool:
         for name, expected in self.attrs.items():
