@@ -29,7 +29,7 @@ from xdsl.ir import (
     SSAValue,
     TypeAttribute,
 )
-from xdsl.traits import Commutative, ConstantLike
+from xdsl.traits import Commutative, ConstantLike, SymbolTable
 
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import element_type
@@ -459,10 +459,17 @@ class ConstantPattern(DFPattern):
 
 
 class AttrPattern(DFPattern):
-    """`inner` whose defining op has the given attributes (or property defaults)."""
+    """`inner` whose defining op has the given attributes (or property defaults).
 
-    def __init__(self, inner: DFPattern, attrs: dict[str, Any]):
-        self.inner, self.attrs = inner, attrs
+    `TOpPattern` (TVM's operator attribute) compares the op's OpKind. With
+    `of_callee` (has_attr, then input patterns: TVM's attributes of the
+    callee), a func.call is checked by its callee function's attributes.
+    """
+
+    def __init__(
+        self, inner: DFPattern, attrs: dict[str, Any], of_callee: bool = False
+    ):
+        self.inner, self.attrs, self.of_callee = inner, attrs, of_callee
         self.root_names = inner.root_names
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
@@ -477,20 +484,31 @@ class AttrPattern(DFPattern):
             return m.fail_because(self, op, "inner pattern does not match")
         return self._check(m, op)
 
-    def __call__(self, *args: DFPattern | None) -> DFPattern:
-        """The inner pattern applied to `args`, with the same attributes (TVM's
-        `is_op("add").has_attr({...})(x, y)`); a function pattern's attributes
-        stay the callee's."""
+    def __call__(self, *args: DFPattern | None) -> AttrPattern:
+        """The inner pattern applied to `args`, with these attributes of the
+        callee (TVM's `is_op("add").has_attr({...})(x, y)`,
+        `wildcard().has_attr({"Composite": "add"})(x, y)`)."""
         if not callable(self.inner):
             raise TypeError(f"{self.inner} takes no input patterns")
-        applied = self.inner(*args)
-        if getattr(applied, "callee", None) is self.inner:
-            return type(applied)(self, args)  # type: ignore[call-arg]
-        return AttrPattern(applied, self.attrs)
+        return AttrPattern(self.inner(*args), self.attrs, of_callee=True)
 
     def _check(self, m: Matcher, op: Operation) -> bool:
+        holder = op
+        if self.of_callee and isinstance(op, func.CallOp):
+            holder = SymbolTable.lookup_symbol(op, op.callee)
+            if holder is None:
+                return m.fail(
+                    self, op, "calls @{}, which is not in the module", op.callee
+                )
         for name, expected in self.attrs.items():
-            actual = _attribute(op, name)
+            if name == "TOpPattern":
+                actual: Any = op_kind(holder)
+                if actual != expected:
+                    return m.fail(
+                        self, op, "is of kind {}, expected {}", actual, expected
+                    )
+                continue
+            actual = _attribute(holder, name)
             if actual is None:
                 return m.fail(self, op, "has no attribute {}", name)
             if not _attr_equals(actual, expected):

@@ -6,6 +6,7 @@ import pytest
 from graph_opt.patterns import (
     FunctionPattern,
     apply_rewrites,
+    dominates,
     has_attr,
     is_call,
     is_constant,
@@ -278,6 +279,71 @@ def test_no_match_function_directly_and_called(module, graph):
     assert named.match_function(function(module, "add")) is None
     assert is_call(named)(wildcard(), wildcard()).match(graph("call")) is None
     assert muls.has_attr({})(wildcard(), wildcard()).match(graph("call")) is None
+
+
+# has_attr of the callee: TVM's Composite functions and TOpPattern
+
+COMPOSITE = f"""func.func private @add_0(%a: {T}, %b: {T}) -> {T} attributes {{composite = "add"}} {{
+  %s = nn.add %a, %b : ({T}, {T}) -> {T}
+  func.return %s : {T}
+}}
+func.func @main(%x: {T}, %y: {T}) -> {T} {{
+  %c = func.call @add_0(%x, %y) : ({T}, {T}) -> {T}
+  %abs = nn.abs %c : ({T}) -> {T}
+  func.return %abs : {T}
+}}"""
+DIAMOND = """func.func @main(%x: tensor<1x3x12x12xf32>, %w: tensor<3x3x3x3xf32>)
+    -> (tensor<1x3x10x10xf32>, tensor<1x3x10x10xf32>) {
+  %conv = nn.conv %x, %w : (tensor<1x3x12x12xf32>, tensor<3x3x3x3xf32>) -> tensor<1x3x10x10xf32>
+  %r1 = nn.relu %conv : (tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+  %r2 = nn.relu %r1 : (tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+  %leaky = nn.leaky_relu %conv {alpha = 0.0 : f32} : (tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+  %out = nn.add %r2, %leaky : (tensor<1x3x10x10xf32>, tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+  %twice = nn.add %r1, %r1 : (tensor<1x3x10x10xf32>, tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+  %fake = nn.add %twice, %leaky : (tensor<1x3x10x10xf32>, tensor<1x3x10x10xf32>) -> tensor<1x3x10x10xf32>
+  func.return %out, %fake : tensor<1x3x10x10xf32>, tensor<1x3x10x10xf32>
+}"""
+K_ELEMWISE = 0
+
+
+def test_match_callee_attr(parse, value):
+    """TVM's test_rewrite_func_with_attr: a call of a function with an attribute."""
+    module = parse(COMPOSITE)
+    composite = wildcard().has_attr({"composite": "add"})(wildcard(), wildcard())
+    assert composite.match(value(module, "c"))
+    assert is_op("abs")(composite).match(value(module, "abs"))
+
+
+def test_no_match_callee_attr(parse, value):
+    module = parse(COMPOSITE)
+    other = wildcard().has_attr({"composite": "conv_bias"})(wildcard(), wildcard())
+    assert other.match(value(module, "c")) is None
+    call_attr = wildcard()(wildcard(), wildcard()).has_attr({"composite": "add"})
+    assert call_attr.match(value(module, "c")) is None, "the call has no attribute"
+    composite = wildcard().has_attr({"composite": "add"})(wildcard(), wildcard())
+    assert composite.match(value(module, "abs")) is None, "nn.abs: one operand, no composite"
+
+
+def test_match_dominator_by_op_kind(parse, value):
+    """TVM's test_match_dominator, its path written with TOpPattern."""
+    module = parse(DIAMOND)
+    elementwise = wildcard().has_attr({"TOpPattern": K_ELEMWISE})(wildcard())
+    diamond = dominates(
+        is_op("conv")(wildcard(), wildcard()), elementwise, is_op("add")
+    )
+    assert diamond.match(value(module, "out"))
+
+
+def test_no_match_dominator_by_op_kind(parse, value):
+    module = parse(DIAMOND)
+    elementwise = wildcard().has_attr({"TOpPattern": K_ELEMWISE})(wildcard())
+    diamond = dominates(
+        is_op("conv")(wildcard(), wildcard()), elementwise, is_op("add")
+    )
+    assert diamond.match(value(module, "fake")) is None, (
+        "add is broadcast, not elemwise"
+    )
+    assert elementwise.match(value(module, "out")) is None
 
 
 # redirect_to and same_shape_as
