@@ -321,7 +321,9 @@ def test_no_match_callee_attr(parse, value):
     call_attr = wildcard()(wildcard(), wildcard()).has_attr({"composite": "add"})
     assert call_attr.match(value(module, "c")) is None, "the call has no attribute"
     composite = wildcard().has_attr({"composite": "add"})(wildcard(), wildcard())
-    assert composite.match(value(module, "abs")) is None, "nn.abs: one operand, no composite"
+    assert composite.match(value(module, "abs")) is None, (
+        "nn.abs: one operand, no composite"
+    )
 
 
 def test_match_dominator_by_op_kind(parse, value):
