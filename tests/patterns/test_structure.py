@@ -233,6 +233,7 @@ def test_match_attr_then_arguments(graph):
     assert concat(relu, wildcard()).match(graph("cat"))
     assert wildcard().has_attr({"axis": 0})(relu, is_var("y")).match(graph("cat"))
     assert wildcard()(relu, wildcard()).has_attr({"axis": 0}).match(graph("cat"))
+    assert wildcard()(None).has_attr({}).match(graph("r")), "empty attrs: any op"
 
 
 def test_no_match_attr_then_arguments(graph):
