@@ -27,9 +27,10 @@ class PartitionPatternPass(ModulePass):
     own codegen"): each is written alone as `DIR/<name>.mlir` or `.onnx`
     (`format`) and stays in the host only as a declaration,
     `func.func private @<name>(...)` with `nn.external = "<name>.<format>"`,
-    which the host's `func.call @<name>` names. `graph_opt.interpreter.run_function(...,
-    externals=...)` runs the host with the partitions run elsewhere;
-    `graph_opt.patterns.offload` hands them to a Python callback instead.
+    which the host's `func.call @<name>` names. `graph-opt-run host.mlir
+    --partitions DIR` runs the host with them (from Python:
+    `run_function(..., externals=...)`); `graph_opt.patterns.offload` hands
+    them to a Python callback instead.
     """
 
     name = "partition-pattern"
