@@ -122,8 +122,9 @@ class BindParamsPass(ModulePass):
     leaves the signature, so that weights a model takes as inputs match
     `is_constant()` in partition-pattern and the fusions, and fold-constants
     can fold them. Names are those `graph-opt-run` takes inputs by (`nn.name`,
-    else `input_<i>`). A name that is no argument, an array of another dtype
-    or shape, or a called function is a one-line error and nothing changes.
+    else `input_<i>`); a dynamic dim takes the array's size (refine-shapes
+    carries it on). A name that is no argument, an array of another dtype or
+    shape, or a called function is a one-line error and nothing changes.
     Statistic: `arguments bound`.
     """
 

@@ -52,6 +52,16 @@ def test_bound_function_computes_the_same():
     np.testing.assert_array_equal(run_function(module, {"x": X})[0], before)
 
 
+def test_dynamic_dims_take_the_arrays_sizes():
+    module = api.parse(
+        CONV_BIAS.replace("%b: tensor<4x1x1xf32>", "%b: tensor<?x1x1xf32>")
+    )
+    before = run_function(module, {"x": X, "w": W, "b": B})[0]
+    assert bind_params_by_name(module, {"b": B}) == ["b"]
+    module.verify()
+    np.testing.assert_array_equal(run_function(module, {"x": X, "w": W})[0], before)
+
+
 @pytest.mark.parametrize(
     ("params", "message"),
     [
