@@ -53,9 +53,7 @@ def test_bound_function_computes_the_same():
 
 
 def test_dynamic_dims_take_the_arrays_sizes():
-    module = api.parse(
-        CONV_BIAS.replace("%b: tensor<4x1x1xf32>", "%b: tensor<?x1x1xf32>")
-    )
+    module = api.parse(CONV_BIAS.replace("tensor<4x1x1xf32>", "tensor<?x1x1xf32>"))
     before = run_function(module, {"x": X, "w": W, "b": B})[0]
     assert bind_params_by_name(module, {"b": B}) == ["b"]
     module.verify()
