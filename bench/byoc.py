@@ -28,7 +28,7 @@ from graph_opt.dialects.nn.base import i64_array
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp
 from graph_opt.dialects.nn.elementwise import AddOp, ReluOp
-from graph_opt.frontend.onnx_export import export_module
+from graph_opt.formats.onnx.exporter import export_module
 from graph_opt.passes.partition_pattern import PartitionPatternPass
 
 BLOCKS = (16, 64, 256)

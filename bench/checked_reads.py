@@ -16,9 +16,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from graph_opt import api
-from graph_opt.frontend.tensorflow.crc32c import crc32c
+from graph_opt.formats.tensorflow.crc32c import crc32c
 
-CORPUS = Path(__file__).parents[1] / "tests" / "frontend" / "tensorflow" / "corpus"
+CORPUS = Path(__file__).parents[1] / "tests" / "formats" / "tensorflow" / "corpus"
 SAVED_MODELS = ["resnet50_saved_model", "efficientnet_b0_saved_model",
                 "mobilenet_v2_saved_model", "mobilenet_v3_saved_model"]  # fmt: skip
 

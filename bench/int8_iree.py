@@ -77,9 +77,9 @@ def worker(name: str, form: str, inputs: int, samples: int, quantize: str) -> di
     from quantize_corpus import output_step
 
     from graph_opt import api
+    from graph_opt.formats.mlir.resources import DEFAULT_MIN_BYTES
     from graph_opt.interpreter import run_function
     from graph_opt.lowering.to_tosa import LowerToTosaPass
-    from graph_opt.resources import DEFAULT_MIN_BYTES
 
     module, shape = int8_graph(name, samples, quantize)
     lowered = module.clone()

@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-TF_CORPUS = Path(__file__).parents[1] / "tests" / "frontend" / "tensorflow" / "corpus"
+TF_CORPUS = Path(__file__).parents[1] / "tests" / "formats" / "tensorflow" / "corpus"
 TF_MODELS = (
     "dilated_conv_bn",
     "qat_conv_bn",
@@ -44,7 +44,7 @@ def load_onnx(path: Path):
     import numpy as np
     import onnx
 
-    from graph_opt.frontend.onnx_import import import_model
+    from graph_opt.formats.onnx.importer import import_model
 
     feeds = dict(np.load(path.with_suffix("").with_suffix(".inputs.npz")))
     model = onnx.load(str(path))
@@ -60,7 +60,7 @@ def load_onnx(path: Path):
 def load_tensorflow(name: str):
     import numpy as np
 
-    from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+    from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 
     data = np.load(TF_CORPUS / f"{name}.npz")
     feeds = {k.removeprefix("in:"): data[k] for k in data.files if k.startswith("in:")}

@@ -4,7 +4,7 @@ are its weights bit for bit the same, and its outputs?
 Corpora: the real-exporter ONNX zoo of bench/make_zoo.py (dev-time, torch's two
 exporters; `name.onnx`, `name.inputs.npz`, `manifest.json`), skipped with a note
 when absent, then the TensorFlow corpora that ship with the tests
-(tests/frontend/tensorflow/corpus, tests/mlir_text/corpus). For each model the
+(tests/formats/tensorflow/corpus, tests/formats/mlir/corpus). For each model the
 table gives its dense constants, how many of them print an element in hex (a
 NaN, an infinity, a whole number past 2^24: what xDSL 0.74 reads back wrong),
 then for each form whether every constant came back bit for bit and whether
@@ -38,8 +38,8 @@ from graph_opt.testing.text_round_trip import (  # noqa: E402
 )
 
 TF_CORPORA = [
-    ROOT / "tests" / "frontend" / "tensorflow" / "corpus",
-    ROOT / "tests" / "mlir_text" / "corpus",
+    ROOT / "tests" / "formats" / "tensorflow" / "corpus",
+    ROOT / "tests" / "formats" / "mlir" / "corpus",
 ]
 
 

@@ -2,7 +2,7 @@
 
 Table 1, ops/s of parsing and printing the same module: conv/BN/ReLU chains
 imported from ONNX (every constant an op) of about 5k/20k/50k/100k ops, in nn's
-custom form and in the generic form, by graph-opt (`mlir_text.FastParser` and
+custom form and in the generic form, by graph-opt (`formats.mlir.parser.FastParser` and
 `FastPrinter`), xDSL 0.74 (`Parser` and `Printer`, by default only up to 20k ops:
 it takes minutes beyond) and upstream MLIR's C++ parser and printer through
 IREE's Python bindings (`iree.compiler.ir`; generic form only, since MLIR does
@@ -50,8 +50,8 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from graph_opt import api
-from graph_opt.mlir_text.parser import FastParser
-from graph_opt.mlir_text.printer import FastPrinter
+from graph_opt.formats.mlir.parser import FastParser
+from graph_opt.formats.mlir.printer import FastPrinter
 from graph_opt.testing.model_zoo import conv_chain
 
 OPS_PER_CHAIN_NODE = 2.5
@@ -215,14 +215,14 @@ def median_times(step: Callable[[], object], runs: int) -> tuple[float, float]:
 
 
 def read_onnx(path: Path):
-    from graph_opt.frontend.onnx_import import import_model, load_model
+    from graph_opt.formats.onnx.importer import import_model, load_model
 
     return import_model(load_model(str(path)), verify=True)
 
 
 def read_mlir(path: Path):
     from graph_opt.files import mapped
-    from graph_opt.mlir_text.parser import parse_module
+    from graph_opt.formats.mlir.parser import parse_module
     from graph_opt.verification import verify_module
 
     with open(path, "rb") as stream, mapped(stream) as source:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from graph_opt.frontend.onnx_conformance import PASSED, check_all_backend_cases, counts
+from graph_opt.formats.onnx.conformance import PASSED, check_all_backend_cases, counts
 
 
 def main(verbose: bool) -> None:

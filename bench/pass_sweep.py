@@ -56,7 +56,7 @@ import numpy as np
 import onnx
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO / "tests" / "frontend" / "tensorflow" / "corpus"
+CORPUS = REPO / "tests" / "formats" / "tensorflow" / "corpus"
 EXAMPLES = REPO / "examples"
 SAMPLES = "SAMPLES.npz"
 NO_VALUES = "NO_VALUES.npz"

@@ -217,8 +217,8 @@ class GraphOptFlow:
 
     def run(self, src: Path, qdq: Path, inputs, measure: bool) -> None:
         from graph_opt import api
-        from graph_opt.frontend.onnx_export import export_module
-        from graph_opt.frontend.onnx_import import import_model, load_model
+        from graph_opt.formats.onnx.exporter import export_module
+        from graph_opt.formats.onnx.importer import import_model, load_model
 
         module = timed(self.rows["import"], lambda: import_model(load_model(str(src))))
         self.observe("import", module, inputs, measure)

@@ -1,7 +1,7 @@
 """Full-integer quantization of every CNN in the real corpora, against
 onnxruntime's quantize_static and TFLite's full-integer converter.
 
-The models: the TensorFlow corpus (tests/frontend/tensorflow/corpus, SavedModels
+The models: the TensorFlow corpus (tests/formats/tensorflow/corpus, SavedModels
 written by TensorFlow) and the zoo's models with convolutions (bench/make_zoo.py's
 folder, `--zoo`, when present: MobileNetV3, ResNet, UNet, SegFormer and the two
 detectors), with the batch fixed to 1. graph-opt runs `optimize`,
@@ -121,7 +121,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-TF_CORPUS = Path(__file__).parents[1] / "tests/frontend/tensorflow/corpus"
+TF_CORPUS = Path(__file__).parents[1] / "tests/formats/tensorflow/corpus"
 TF_CNNS = ("mobilenet_v2", "mobilenet_v3", "resnet50", "efficientnet_b0", "densenet",
            "dilated_conv_bn", "qat_conv_bn")  # fmt: skip
 ZOO_CNNS = ("mobilenet_v3", "resnet_tiny", "unet", "segformer")
@@ -152,7 +152,7 @@ class Model:
 
 
 def tf_models() -> list[Model]:
-    from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+    from graph_opt.formats.tensorflow.saved_model import import_saved_model
 
     models = []
     for name in TF_CNNS:
@@ -173,8 +173,8 @@ def tf_models() -> list[Model]:
 def zoo_models(zoo: Path, work: Path, sources=ZOO_CNNS) -> list[Model]:
     import onnx
 
-    from graph_opt.frontend.onnx_import import import_model
-    from graph_opt.frontend.onnx_input_shapes import fix_input_shapes
+    from graph_opt.formats.onnx.importer import import_model
+    from graph_opt.formats.onnx.input_shapes import fix_input_shapes
 
     models = []
     for source in sources:
@@ -294,7 +294,7 @@ def fake_quantized(model: Model, samples, evals, work: Path):
     reference = [run_function(module, [x])[0] for x in evals]
     float_onnx = model.onnx_path
     if float_onnx is None:
-        from graph_opt.frontend.onnx_export import export_module
+        from graph_opt.formats.onnx.exporter import export_module
 
         float_onnx = work / "float.onnx"
         onnx.save(export_module(module), float_onnx)

@@ -81,7 +81,7 @@ def graph_opt_grids(module) -> list[tuple[float, int]]:
     activation (a non-constant tensor)."""
     from graph_opt.dialects.nn.constant import constant_value
     from graph_opt.dialects.nn.quant import FakeQuantOp
-    from graph_opt.passes.convert_to_int_params import activation_params
+    from graph_opt.passes.convert_to_int.params import activation_params
 
     grids = []
     for op in module.walk():

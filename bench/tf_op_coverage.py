@@ -30,8 +30,8 @@ def tvm_ops() -> list[str]:
 
 
 def graph_opt_ops() -> set[str]:
-    import graph_opt.frontend.tensorflow.control_flow  # noqa: F401 (If, While, calls)
-    from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
+    import graph_opt.formats.tensorflow.control_flow  # noqa: F401 (If, While, calls)
+    from graph_opt.formats.tensorflow.op_table import IMPORTERS, load_mappings
 
     load_mappings()
     from graph_opt.dialects.effects import EFFECT_OPS

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "tests/frontend/tensorflow"))
+sys.path.insert(0, str(Path(__file__).parent.parent / "tests/formats/tensorflow"))
 import make_corpus  # noqa: E402
 
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from xdsl.pattern_rewriter import PatternRewriteWalker  # noqa: E402 - after making the repository importable
 
 from graph_opt.api import parse  # noqa: E402
-from graph_opt.passes.prune import prune_patterns  # noqa: E402
+from graph_opt.passes.prune.prune import prune_patterns  # noqa: E402
 from graph_opt.rewriting.op_dispatch import dispatching_walker  # noqa: E402
 
 

@@ -114,9 +114,9 @@ def parse(
     """Parse MLIR text (a string, or UTF-8 bytes) into a verified module
     (`dense_resource` weights read from the text's resource section; external
     ONNX tensors an nn.opaque keeps, only from inside `base_dir`)."""
-    from graph_opt.frontend.onnx_external_data import read_opaque_external_data
-    from graph_opt.mlir_text.parser import parse_module
-    from graph_opt.resources import resolve_resources
+    from graph_opt.formats.mlir.parser import parse_module
+    from graph_opt.formats.mlir.resources import resolve_resources
+    from graph_opt.formats.onnx.external_data import read_opaque_external_data
 
     ctx = context()
     module = parse_module(ctx, text, name)
@@ -138,7 +138,7 @@ def load(
     `validate=False`. ONNX external data is read only from inside `base_dir`
     (by default an .onnx file's own directory); a ModelProto or an .mlir
     holding external tensors without `base_dir` is refused."""
-    from graph_opt.frontend.onnx_import import import_model, load_model
+    from graph_opt.formats.onnx.importer import import_model, load_model
 
     if not isinstance(source, str | os.PathLike):
         return import_model(source, validate=validate, base_dir=base_dir)
@@ -147,11 +147,11 @@ def load(
         model = load_model(str(path), base_dir)
         return import_model(model, validate=validate, base_dir=base_dir)
     if path.is_dir():
-        from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+        from graph_opt.formats.tensorflow.saved_model import import_saved_model
 
         return import_saved_model(path, validate=validate)
     if path.suffix in (".pb", ".pbtxt"):
-        from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+        from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 
         return import_graph_def(load_graph_def(str(path)), validate=validate)
     with open(path, "rb") as stream, mapped(stream) as text:
@@ -243,13 +243,13 @@ def to_mlir(
 def _write_mlir(
     module: ModuleOp, out: IO[str], generic: bool, weights_as_resources: int | None
 ) -> None:
-    from graph_opt.mlir_text.printer import FastPrinter
+    from graph_opt.formats.mlir.printer import FastPrinter
 
     if weights_as_resources is None:
         FastPrinter(stream=out, print_generic_format=generic).print_op(module)
         out.write("\n")
         return
-    from graph_opt.resources import print_with_resources
+    from graph_opt.formats.mlir.resources import print_with_resources
 
     print_with_resources(
         module, out, weights_as_resources, print_generic_format=generic
@@ -269,13 +269,13 @@ def save(
     (`graph_opt.output_files`: atomically, through symlinks, onto devices)."""
     path = Path(path)
     if path.suffix == ".onnx":
-        from graph_opt.frontend.onnx_export import save_model
+        from graph_opt.formats.onnx.exporter import save_model
 
         with writing_output_file(path) as stream:
             save_model(module, stream, contrib_ops=contrib_ops)
         return
     if path.suffix in (".pb", ".pbtxt"):
-        from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
+        from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
 
         write_output_file(path, graph_def_bytes(module, text=path.suffix == ".pbtxt"))
         return

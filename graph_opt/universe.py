@@ -27,7 +27,7 @@ def _tf_state_dialect():
 
 
 def _builtin_dialect():
-    from graph_opt.resources import builtin_dialect
+    from graph_opt.formats.mlir.resources import builtin_dialect
 
     return builtin_dialect()
 

@@ -71,4 +71,4 @@ def test_lit_file(lit_file, lit_results):
 
 def test_every_lit_file_is_collected():
     assert len(LIT_FILES) >= 40
-    assert "transforms/fold-bn.mlir" in LIT_FILES
+    assert "passes/fold-bn.mlir" in LIT_FILES

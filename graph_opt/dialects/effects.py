@@ -5,7 +5,7 @@ TensorFlow's effect ops (`Assert`, `Print`) import as nn.opaque ops that no
 pass removes, merges or moves; a node ordered after one keeps its control
 inputs in `tf.control_inputs`; a node's device stays in `tf.device`. Passes
 (placement, prune, swap), memory planning and the exporters read these names
-here; the TensorFlow importer writes them (frontend/tensorflow/effects.py).
+here; the TensorFlow importer writes them (formats/tensorflow/effects.py).
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ class CrashReproducer:
         if self.current is None or self.entered is None:
             return None
         from graph_opt.driver.diagnostics import one_line
-        from graph_opt.mlir_text.printer import FastPrinter
+        from graph_opt.formats.mlir.printer import FastPrinter
         from graph_opt.output_files import write_output_file
 
         specs = [pass_spec(p) for p in self.pipeline.passes]

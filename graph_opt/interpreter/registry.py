@@ -7,7 +7,7 @@ from xdsl.interpreter import InterpreterFunctions
 
 def nn_functions() -> list[InterpreterFunctions]:
     """The tables of every nn op family (enough to evaluate single ops)."""
-    from graph_opt.frontend.opaque_eval import OpaqueFunctions
+    from graph_opt.formats.onnx.opaque_eval import OpaqueFunctions
     from graph_opt.interpreter.attention import AttentionFunctions
     from graph_opt.interpreter.compare import CompareFunctions
     from graph_opt.interpreter.conv import ConvFunctions

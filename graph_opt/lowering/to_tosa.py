@@ -47,9 +47,12 @@ from graph_opt.lowering.tosa_tensor import (
     LowerTensorOps,
 )
 from graph_opt.lowering.tosa_top_k import LowerTopK
-from graph_opt.passes.attention_patterns import DecomposeAttention
-from graph_opt.passes.fold_constants import FoldConstantsPass, fold_constants
-from graph_opt.passes.prune import prune
+from graph_opt.passes.common.attention_patterns import DecomposeAttention
+from graph_opt.passes.fold_constants.fold_constants import (
+    FoldConstantsPass,
+    fold_constants,
+)
+from graph_opt.passes.prune.prune import prune
 from graph_opt.remarks import warn
 
 PATTERNS = (

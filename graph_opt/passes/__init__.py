@@ -6,13 +6,13 @@ from xdsl.passes import ModulePass
 
 
 def get_prune():
-    from graph_opt.passes.prune import PrunePass
+    from graph_opt.passes.prune.prune import PrunePass
 
     return PrunePass
 
 
 def get_fold_constants():
-    from graph_opt.passes.fold_constants import FoldConstantsPass
+    from graph_opt.passes.fold_constants.fold_constants import FoldConstantsPass
 
     return FoldConstantsPass
 
@@ -30,13 +30,13 @@ def get_bind_params():
 
 
 def get_fold_bn():
-    from graph_opt.passes.fold_bn import FoldBatchNormPass
+    from graph_opt.passes.fold_bn.fold_bn import FoldBatchNormPass
 
     return FoldBatchNormPass
 
 
 def get_fuse_ops():
-    from graph_opt.passes.fuse_ops import FuseOpsPass
+    from graph_opt.passes.fuse_ops.fuse_ops import FuseOpsPass
 
     return FuseOpsPass
 
@@ -54,31 +54,31 @@ def get_lower_to_tosa():
 
 
 def get_convert_layout():
-    from graph_opt.passes.convert_layout import ConvertLayoutPass
+    from graph_opt.passes.convert_layout.convert_layout import ConvertLayoutPass
 
     return ConvertLayoutPass
 
 
 def get_convert_to_int():
-    from graph_opt.passes.convert_to_int import ConvertToIntPass
+    from graph_opt.passes.convert_to_int.convert_to_int import ConvertToIntPass
 
     return ConvertToIntPass
 
 
 def get_quantize():
-    from graph_opt.passes.quantize import QuantizePass
+    from graph_opt.passes.quantize.quantize import QuantizePass
 
     return QuantizePass
 
 
 def get_calibrate():
-    from graph_opt.passes.calibrate import CalibratePass
+    from graph_opt.passes.calibrate.calibrate import CalibratePass
 
     return CalibratePass
 
 
 def get_refine_shapes():
-    from graph_opt.passes.refine_shapes import RefineShapesPass
+    from graph_opt.passes.refine_shapes.refine_shapes import RefineShapesPass
 
     return RefineShapesPass
 
@@ -108,7 +108,7 @@ def get_schedule_memory():
 
 
 def get_auto_parallel():
-    from graph_opt.passes.auto_parallel import AutoParallelPass
+    from graph_opt.passes.auto_parallel.auto_parallel import AutoParallelPass
 
     return AutoParallelPass
 

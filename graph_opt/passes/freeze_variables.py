@@ -18,7 +18,7 @@ from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsOp
 from graph_opt.dialects.tf_state import UPDATE_OPS, ReadOp, VariableOp
-from graph_opt.passes.constant_eval import computed_constant
+from graph_opt.passes.common.constant_eval import computed_constant
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import carry_placement
 from graph_opt.statistics import record

@@ -27,18 +27,18 @@ from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.gc_pause import collector_paused
-from graph_opt.passes.constant_patterns import deduplicate_constants
-from graph_opt.passes.fold_bn import fold_batch_norms
-from graph_opt.passes.fold_bn_patterns import fold_bn_patterns
-from graph_opt.passes.fold_constants import (
+from graph_opt.passes.common.constant_patterns import deduplicate_constants
+from graph_opt.passes.fold_bn.fold_bn import fold_batch_norms
+from graph_opt.passes.fold_bn.patterns import fold_bn_patterns
+from graph_opt.passes.fold_constants.fold_constants import (
     FoldConstantsPass,
     fold_constants,
     fold_constants_patterns,
     report_too_large,
 )
-from graph_opt.passes.fuse_ops import fuse_ops, fuse_patterns
-from graph_opt.passes.prune import prune, prune_patterns
-from graph_opt.passes.refine_shapes import refine_shapes
+from graph_opt.passes.fuse_ops.fuse_ops import fuse_ops, fuse_patterns
+from graph_opt.passes.prune.prune import prune, prune_patterns
+from graph_opt.passes.refine_shapes.refine_shapes import refine_shapes
 from graph_opt.progress import Steps
 from graph_opt.rewriting.erasure import has_unused_results
 from graph_opt.rewriting.op_dispatch import dispatching_walker, walk_ops

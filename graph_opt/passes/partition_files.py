@@ -19,7 +19,7 @@ Writer = Callable[[ModuleOp, IO[bytes]], None]
 
 
 def _mlir_writer() -> Writer:
-    from graph_opt.mlir_text.printer import FastPrinter
+    from graph_opt.formats.mlir.printer import FastPrinter
 
     def write(module: ModuleOp, stream: IO[bytes]) -> None:
         text = StringIO()
@@ -30,8 +30,8 @@ def _mlir_writer() -> Writer:
 
 
 def _onnx_writer() -> Writer:
-    from graph_opt.frontend.errors import FrontendError
-    from graph_opt.frontend.onnx_export import save_model
+    from graph_opt.formats.errors import FrontendError
+    from graph_opt.formats.onnx.exporter import save_model
 
     def write(module: ModuleOp, stream: IO[bytes]) -> None:
         try:

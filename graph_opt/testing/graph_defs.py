@@ -4,7 +4,7 @@ export's helpers."""
 
 from __future__ import annotations
 
-from graph_opt.frontend.tensorflow.graph_export import DataType as Type
-from graph_opt.frontend.tensorflow.graph_export import set_attr
+from graph_opt.formats.tensorflow.export.exporter import DataType as Type
+from graph_opt.formats.tensorflow.export.exporter import set_attr
 
 __all__ = ["Type", "set_attr"]

@@ -222,8 +222,8 @@ def interpreter_ops() -> set[type[Operation]]:
 
 
 def onnx_export_ops() -> set[type[Operation]]:
-    from graph_opt.frontend.onnx_export import export_op
-    from graph_opt.frontend.onnx_op_table import exporter_of, load_mappings
+    from graph_opt.formats.onnx.exporter import export_op
+    from graph_opt.formats.onnx.op_table import exporter_of, load_mappings
 
     load_mappings()
     table = {op for op in nn_ops() if exporter_of(op) is not None}
@@ -231,30 +231,28 @@ def onnx_export_ops() -> set[type[Operation]]:
 
 
 def tf_export_ops() -> set[type[Operation]]:
-    from graph_opt.frontend.tensorflow import (  # noqa: F401
-        export_control_flow,
-        export_ops,
-        export_state,
-        export_tensor_ops,
-    )
-    from graph_opt.frontend.tensorflow.graph_export import EXPORTERS
-    from graph_opt.frontend.tensorflow.op_table import SIMPLE_OP_TYPES, load_mappings
+    from graph_opt.formats.tensorflow.export import control_flow as export_control_flow  # noqa: F401
+    from graph_opt.formats.tensorflow.export import ops as export_ops  # noqa: F401
+    from graph_opt.formats.tensorflow.export import state as export_state  # noqa: F401
+    from graph_opt.formats.tensorflow.export import tensor_ops as export_tensor_ops  # noqa: F401
+    from graph_opt.formats.tensorflow.export.exporter import EXPORTERS
+    from graph_opt.formats.tensorflow.op_table import SIMPLE_OP_TYPES, load_mappings
 
     load_mappings()
     return set(EXPORTERS) | set(SIMPLE_OP_TYPES)
 
 
 def onnx_import_ops() -> set[type[Operation]]:
-    from graph_opt.frontend.onnx_import import opaque_op
-    from graph_opt.frontend.onnx_op_table import IMPORTERS, load_mappings
+    from graph_opt.formats.onnx.importer import opaque_op
+    from graph_opt.formats.onnx.op_table import IMPORTERS, load_mappings
 
     load_mappings()
     return named_ops([*IMPORTERS.values(), opaque_op])
 
 
 def tf_import_ops() -> set[type[Operation]]:
-    from graph_opt.frontend.tensorflow.graph_import import _opaque
-    from graph_opt.frontend.tensorflow.op_table import IMPORTERS, load_mappings
+    from graph_opt.formats.tensorflow.importer import _opaque
+    from graph_opt.formats.tensorflow.op_table import IMPORTERS, load_mappings
 
     load_mappings()
     return named_ops([*IMPORTERS.values(), _opaque])
@@ -262,7 +260,7 @@ def tf_import_ops() -> set[type[Operation]]:
 
 def tosa_ops() -> set[type[Operation]]:
     from graph_opt.lowering.to_tosa import PATTERNS, lower_non_max_suppressions
-    from graph_opt.passes.attention_patterns import DecomposeAttention
+    from graph_opt.passes.common.attention_patterns import DecomposeAttention
 
     found: set[type[Operation]] = set()
     for pattern in (*PATTERNS, DecomposeAttention):

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from graph_opt.frontend.tensorflow.crc32c import crc32c, mask
-from graph_opt.frontend.tensorflow.graph_export import DT_OF_NUMPY
-from graph_opt.frontend.tensorflow.schema import (
+from graph_opt.formats.tensorflow.crc32c import crc32c, mask
+from graph_opt.formats.tensorflow.export.exporter import DT_OF_NUMPY
+from graph_opt.formats.tensorflow.schema import (
     DATA_TYPES,
     BundleEntryProto,
     BundleHeaderProto,
@@ -27,7 +27,7 @@ from graph_opt.frontend.tensorflow.schema import (
     SavedModel,
     TrackableObjectGraph,
 )
-from graph_opt.frontend.tensorflow.tensor_bundle import (
+from graph_opt.formats.tensorflow.tensor_bundle import (
     BLOCK_TRAILER_SIZE,
     FOOTER_SIZE,
     TABLE_MAGIC,

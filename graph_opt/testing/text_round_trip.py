@@ -1,6 +1,6 @@
 """A module sent through MLIR text and back, compared bit for bit: every dense
 elements attribute and the outputs onnxruntime computes on its ONNX export
-(tests/mlir_text/test_corpus_through_mlir.py, bench/mlir_corpus.py)."""
+(tests/formats/mlir/test_corpus_through_mlir.py, bench/mlir_corpus.py)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def onnx_outputs(module: ModuleOp, inputs: dict[str, np.ndarray]) -> list[bytes]
     inputs by graph input name)."""
     import onnxruntime as ort
 
-    from graph_opt.frontend.onnx_export import export_module
+    from graph_opt.formats.onnx.exporter import export_module
 
     session = ort.InferenceSession(
         export_module(module).SerializeToString(), providers=["CPUExecutionProvider"]

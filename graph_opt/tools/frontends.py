@@ -82,8 +82,8 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
 def register_frontends(tool) -> None:
     def parse_mlir(stream: IO[bytes]) -> ModuleOp:
         from graph_opt.files import mapped
-        from graph_opt.frontend.onnx_external_data import read_opaque_external_data
-        from graph_opt.mlir_text.parser import parse_module
+        from graph_opt.formats.mlir.parser import parse_module
+        from graph_opt.formats.onnx.external_data import read_opaque_external_data
 
         name = tool.get_input_name()
         with mapped(stream) as source:
@@ -96,7 +96,7 @@ def register_frontends(tool) -> None:
     tool.available_frontends["mlir"] = parse_mlir
 
     def parse_onnx(stream: IO[bytes]) -> ModuleOp:
-        from graph_opt.frontend.onnx_import import (
+        from graph_opt.formats.onnx.importer import (
             import_model,
             load_model,
             model_from_bytes,
@@ -110,8 +110,8 @@ def register_frontends(tool) -> None:
             stream.close()
             model = load_model(name, base_dir)
         if tool.args.input_shape:
-            from graph_opt.frontend.onnx_input_shapes import fix_input_shapes
-            from graph_opt.frontend.tensorflow import parse_input_shapes
+            from graph_opt.formats.onnx.input_shapes import fix_input_shapes
+            from graph_opt.formats.tensorflow import parse_input_shapes
 
             fix_input_shapes(model, parse_input_shapes(tool.args.input_shape))
         return import_model(
@@ -125,7 +125,7 @@ def register_frontends(tool) -> None:
     tool.available_frontends["onnx"] = parse_onnx
 
     def parse_graph_def(stream: IO[bytes]) -> ModuleOp:
-        from graph_opt.frontend.tensorflow import (
+        from graph_opt.formats.tensorflow import (
             graph_def_from_bytes,
             import_graph_def,
             parse_input_shapes,
@@ -146,8 +146,8 @@ def register_frontends(tool) -> None:
     tool.available_frontends["pbtxt"] = parse_graph_def
 
     def parse_saved_model(stream: IO[bytes]) -> ModuleOp:
-        from graph_opt.frontend.tensorflow import parse_input_shapes
-        from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+        from graph_opt.formats.tensorflow import parse_input_shapes
+        from graph_opt.formats.tensorflow.saved_model import import_saved_model
 
         stream.close()
         return import_saved_model(

@@ -26,8 +26,8 @@ from graph_opt.driver.diagnostics import (
     raise_recursion_limit,
 )
 from graph_opt.driver.pipeline import PipelineError, build_pipeline
+from graph_opt.formats.mlir.resources import DEFAULT_MIN_BYTES
 from graph_opt.remarks import print_warnings_as_one_line
-from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.tools.frontends import apply_limits
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.xdsl_compat import apply_workarounds
@@ -275,7 +275,7 @@ class GraphOptMain(xDSLOptMain):
         if self.args.pass_statistics:
             self._collect_statistics(previous, module, next_pass)
         if previous and next_pass and self.args.print_between_passes:
-            from graph_opt.mlir_text.printer import FastPrinter
+            from graph_opt.formats.mlir.printer import FastPrinter
 
             print(f"// IR after {previous.name}:", file=sys.stderr)
             FastPrinter(stream=sys.stderr).print_op(module)
@@ -300,7 +300,7 @@ class GraphOptMain(xDSLOptMain):
         """--emit-before FILE: the input graph, in FILE's format (written as -o is)."""
         from io import StringIO
 
-        from graph_opt.mlir_text.printer import FastPrinter
+        from graph_opt.formats.mlir.printer import FastPrinter
         from graph_opt.output_files import write_output_file
         from graph_opt.tools.dot_export import write_dot, write_svg
 
@@ -336,7 +336,7 @@ class GraphOptMain(xDSLOptMain):
         self._input_verified = file_extension in VERIFIED_FRONTENDS
         module = super().parse_chunk(chunk, file_extension, start_offset)
         if module is not None:
-            from graph_opt.resources import resolve_resources
+            from graph_opt.formats.mlir.resources import resolve_resources
 
             resolve_resources(module, self.ctx)
         return module
@@ -429,7 +429,7 @@ class GraphOptMain(xDSLOptMain):
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         if self.args.weights_as_resources is not None:
-            from graph_opt.resources import print_with_resources
+            from graph_opt.formats.mlir.resources import print_with_resources
 
             # Straight to the output: the text holds the weights twice over (hex).
             print_with_resources(
@@ -451,7 +451,7 @@ class GraphOptMain(xDSLOptMain):
                 ELISION.larger_than = None
             return ""
         if self.args.target == "graphdef" and self.args.output_file is not None:
-            from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
+            from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
 
             text = self.args.output_file.lower().endswith(".pbtxt")
             self._output_stream.flush()  # (what --split-input-file wrote before)
@@ -459,7 +459,7 @@ class GraphOptMain(xDSLOptMain):
             return ""
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
-        from graph_opt.frontend.onnx_export import save_model
+        from graph_opt.formats.onnx.exporter import save_model
 
         self._output_stream.flush()
         save_model(prog, self._output_binary, contrib_ops=self.args.onnx_contrib_ops)
@@ -468,7 +468,7 @@ class GraphOptMain(xDSLOptMain):
     def _write_mlir(self, prog: ModuleOp) -> None:
         """`-t mlir` written straight to the output: xDSL's driver builds the whole
         text as one string first (a copy of 200 MB on ResNet-50)."""
-        from graph_opt.mlir_text.target import FastMLIRTarget
+        from graph_opt.formats.mlir.target import FastMLIRTarget
 
         target = FastMLIRTarget(
             print_generic_format=self.args.print_op_generic,
@@ -511,13 +511,13 @@ def format_pass_times(times: Sequence[tuple[str, float]]) -> str:
 
 def _write_graph_def_text(module: ModuleOp, stream: IO[str]) -> None:
     """-t graphdef: the GraphDef as text (binary to an -o FILE.pb)."""
-    from graph_opt.frontend.tensorflow.graph_export import graph_def_bytes
+    from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
 
     stream.write(graph_def_bytes(module, text=True).decode())
 
 
 def _fast_mlir_target():
-    from graph_opt.mlir_text.target import FastMLIRTarget
+    from graph_opt.formats.mlir.target import FastMLIRTarget
 
     return FastMLIRTarget
 

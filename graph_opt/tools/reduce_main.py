@@ -1,6 +1,6 @@
 """`graph-opt-reduce`: shrink a model while a pass's bug persists, and write the lit test.
 
-    graph-opt-reduce model.onnx -p 'fold-bn' -o tests/filecheck/transforms/fold-bn-bug.mlir
+    graph-opt-reduce model.onnx -p 'fold-bn' -o tests/filecheck/passes/fold-bn-bug.mlir
 
 The bug is found by running the pipeline once (a crash, kept to its message;
 a module that fails verification after a pass; else changed numbers), or

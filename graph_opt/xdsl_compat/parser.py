@@ -26,7 +26,7 @@ internal hooks graph-opt's parsers need, as a subclass (xDSL's own `Parser` and
 literal as the element's bits, as upstream MLIR does and as xDSL and graph-opt
 print NaN, infinities and some whole numbers (`dense<0xFF800000> :
 tensor<f32>` is -inf); xDSL 0.74 reads its integer value (4.2865787e+09).
-Reproducers ready for upstream: tests/mlir_text/test_xdsl_float_text.py.
+Reproducers ready for upstream: tests/formats/mlir/test_xdsl_float_text.py.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ import onnxruntime as ort
 from onnx import helper, numpy_helper
 from xdsl.dialects.builtin import ModuleOp
 
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
 
 RNG = np.random.default_rng(0)

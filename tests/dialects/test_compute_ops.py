@@ -22,9 +22,9 @@ from xdsl.dialects.builtin import (
 from graph_opt.dialects.nn.base import i64_array, i64_attr, str_attr
 from graph_opt.dialects.nn.conv import ConvTransposeOp
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
-from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
+from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import OPSET_ATTR, import_model
 from graph_opt.testing.graph_builder import run_op
 
 X4 = rand(2, 4, 7, 6)

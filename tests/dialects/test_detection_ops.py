@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from one_node_models import check_against_ort, model_of, op_names
 
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.importer import import_model
 
 RNG = np.random.default_rng(0)
 CORNERS = RNG.random((2, 30, 2)).astype(np.float32)

@@ -13,9 +13,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
 from graph_opt import api
-from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
+from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import OPSET_ATTR, import_model
 from graph_opt.interpreter import run_function
 from graph_opt.passes import get_all_passes
 

@@ -20,8 +20,8 @@ from xdsl.dialects.func import Func
 from xdsl.parser import Parser
 
 from graph_opt.dialects.nn import NN
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import OPSET_ATTR, import_model
 from graph_opt.interpreter import run_function
 
 A, B = rand(2, 3, 4), rand(3, 1)

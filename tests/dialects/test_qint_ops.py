@@ -33,7 +33,7 @@ from graph_opt.dialects.nn.qint import (
     quantization_props,
     rescale_props,
 )
-from graph_opt.frontend.onnx_export import export_module
+from graph_opt.formats.onnx.exporter import export_module
 from graph_opt.interpreter import run_function
 from graph_opt.testing.graph_builder import run_op
 

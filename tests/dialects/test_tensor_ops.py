@@ -24,9 +24,9 @@ from xdsl.dialects.func import Func
 from xdsl.parser import Parser
 
 from graph_opt.dialects.nn import NN
-from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import OPSET_ATTR, import_model
+from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import OPSET_ATTR, import_model
 from graph_opt.interpreter import run_function
 
 assert_same = partial(assert_outputs_close, tol=1e-6)

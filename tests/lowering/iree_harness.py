@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from graph_opt import api
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.lowering.to_tosa import LowerToTosaPass
 from graph_opt.testing import model_zoo
 

@@ -5,7 +5,7 @@ A rescale's multiplier (C x i32) can reach the resource size while its shift
 (C x i8) does not (16 to 63 channels at the default 64 bytes); upstream
 MLIR's TosaToLinalg then reads the shift from an empty table (IREE gave
 logits far from the interpreter's, and needed a 147 KB stack frame). The
-printer keeps both inline (graph_opt/resources.py, INLINE_OPERANDS)."""
+printer keeps both inline (graph_opt/formats/mlir/resources.py, INLINE_OPERANDS)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import iree.compiler as iree_compiler
 import numpy as np
 import pytest
 
+from graph_opt.formats.mlir.resources import DEFAULT_MIN_BYTES
 from graph_opt.interpreter import run_function
-from graph_opt.resources import DEFAULT_MIN_BYTES
 from graph_opt.testing import model_zoo
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -15,7 +15,7 @@ from onnx import helper
 from graph_opt import api
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.resize import ResizeOp
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -16,8 +16,8 @@ import pytest
 from iree.compiler import ir
 
 from graph_opt import api
-from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
-from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
+from graph_opt.formats.tensorflow.saved_model import import_saved_model
 from graph_opt.interpreter import run_function
 from graph_opt.passes.optimize import OptimizePass
 from graph_opt.remarks import GraphOptWarning
@@ -25,7 +25,7 @@ from graph_opt.remarks import GraphOptWarning
 sys.path.insert(0, str(Path(__file__).parent))
 from iree_harness import CPU_FLAGS, CompiledGraphs  # noqa: E402
 
-TENSORFLOW = Path(__file__).parents[1] / "frontend" / "tensorflow"
+TENSORFLOW = Path(__file__).parents[1] / "formats" / "tensorflow"
 FIXTURES = TENSORFLOW / "fixtures"
 CORPUS = TENSORFLOW / "corpus"
 
@@ -157,7 +157,7 @@ sequence is one): IREE rotates the loop into a do-while whose scf.while has
 fewer `before` than `after` arguments, and its stream conversion
 (ScfWhileOpConversion) copies past the end of an argument list on it. Keras'
 LSTM carries one (its one-slot output TensorList): prune moves it out of the
-loop (graph_opt/passes/loop_patterns.py), after which text_lstm runs."""
+loop (graph_opt/passes/prune/loop_patterns.py), after which text_lstm runs."""
 
 
 def compile_tosa(text: str, *flags: str) -> bytes:

@@ -13,9 +13,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from graph_opt import api
-from graph_opt.frontend.onnx_import import import_model
-from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
-from graph_opt.frontend.tensorflow.saved_model import import_saved_model
+from graph_opt.formats.onnx.importer import import_model
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
+from graph_opt.formats.tensorflow.saved_model import import_saved_model
 from graph_opt.interpreter import run_function
 from graph_opt.lowering.to_tosa import LowerToTosaPass
 from graph_opt.passes.optimize import OptimizePass
@@ -120,7 +120,7 @@ def test_int8_graph_runs_on_iree_bit_exact(compiled, name):
         np.testing.assert_array_equal(got, want)
 
 
-TF_CORPUS = Path(__file__).parents[1] / "frontend" / "tensorflow" / "corpus"
+TF_CORPUS = Path(__file__).parents[1] / "formats" / "tensorflow" / "corpus"
 
 
 @pytest.mark.parametrize("model", ["qat_conv_bn"])

@@ -2,7 +2,7 @@
 Grappler's own example it trains to the variable values Grappler's rewrite
 reaches in TensorFlow, and its export has Grappler's nodes; on the conv+BN+ReLU
 step it trains as its export does in TensorFlow (stored results of
-frontend/tensorflow/check_graphdef_roundtrip.py)."""
+formats/tensorflow/check_graphdef_roundtrip.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from graph_opt import api
-from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
-from graph_opt.frontend.tensorflow.graph_export import export_graph_def
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
+from graph_opt.formats.tensorflow.export.exporter import export_graph_def
 from graph_opt.interpreter.tf_state import Session
 from graph_opt.remarks import GraphOptWarning
 
-TRAINING = Path(__file__).parents[1] / "frontend" / "tensorflow" / "training"
+TRAINING = Path(__file__).parents[1] / "formats" / "tensorflow" / "training"
 TOLERANCE = 1e-5
 
 

@@ -16,7 +16,7 @@ from graph_opt.interpreter import run_function
 from graph_opt.remarks import GraphOptWarning
 from graph_opt.testing.model_zoo import small_models, unet
 
-FILECHECK = Path(__file__).parents[1] / "filecheck" / "transforms"
+FILECHECK = Path(__file__).parents[1] / "filecheck" / "passes"
 
 MLP = """
 func.func @mlp(%x: tensor<6x5xf32>) -> (tensor<6x3xf32>, tensor<6xi64>) {

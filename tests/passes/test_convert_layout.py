@@ -40,16 +40,16 @@ from graph_opt.dialects.nn.tensor_ops import (
     TransposeOp,
 )
 from graph_opt.entry import entry_function
-from graph_opt.frontend.errors import FrontendError
-from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function
-from graph_opt.passes.convert_layout import ConvertLayoutPass
-from graph_opt.passes.layout_patterns import has_other_layout
+from graph_opt.passes.convert_layout.convert_layout import ConvertLayoutPass
+from graph_opt.passes.convert_layout.layout_patterns import has_other_layout
 from graph_opt.testing import model_zoo
 from graph_opt.testing.graph_builder import ModuleBuilder
 from graph_opt.testing.graph_builder import props as p
 
-FIXTURES = Path(__file__).resolve().parents[1] / "frontend" / "tensorflow" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "formats" / "tensorflow" / "fixtures"
 NHWC = {"data_layout": str_attr(CHANNELS_LAST)}
 
 
@@ -242,7 +242,7 @@ def test_output_also_used_inside_keeps_one_transpose_per_use_site():
 
 
 def test_target_nhwc_on_onnx_resnet():
-    from graph_opt.frontend.onnx_import import import_model
+    from graph_opt.formats.onnx.importer import import_model
 
     model = model_zoo.resnet(blocks=(1, 1), width=4, size=16, classes=5)
     module = import_model(model)
@@ -387,7 +387,7 @@ def test_tensorflow_fixture(name):
 
 def test_converted_tensorflow_conv_runs_in_onnxruntime():
     """An NHWC conv cannot be exported to ONNX; converted, it can, and onnxruntime agrees."""
-    from graph_opt.frontend.onnx_export import export_module
+    from graph_opt.formats.onnx.exporter import export_module
 
     module = FIXTURE_MODULES["conv_bn_relu6.pb"]
     model = export_module(convert(module))

@@ -28,13 +28,13 @@ from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
 from graph_opt.dialects.nn.shape_ops import FlattenOp, SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
-from graph_opt.passes.calibrate import CalibratePass
-from graph_opt.passes.convert_to_int import ConvertToIntPass
-from graph_opt.passes.fold_bn import FoldBatchNormPass
-from graph_opt.passes.fuse_ops import FuseOpsPass
-from graph_opt.passes.quantize import QuantizePass
+from graph_opt.passes.calibrate.calibrate import CalibratePass
+from graph_opt.passes.convert_to_int.convert_to_int import ConvertToIntPass
+from graph_opt.passes.fold_bn.fold_bn import FoldBatchNormPass
+from graph_opt.passes.fuse_ops.fuse_ops import FuseOpsPass
+from graph_opt.passes.quantize.quantize import QuantizePass
 from graph_opt.quantization.fake_quant_math import fake_quant, nudge
 from graph_opt.testing import model_zoo
 from graph_opt.testing.graph_builder import FakeQuantBuilder

@@ -10,9 +10,9 @@ from graph_opt.api import parse
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.linalg import GemmOp
 from graph_opt.entry import entry_function
-from graph_opt.passes.bias_rounding import round_biases
-from graph_opt.passes.convert_to_int import ConvertToIntPass
-from graph_opt.passes.convert_to_int_accumulator import Accumulation, accumulation
+from graph_opt.passes.convert_to_int.accumulator import Accumulation, accumulation
+from graph_opt.passes.convert_to_int.bias_rounding import round_biases
+from graph_opt.passes.convert_to_int.convert_to_int import ConvertToIntPass
 
 X4 = "%x: tensor<1x2x4x4xf32>"
 X2 = "%x: tensor<3x4xf32>"

@@ -18,15 +18,15 @@ from graph_opt.dialects.nn.conv import ConvTransposeOp
 from graph_opt.dialects.nn.elementwise import ReluOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
-from graph_opt.passes.bias_rounding import input_quantization
-from graph_opt.passes.calibrate import CalibratePass
-from graph_opt.passes.convert_to_int import ConvertToIntPass
-from graph_opt.passes.convert_to_int_params import activation_params, int_weights
-from graph_opt.passes.fold_bn import FoldBatchNormPass
-from graph_opt.passes.quantize import QuantizePass
+from graph_opt.passes.calibrate.calibrate import CalibratePass
+from graph_opt.passes.convert_to_int.bias_rounding import input_quantization
+from graph_opt.passes.convert_to_int.convert_to_int import ConvertToIntPass
+from graph_opt.passes.convert_to_int.params import activation_params, int_weights
+from graph_opt.passes.fold_bn.fold_bn import FoldBatchNormPass
+from graph_opt.passes.quantize.quantize import QuantizePass
 from graph_opt.testing import model_zoo
 from graph_opt.testing.graph_builder import FakeQuantBuilder
 

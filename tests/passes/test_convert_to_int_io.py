@@ -30,10 +30,10 @@ from graph_opt.driver.verify_numerics import (
     NumericsChanged,
 )
 from graph_opt.entry import entry_function
-from graph_opt.frontend.errors import FrontendError
+from graph_opt.formats.errors import FrontendError
 from graph_opt.interpreter import run_function
 from graph_opt.interpreter.runner import make_function_interpreter
-from graph_opt.passes.convert_to_int import ConvertToIntPass
+from graph_opt.passes.convert_to_int.convert_to_int import ConvertToIntPass
 from graph_opt.quantization.boundary import (
     boundary_quantization,
     dequantize_codes,

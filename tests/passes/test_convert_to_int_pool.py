@@ -179,8 +179,8 @@ def conv_pool_conv(tmp_path) -> tuple[ModuleOp, np.ndarray]:
     """conv -> relu -> average pool -> conv, calibrated on random samples."""
     from onnx import TensorProto, helper, numpy_helper
 
-    from graph_opt.frontend.onnx_import import import_model
-    from graph_opt.passes.calibrate import CalibratePass
+    from graph_opt.formats.onnx.importer import import_model
+    from graph_opt.passes.calibrate.calibrate import CalibratePass
 
     rng = np.random.default_rng(3)
     weights = [

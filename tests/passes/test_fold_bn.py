@@ -30,7 +30,7 @@ from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.interpreter import run_function
-from graph_opt.passes.fold_bn import FoldBatchNormPass, explain_fold_bn
+from graph_opt.passes.fold_bn.fold_bn import FoldBatchNormPass, explain_fold_bn
 from graph_opt.testing.graph_builder import ModuleBuilder
 from graph_opt.testing.graph_builder import props as p
 

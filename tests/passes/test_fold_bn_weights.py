@@ -10,7 +10,7 @@ from graph_opt import api
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.entry import entry_function
 from graph_opt.interpreter import run_function
-from graph_opt.passes.fold_bn import FoldBatchNormPass
+from graph_opt.passes.fold_bn.fold_bn import FoldBatchNormPass
 
 CONV_BN = """
 func.func @main(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {

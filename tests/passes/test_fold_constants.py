@@ -9,8 +9,8 @@ from onnx import TensorProto, helper, numpy_helper
 from graph_opt import api
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
 from graph_opt.passes import get_all_passes
 from graph_opt.remarks import GraphOptWarning

@@ -14,11 +14,11 @@ from graph_opt import api
 from graph_opt.dialects.nn.qint import QMatMulOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.tf_state import ReadOp, VariableOp
-from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function
 from graph_opt.interpreter.tf_state import Session
 
-TRAINING = Path(__file__).parents[1] / "frontend" / "tensorflow" / "training"
+TRAINING = Path(__file__).parents[1] / "formats" / "tensorflow" / "training"
 FIXTURE = str(TRAINING / "dense_adam.pbtxt")
 
 

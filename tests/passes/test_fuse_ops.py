@@ -9,7 +9,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graph_opt import api
 from graph_opt.interpreter import run_function
-from graph_opt.passes.fuse_ops import FuseOpsPass
+from graph_opt.passes.fuse_ops.fuse_ops import FuseOpsPass
 
 RNG_SEED = 0
 
@@ -273,7 +273,7 @@ def test_fused_matmul_rejects_bias_off_the_last_dim():
 
 def test_fused_ops_export_to_onnx_that_onnxruntime_runs():
     ort = pytest.importorskip("onnxruntime")
-    from graph_opt.frontend.onnx_export import export_module
+    from graph_opt.formats.onnx.exporter import export_module
 
     rng = np.random.default_rng(6)
     module = check_fusion(

@@ -7,7 +7,7 @@ import onnxruntime as ort
 import pytest
 
 from graph_opt import api
-from graph_opt.frontend.onnx_export import export_module
+from graph_opt.formats.onnx.exporter import export_module
 from graph_opt.testing import model_zoo
 
 MODELS = model_zoo.small_models(chain_nodes=60)

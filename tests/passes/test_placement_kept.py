@@ -19,9 +19,9 @@ from graph_opt.dialects.nn.elementwise import IdentityOp
 from graph_opt.dialects.nn.names import location_names
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.tensorflow import import_graph_def
-from graph_opt.frontend.tensorflow.graph_export import export_graph_def
-from graph_opt.frontend.tensorflow.schema import GraphDef
+from graph_opt.formats.tensorflow import import_graph_def
+from graph_opt.formats.tensorflow.export.exporter import export_graph_def
+from graph_opt.formats.tensorflow.schema import GraphDef
 from graph_opt.passes import XDSL_PASS_OVERRIDES, get_all_passes
 from graph_opt.patterns import apply_rewrites, is_op, redirect_to, wildcard
 from graph_opt.remarks import GraphOptWarning

@@ -14,8 +14,8 @@ from graph_opt.dialects.nn.names import result_names
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.tensor_ops import DropoutOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.onnx_export import export_module
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
 from graph_opt.passes import get_all_passes
 
@@ -96,7 +96,7 @@ def test_pruned_onnx_model_matches_onnxruntime():
     np.testing.assert_array_equal(session.run(None, {"x": x})[0], expected)
 
 
-LOOPS = Path(__file__).parents[1] / "filecheck" / "transforms" / "prune.mlir"
+LOOPS = Path(__file__).parents[1] / "filecheck" / "passes" / "prune.mlir"
 
 
 @pytest.mark.parametrize(

@@ -21,19 +21,19 @@ from graph_opt.api import parse
 from graph_opt.dialects.nn.qint import QuantizeOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
-from graph_opt.passes.calibrate import CalibratePass
-from graph_opt.passes.calibration import RANGE_ATTR
-from graph_opt.passes.fold_bn import FoldBatchNormPass
-from graph_opt.passes.quantize import QuantizePass
-from graph_opt.passes.quantize_patterns import activation_range, weight_range
+from graph_opt.passes.calibrate.calibrate import CalibratePass
+from graph_opt.passes.calibrate.calibration import RANGE_ATTR
+from graph_opt.passes.common.quantize_patterns import activation_range, weight_range
+from graph_opt.passes.fold_bn.fold_bn import FoldBatchNormPass
+from graph_opt.passes.quantize.quantize import QuantizePass
 from graph_opt.patterns import is_constant, is_op, registry, wildcard
 from graph_opt.quantization.fake_quant_math import fake_quant, nudge
 from graph_opt.remarks import GraphOptWarning
 from graph_opt.testing import model_zoo
 
-FIXTURES = Path(__file__).parents[1] / "frontend" / "tensorflow" / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "formats" / "tensorflow" / "fixtures"
 INPUT_SHAPE = (1, 3, 16, 16)
 MODELS = {
     "resnet": lambda: model_zoo.resnet(blocks=(1, 1), width=4, size=16, classes=5),
@@ -208,7 +208,7 @@ def test_calibration_methods(method, options, tmp_path):
 
 
 def test_tensorflow_quantization_aware_graph_keeps_its_ranges():
-    from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+    from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 
     graph = load_graph_def(str(FIXTURES / "fake_quant_qat.pb"))
     module = import_graph_def(graph, outputs=["out"])
@@ -300,9 +300,9 @@ def test_biases_sit_on_the_accumulator_grid_so_int8_matches_fake_quant(tmp_path)
     step of its fake-quantized graph (45% of logits were a step or more apart)."""
     from graph_opt.dialects.nn.constant import constant_value
     from graph_opt.dialects.nn.conv import ConvOp
-    from graph_opt.passes.bias_rounding import input_quantization
-    from graph_opt.passes.convert_to_int import ConvertToIntPass
-    from graph_opt.passes.convert_to_int_params import activation_params, int_weights
+    from graph_opt.passes.convert_to_int.bias_rounding import input_quantization
+    from graph_opt.passes.convert_to_int.convert_to_int import ConvertToIntPass
+    from graph_opt.passes.convert_to_int.params import activation_params, int_weights
 
     path, samples = write_samples(tmp_path, count=8)
     quant = quantized(calibrated(float_module("resnet"), path), per_channel=True)

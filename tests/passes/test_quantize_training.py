@@ -17,11 +17,11 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.names import location_names
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsGradOp, FakeQuantVarsOp
 from graph_opt.dialects.tf_state import ReadOp
-from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter.tf_state import Session
-from graph_opt.passes.quantize import QuantizePass
+from graph_opt.passes.quantize.quantize import QuantizePass
 
-TRAINING = Path(__file__).parents[1] / "frontend" / "tensorflow" / "training"
+TRAINING = Path(__file__).parents[1] / "formats" / "tensorflow" / "training"
 TOLERANCE = 1e-5
 QUANT_DELAY, EMA_DECAY = 2, 0.9
 
@@ -119,7 +119,7 @@ def test_export_has_create_training_graphs_nodes(tmp_path):
     """The GraphDef make_qat_graphs.py trained in TensorFlow: FakeQuant nodes
     on the assigned ranges, their gradients, the step counter."""
     from graph_opt import api
-    from graph_opt.frontend.tensorflow.schema import GraphDef
+    from graph_opt.formats.tensorflow.schema import GraphDef
 
     api.save(rewritten(quant_delay=QUANT_DELAY), tmp_path / "qat.pb")
     graph = GraphDef()

@@ -25,14 +25,14 @@ from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsOp
 from graph_opt.dialects.nn.training import BatchNormTrainingOp
 from graph_opt.dialects.tf_state import ReadOp
-from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function
 from graph_opt.interpreter.tf_state import Session
-from graph_opt.passes.quantize import QuantizePass
+from graph_opt.passes.quantize.quantize import QuantizePass
 from graph_opt.remarks import GraphOptWarning
 from graph_opt.statistics import collecting
 
-TRAINING = Path(__file__).parents[1] / "frontend" / "tensorflow" / "training"
+TRAINING = Path(__file__).parents[1] / "formats" / "tensorflow" / "training"
 TOLERANCE = 1e-5
 QUANT_DELAY, EMA_DECAY, FREEZE_BN_DELAY, STEPS = 2, 0.9, 4, 5
 OPTIONS = {
@@ -195,7 +195,7 @@ def test_refused_freeze_delays(options):
 
 
 def test_export_names_the_gradient_tensorflow_uses(tmp_path):
-    from graph_opt.frontend.tensorflow.schema import GraphDef
+    from graph_opt.formats.tensorflow.schema import GraphDef
 
     api.save(forward(**OPTIONS), tmp_path / "qat.pb")
     graph = GraphDef()

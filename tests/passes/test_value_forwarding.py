@@ -13,7 +13,7 @@ from xdsl.rewriter import InsertPoint
 
 from graph_opt.api import parse
 from graph_opt.dialects.nn.elementwise import IdentityOp
-from graph_opt.passes.prune import prune_patterns
+from graph_opt.passes.prune.prune import prune_patterns
 from graph_opt.rewriting.op_dispatch import dispatching_walker
 from graph_opt.rewriting.value_forwarding import CallIndex
 

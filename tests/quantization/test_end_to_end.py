@@ -25,13 +25,13 @@ from graph_opt.dialects.nn.elementwise import AddOp, MaxOp, MinOp
 from graph_opt.dialects.nn.names import argument_names
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.onnx_import import import_model
-from graph_opt.frontend.tensorflow import import_graph_def, load_graph_def
+from graph_opt.formats.onnx.importer import import_model
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter import run_function
 from graph_opt.quantization.fake_quant_math import channel_shape, nudge
 from graph_opt.testing import model_zoo
 
-FIXTURES = Path(__file__).parents[1] / "frontend" / "tensorflow" / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "formats" / "tensorflow" / "fixtures"
 TF_MODEL, TF_OUTPUT = FIXTURES / "tf_depthwise_blocks.pb", "Conv2D_1"
 
 DOCS_PIPELINE = (

@@ -21,10 +21,10 @@ from graph_opt.dialects.nn.quant import FakeQuantOp, fake_quant_props
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsOp
 from graph_opt.dialects.nn.tensor_ops import CastOp
 from graph_opt.entry import entry_function
-from graph_opt.frontend.onnx_import import import_model
+from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
 from graph_opt.interpreter.precise import run_float64
-from graph_opt.passes.convert_to_int import ConvertToIntPass
+from graph_opt.passes.convert_to_int.convert_to_int import ConvertToIntPass
 from graph_opt.quantization.fake_quant_math import fake_quant, fake_quant_exact, nudge
 from graph_opt.testing import model_zoo
 

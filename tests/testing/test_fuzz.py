@@ -12,7 +12,7 @@ import numpy as np
 import onnx
 import pytest
 
-from graph_opt.frontend.tensorflow.crc32c import crc32c, mask
+from graph_opt.formats.tensorflow.crc32c import crc32c, mask
 from graph_opt.testing.fuzz import audit
 from graph_opt.testing.fuzz.campaign import run_campaign
 from graph_opt.testing.fuzz.cli_runs import Run, problems, run_limited
@@ -67,7 +67,7 @@ def test_random_onnx_graphs_are_valid_and_cover_the_opsets():
 
 
 def test_random_graph_defs_import_and_run():
-    from graph_opt.frontend.tensorflow import import_graph_def
+    from graph_opt.formats.tensorflow import import_graph_def
     from graph_opt.interpreter import run_function
     from graph_opt.testing.fuzz.campaign import tf_input
 

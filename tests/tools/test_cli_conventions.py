@@ -13,9 +13,7 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "conv_bn_relu.onnx"
-TF_FIXTURE = (
-    ROOT / "tests" / "frontend" / "tensorflow" / "fixtures" / "cond_in_while_v1"
-)
+TF_FIXTURE = ROOT / "tests" / "formats" / "tensorflow" / "fixtures" / "cond_in_while_v1"
 GRAPH_OPT = shutil.which("graph-opt") or "graph-opt"
 GRAPH_OPT_RUN = shutil.which("graph-opt-run") or "graph-opt-run"
 

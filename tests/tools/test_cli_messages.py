@@ -122,7 +122,9 @@ def test_a_pass_warning_points_at_the_pass():
         warnings.simplefilter("always")
         api.run(module, "fold-bn")
     (said,) = [w for w in caught if issubclass(w.category, GraphOptWarning)]
-    assert said.filename.endswith(os.path.join("graph_opt", "passes", "fold_bn.py"))
+    assert said.filename.endswith(
+        os.path.join("graph_opt", "passes", "fold_bn", "fold_bn.py")
+    )
 
 
 @dataclass(frozen=True)

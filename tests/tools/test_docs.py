@@ -43,7 +43,7 @@ def test_fold_bn_page_has_its_statistics_tests_and_example(pages):
     page = pages["passes/fold-bn.md"]
     assert "| `explain` | `bool` | `false` |" in page
     assert "- `nn.batch_norm folded`" in page
-    assert "- `tests/filecheck/transforms/fold-bn.mlir`" in page
+    assert "- `tests/filecheck/passes/fold-bn.mlir`" in page
     example_part = page.split("## Example", 1)[1]
     assert (
         "nn.batch_norm %y" in example_part
@@ -55,7 +55,7 @@ def test_statistics_read_from_source_include_f_strings_and_imported_helpers():
     from graph_opt.passes.schedule_memory import ScheduleMemoryPass
 
     assert "ops moved in {where}" in reported_statistics(ScheduleMemoryPass)
-    from graph_opt.passes.quantize import QuantizePass
+    from graph_opt.passes.quantize.quantize import QuantizePass
 
     keys = reported_statistics(QuantizePass)
     assert "layers quantized" in keys

@@ -15,7 +15,7 @@ from graph_opt.testing.model_zoo import conv_chain
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "conv_bn_relu.onnx"
-COND = ROOT / "tests" / "frontend" / "tensorflow" / "fixtures" / "cond_v2.pb"
+COND = ROOT / "tests" / "formats" / "tensorflow" / "fixtures" / "cond_v2.pb"
 
 
 def graph_opt(*args: str, env=None) -> subprocess.CompletedProcess:

@@ -45,7 +45,7 @@ for name in ("nn", "tf_state"):
     multiverse.all_dialects[name]()
 for name in ("fuse-ops", "optimize", "quantize"):
     multiverse.all_passes[name]()
-import graph_opt, graph_opt.universe, graph_opt.mlir_text.parser
+import graph_opt, graph_opt.universe, graph_opt.formats.mlir.parser
 from graph_opt.universe import XDSL_DIALECT_OVERRIDES
 for factory in XDSL_DIALECT_OVERRIDES.values():
     factory()

@@ -80,7 +80,7 @@ class ConstantOp(NNOperation):
     def parse(cls, parser: Parser) -> ConstantOp:
         attributes = parser.parse_optional_attr_dict()
         value = parser.parse_attribute()
-        # A dense_resource stands for its blob until graph_opt.resources
+        # A dense_resource stands for its blob until graph_opt.formats.mlir.resources
         # replaces it, once the file's resource section is read.
         if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
             parser.raise_error("expected a dense elements attribute")

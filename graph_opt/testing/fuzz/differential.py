@@ -76,7 +76,7 @@ def check_onnx(
     pipelines: Sequence[str] = PIPELINES,
 ) -> list[Failure]:
     from graph_opt import api
-    from graph_opt.frontend.onnx_export import export_module
+    from graph_opt.formats.onnx.exporter import export_module
     from graph_opt.interpreter import run_function
 
     expected = run_onnxruntime(model, feeds)
@@ -112,8 +112,8 @@ def check_graph_def(
     graph, outputs: Sequence[str], x: np.ndarray, pipelines: Sequence[str] = PIPELINES
 ) -> list[Failure]:
     from graph_opt import api
-    from graph_opt.frontend.onnx_export import export_module
-    from graph_opt.frontend.tensorflow import import_graph_def
+    from graph_opt.formats.onnx.exporter import export_module
+    from graph_opt.formats.tensorflow import import_graph_def
     from graph_opt.interpreter import run_function
 
     failures = []

@@ -9,7 +9,7 @@ import shutil
 
 import numpy as np
 
-from graph_opt.frontend.tensorflow.crc32c import crc32c, mask
+from graph_opt.formats.tensorflow.crc32c import crc32c, mask
 from graph_opt.testing.fuzz.hostile_inputs import (
     ACCEPT,
     BOUNDED,

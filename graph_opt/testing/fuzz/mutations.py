@@ -170,7 +170,7 @@ TF_INVALID_MUTATIONS = ("retype_attr", "unknown_attr", "drop_input")
 
 
 def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
-    from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef
+    from graph_opt.formats.tensorflow.schema import DATA_TYPES, GraphDef
 
     kinds = ["flip_bytes", "truncate", "remove_node", "duplicate_name", "drop_attr",
              "control_before_data", "undefined_input", "splat_bomb", "value_list_bomb",
@@ -218,7 +218,7 @@ def mutate_graph_def(graph, rng: np.random.Generator) -> Malformed:
 def _add_huge_const(nodes, values: list[float]) -> None:
     """A ~150-byte Const of 1e10 floats: one value (a splat, kept as one) or a
     short list TensorFlow repeats the last value of (refused past the limit)."""
-    from graph_opt.frontend.tensorflow.schema import DATA_TYPES
+    from graph_opt.formats.tensorflow.schema import DATA_TYPES
 
     node = nodes.add(name="fuzz_huge", op="Const")
     node.attr["dtype"].type = DATA_TYPES["DT_FLOAT"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graph_opt.frontend.tensorflow.schema import DATA_TYPES, GraphDef
+from graph_opt.formats.tensorflow.schema import DATA_TYPES, GraphDef
 from graph_opt.testing.graph_defs import Type, set_attr
 
 FLOAT = DATA_TYPES["DT_FLOAT"]

@@ -1,0 +1,1 @@
+"""ONNX: import (`importer`), export (`exporter`), the operator table (`mappings/`)."""

@@ -1,0 +1,169 @@
+"""The ONNX round trip (import, then export) checked against onnxruntime and onnx's backend tests.
+
+Used by the test suite and `bench/onnx_coverage.py`; needs onnxruntime (imported lazily).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import onnx
+from xdsl.dialects.builtin import ModuleOp
+
+from graph_opt.dialects.nn.opaque import OpaqueOp
+from graph_opt.formats.onnx.exporter import export_module
+from graph_opt.formats.onnx.importer import import_model
+
+PASSED = "passed"
+FAILED = "failed"
+RUNTIME_UNSUPPORTED = "runtime-unsupported"
+"""Neither onnxruntime nor onnx's reference evaluator reproduces the expected outputs
+from the original model, so the round trip cannot be judged."""
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    name: str
+    roundtrip: str
+    reason: str = ""
+    interpreter: str | None = None
+    """PASSED / FAILED when every imported op is first-class, else None."""
+    interpreter_reason: str = ""
+
+
+def run_onnxruntime(model: onnx.ModelProto, inputs: Sequence) -> list:
+    """The model's outputs in onnxruntime, inputs given in graph-input order."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 4
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    names = [i.name for i in session.get_inputs()]
+    return session.run(None, dict(zip(names, inputs)))
+
+
+def run_reference(model: onnx.ModelProto, inputs: Sequence) -> list:
+    """The model's outputs from onnx's reference evaluator."""
+    from onnx.reference import ReferenceEvaluator
+
+    evaluator = ReferenceEvaluator(model)
+    return evaluator.run(None, dict(zip(evaluator.input_names, inputs)))
+
+
+def assert_similar(expected: Sequence, actual: Sequence, rtol: float, atol: float):
+    """The comparison of onnx's backend test runner (shapes, dtypes, then allclose)."""
+    from onnx.backend.test.runner import Runner
+
+    Runner.assert_similar_outputs(list(expected), list(actual), rtol=rtol, atol=atol)
+
+
+def roundtrip(model: onnx.ModelProto) -> onnx.ModelProto:
+    return export_module(import_model(model))
+
+
+def has_opaque(module: ModuleOp) -> bool:
+    return any(isinstance(op, OpaqueOp) for op in module.walk())
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"[:300]
+
+
+def check_backend_case(case) -> CaseResult:
+    """Round-trip one onnx backend node test case and compare with its expected outputs."""
+    from graph_opt.interpreter import run_function
+
+    inputs, expected = case.data_sets[0]
+    inputs = [_normalize(x) for x in inputs]
+    expected = [_normalize(x) for x in expected]
+
+    def compare(actual):
+        assert_similar(expected, actual, case.rtol, case.atol)
+
+    try:
+        module = import_model(case.model, validate=_supported_opset(case.model))
+        exported = export_module(module)
+    except Exception as e:  # every failure of ours is a result to report
+        return CaseResult(case.name, FAILED, _first_line(e))
+    interpreter, interpreter_reason = None, ""
+    if not has_opaque(module):
+        try:
+            compare(run_function(module, inputs))
+            interpreter = PASSED
+        except Exception as e:  # the interpreter may raise anything on a bug
+            interpreter, interpreter_reason = FAILED, _first_line(e)
+    result = partial(CaseResult, case.name, interpreter=interpreter)
+    result = partial(result, interpreter_reason=interpreter_reason)
+    unsupported = ""
+    for run in (run_onnxruntime, run_reference):
+        try:
+            compare(run(exported, inputs))
+            return result(PASSED)
+        except Exception as e:  # the runtimes raise many types
+            failure = f"{run.__name__}: {_first_line(e)}"
+        try:
+            compare(run(case.model, inputs))
+        except Exception as e:  # this runtime cannot run the case: try the next
+            unsupported = unsupported or _first_line(e)
+            continue
+        return result(FAILED, failure)
+    return result(RUNTIME_UNSUPPORTED, unsupported)
+
+
+def _supported_opset(model: onnx.ModelProto) -> bool:
+    """Whether validation accepts the model's opset. A few cases (Not, opset 1)
+    predate it: onnxruntime runs them on legacy support and does not guarantee
+    it, as validation says; they are imported without validation."""
+    from graph_opt.formats.onnx.validation import MIN_OPSET
+
+    return all(
+        o.version >= MIN_OPSET
+        for o in model.opset_import
+        if o.domain in ("", "ai.onnx")
+    )
+
+
+def _normalize(value):
+    if isinstance(value, onnx.TensorProto):
+        return onnx.numpy_helper.to_array(value)
+    if isinstance(value, list):
+        return [_normalize(v) for v in value]
+    return value
+
+
+def backend_cases() -> list:
+    """onnx's backend node test cases (each a model with one input/output data set)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    return [c for c in collect_testcases() if c.model is not None and c.data_sets]
+
+
+def check_all_backend_cases() -> list[CaseResult]:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter(
+            "ignore"
+        )  # the cases' reference code overflows on purpose
+        return [check_backend_case(case) for case in backend_cases()]
+
+
+def counts(results: Sequence[CaseResult]) -> dict[str, tuple[int, int]]:
+    """(passed, total) of the round trip (cases onnxruntime can run) and of the interpreter."""
+    judged = [r for r in results if r.roundtrip != RUNTIME_UNSUPPORTED]
+    interpreted = [r for r in results if r.interpreter is not None]
+    return {
+        "roundtrip": (sum(r.roundtrip == PASSED for r in judged), len(judged)),
+        "runtime_unsupported": (len(results) - len(judged), len(results)),
+        "interpreter": (
+            sum(r.interpreter == PASSED for r in interpreted),
+            len(interpreted),
+        ),
+    }

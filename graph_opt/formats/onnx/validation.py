@@ -1,0 +1,233 @@
+"""What onnxruntime would refuse to load, refused before import with one line.
+
+Four checks, on the weight-free copy of the model that shape inference reads
+anyway (`onnx_import._copy_without_weights`, nodes in topological order):
+
+- the ai.onnx opset is one onnxruntime implements (7 to onnx's newest), and the
+  graph has an output;
+- onnx's checker (`onnx.checker.check_model` without its full check): SSA form,
+  every input defined, known operators and attributes, well-formed tensors and
+  subgraphs. The checker also requires every graph input and output to declare a
+  shape and type, which onnxruntime does not: it sees placeholders, removed after;
+- strict type inference (`infer_shapes(check_type=True, strict_mode=True)`):
+  an input of a type its operator does not accept (a STRING initializer added to
+  floats, Reshape's inputs swapped), an element type that contradicts a declared
+  one. A declared shape that inference contradicts is not an error: onnxruntime
+  merges such shapes leniently, with a warning;
+- integer Div and Mod by a constant divisor holding a zero (onnxruntime's
+  kernels refuse the model when they are created).
+
+The inference's types are returned, so that validation costs the import one
+inference it would mostly run anyway.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+from onnx import TensorProto
+
+from graph_opt.formats.errors import FrontendError
+
+MIN_OPSET = 7
+"""The oldest ai.onnx opset onnxruntime implements."""
+
+LENIENT_INFERENCE_ERRORS = (
+    "Inferred shape and existing shape differ",
+    "Inference error(s)",
+)
+"""Inference errors onnxruntime does not make: a declared shape inference
+contradicts (onnxruntime merges them, with a warning), and errors inside the
+expansion of a function op (onnx 1.23 expands MeanVarianceNormalization-13 into
+an invalid Constant; onnxruntime runs its own kernel)."""
+
+_INTEGER_TYPES = frozenset(
+    [
+        TensorProto.INT8,
+        TensorProto.INT16,
+        TensorProto.INT32,
+        TensorProto.INT64,
+        TensorProto.UINT8,
+        TensorProto.UINT16,
+        TensorProto.UINT32,
+        TensorProto.UINT64,
+    ]
+)
+
+
+def check_opsets(model: onnx.ModelProto) -> None:
+    opsets = {o.domain or "ai.onnx": o.version for o in model.opset_import}
+    version = opsets.get("ai.onnx")
+    newest = onnx.defs.onnx_opset_version()
+    if version is not None and not MIN_OPSET <= version <= newest:
+        raise FrontendError(
+            f"the model imports ai.onnx opset {version}; onnxruntime and onnx "
+            f"implement opsets {MIN_OPSET} to {newest} (onnx.version_converter "
+            "converts a model to another opset)"
+        )
+    if not model.graph.output:
+        raise FrontendError("the graph has no outputs")
+
+
+def check_structure(light: onnx.ModelProto) -> None:
+    """onnx's checker on the weight-free copy, but for what it requires and
+    onnxruntime does not: a shape on every graph input and output, a type on
+    every output and value_info (the checker sees placeholders, removed after)."""
+    graph = light.graph
+    shapeless = [
+        info.type.tensor_type
+        for info in [*graph.input, *graph.output, *graph.value_info]
+        if info.type.HasField("tensor_type")
+        and not info.type.tensor_type.HasField("shape")
+    ]
+    typeless = [
+        info for info in [*graph.output, *graph.value_info] if not info.HasField("type")
+    ]
+    for tensor_type in shapeless:
+        tensor_type.shape.SetInParent()  # declared, of rank 0 to the checker only
+    for info in typeless:
+        info.type.tensor_type.elem_type = TensorProto.FLOAT
+        info.type.tensor_type.shape.SetInParent()
+    try:
+        _check(light)
+    finally:
+        for tensor_type in shapeless:
+            tensor_type.ClearField("shape")
+        for info in typeless:
+            info.ClearField("type")
+
+
+def _check(light: onnx.ModelProto) -> None:
+    error = _checker_error(light)
+    if error is None:
+        return
+    if _nameless_nodes(light.graph):  # say which node: name them and check again
+        _name_nodes(light.graph)
+        error = _checker_error(light) or error
+    raise FrontendError(f"invalid model: {_checker_message(error)}")
+
+
+def _checker_error(light: onnx.ModelProto) -> str | None:
+    try:
+        onnx.checker.check_model(light)
+    except onnx.checker.ValidationError as e:
+        return str(e)
+    return None
+
+
+def _checker_message(text: str) -> str:
+    reason, _, context = text.partition("==> Context:")
+    reason = " ".join(reason.split())
+    undefined = re.search(  # the nodes are in order: the input is defined nowhere
+        r"input '([^']*)' of node: name: (\S*) OpType: (\S+) is not output", reason
+    )
+    if undefined and not context:
+        value, name, op_type = undefined.groups()
+        return f"node '{name}' ({op_type}) uses undefined value '{value}'"
+    found = re.search(r"Name: (\S*) OpType: (\S+)", context)
+    if found:
+        return f"node '{found[1]}' ({found[2]}): {reason}"
+    return reason
+
+
+def infer_checked(light: onnx.ModelProto, data_prop: bool) -> onnx.ModelProto | None:
+    """The model with inferred types, or None when strict inference stopped on
+    lenient errors only; raises a FrontendError for the first strict one."""
+    try:
+        return onnx.shape_inference.infer_shapes(
+            light, check_type=True, strict_mode=True, data_prop=data_prop
+        )
+    except onnx.shape_inference.InferenceError as e:
+        errors = _strict_errors(str(e))
+        if not errors:
+            return None
+    if _nameless_nodes(light.graph):  # say which node: name them and infer again
+        _name_nodes(light.graph)
+        try:
+            onnx.shape_inference.infer_shapes(
+                light, check_type=True, strict_mode=True, data_prop=data_prop
+            )
+        except onnx.shape_inference.InferenceError as e:
+            errors = _strict_errors(str(e)) or errors
+    raise FrontendError(f"invalid model: {errors[0]}")
+
+
+def _strict_errors(text: str) -> list[str]:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    outer = "[ShapeInferenceError] Inference error(s):"
+    if lines and lines[0].startswith(outer):
+        lines[0] = lines[0].removeprefix(outer)
+    return [
+        _inference_message(line)
+        for line in lines
+        if not any(lenient in line for lenient in LENIENT_INFERENCE_ERRORS)
+    ]
+
+
+def _inference_message(line: str) -> str:
+    """`node 'n' (Reshape): reason` from `(op_type:Reshape, node name: n): [...] reason`."""
+    found = re.match(
+        r"\s*(?:\[\w+\]\s*)?\(op_type:(\w+)(?:, node name: ([^)]*))?\):\s*(.*)", line
+    )
+    if not found:
+        return line
+    op_type, name, reason = found.groups()
+    reason = re.sub(r"^\[\w+\]\s*", "", reason)
+    if "elem type" in reason:  # element types by name, not by enum number
+        reason = re.sub(r"\((\d+)\)", lambda m: f"({_type_name(int(m[1]))})", reason)
+    label = f"node '{name}' ({op_type})" if name else f"a {op_type} node"
+    return f"{label}: {reason}"
+
+
+def _type_name(number: int) -> str:
+    try:
+        return onnx.helper.tensor_dtype_to_string(number).removeprefix("TensorProto.")
+    except (KeyError, ValueError):
+        return str(number)
+
+
+def _nameless_nodes(graph: onnx.GraphProto) -> bool:
+    return any(not node.name for node in graph.node)
+
+
+def _name_nodes(graph: onnx.GraphProto) -> None:
+    """Name each nameless node of the copy as the importer does: by its first output."""
+    for node in graph.node:
+        if not node.name:
+            node.name = next((o for o in node.output if o), node.op_type)
+
+
+def check_integer_divisors(
+    graph: onnx.GraphProto, nodes: Sequence[onnx.NodeProto]
+) -> None:
+    """Integer Div and Mod by a constant holding a zero, as onnxruntime refuses them."""
+    divisions = [
+        n
+        for n in nodes
+        if n.op_type in ("Div", "Mod")
+        and n.domain in ("", "ai.onnx")
+        and len(n.input) > 1
+    ]
+    if not divisions:
+        return
+    inputs = {i.name for i in graph.input}
+    constants = {t.name: t for t in graph.initializer if t.name not in inputs}
+    for node in nodes:
+        if node.op_type == "Constant" and node.output and node.attribute:
+            value = node.attribute[0]
+            if value.name == "value" and value.type == onnx.AttributeProto.TENSOR:
+                constants[node.output[0]] = value.t
+    for node in divisions:
+        divisor = constants.get(node.input[1])
+        if divisor is None or divisor.data_type not in _INTEGER_TYPES:
+            continue
+        if not np.all(onnx.numpy_helper.to_array(divisor)):
+            what = "division" if node.op_type == "Div" else "modulo"
+            label = node.name or node.output[0]
+            raise FrontendError(
+                f"node '{label}' ({node.op_type}): integer {what} by zero "
+                f"(its divisor '{node.input[1]}' holds a zero)"
+            )

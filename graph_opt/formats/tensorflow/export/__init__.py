@@ -1,0 +1,1 @@
+"""TensorFlow GraphDef export: `exporter` and its per-family modules."""

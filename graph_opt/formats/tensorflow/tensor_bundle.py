@@ -1,0 +1,237 @@
+"""TensorFlow checkpoints (tensor bundles) without TensorFlow.
+
+A bundle is `PREFIX.index`, a LevelDB-format sorted table (tensorflow/core/lib/
+io/table_format.txt: data blocks of prefix-compressed keys with restart points,
+an index block pointing at them, a 48-byte footer ending in a magic number),
+whose entry "" is a BundleHeaderProto and every other entry a BundleEntryProto
+(dtype, shape, shard, offset, size) locating a tensor's raw little-endian bytes
+in `PREFIX.data-SSSSS-of-NNNNN` (tensorflow/core/util/tensor_bundle).
+
+As TensorFlow does, every block's and every tensor's masked CRC-32C is checked
+(a mismatch is data loss); beyond that, blocks and tensors may not overlap, so
+an index decodes to no more than its files hold. Files are read through
+`model_files`: from inside the model's directory, regular files only.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from pathlib import Path
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.model_files import ModelDirectory
+from graph_opt.formats.tensorflow.crc32c import crc32c, unmask
+from graph_opt.formats.tensorflow.schema import BundleEntryProto, BundleHeaderProto
+from graph_opt.formats.tensorflow.tensors import dtype_name, numpy_dtype, shape_dims
+
+FOOTER_SIZE = 48
+TABLE_MAGIC = 0xDB4775248B80FB57
+BLOCK_TRAILER_SIZE = 5  # compression type, crc32c
+DT_STRING = 7
+KEY_BYTES_PER_TABLE_BYTE = 64
+"""Prefix-compressed keys may decode to at most this many times the index's size."""
+
+
+class TableError(ValueError):
+    """The index is not a well-formed sorted table."""
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if position >= len(data) or shift > 63:
+            raise TableError("truncated varint")
+        byte = data[position]
+        position += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, position
+        shift += 7
+
+
+def _block_handle(data: bytes, position: int) -> tuple[tuple[int, int], int]:
+    offset, position = _varint(data, position)
+    size, position = _varint(data, position)
+    return (offset, size), position
+
+
+def _block(table: bytes, handle: tuple[int, int]) -> bytes:
+    offset, size = handle
+    end = offset + size
+    if end + BLOCK_TRAILER_SIZE > len(table):
+        raise TableError("a block lies past the end of the file")
+    (stored,) = struct.unpack_from("<I", table, end + 1)
+    if crc32c(memoryview(table)[offset : end + 1]) != unmask(stored):
+        raise TableError(f"the checksum of the block at offset {offset} does not match")
+    if table[end] != 0:
+        raise TableError("compressed blocks (snappy) are not supported")
+    return table[offset:end]
+
+
+def _block_entries(block: bytes, key_budget: list[int]) -> list[tuple[bytes, bytes]]:
+    if len(block) < 4:
+        raise TableError("a block is too short")
+    (restarts,) = struct.unpack_from("<I", block, len(block) - 4)
+    limit = len(block) - 4 - 4 * restarts
+    if limit < 0:
+        raise TableError("bad restart count")
+    entries, key, position = [], b"", 0
+    while position < limit:
+        shared, position = _varint(block, position)
+        unshared, position = _varint(block, position)
+        value_size, position = _varint(block, position)
+        if shared > len(key) or position + unshared + value_size > limit:
+            raise TableError("an entry lies past its block")
+        key = key[:shared] + block[position : position + unshared]
+        key_budget[0] -= len(key)
+        if key_budget[0] < 0:
+            raise TableError("its keys decode to far more than the file holds")
+        position += unshared
+        entries.append((key, block[position : position + value_size]))
+        position += value_size
+    return entries
+
+
+def read_table(table: bytes) -> list[tuple[bytes, bytes]]:
+    """Every (key, value) of a LevelDB-format table, in key order."""
+    if len(table) < FOOTER_SIZE:
+        raise TableError("shorter than a table footer")
+    footer = table[-FOOTER_SIZE:]
+    (magic,) = struct.unpack_from("<Q", footer, FOOTER_SIZE - 8)
+    if magic != TABLE_MAGIC:
+        raise TableError("no table magic number")
+    _, position = _block_handle(footer, 0)  # the metaindex: not needed
+    index_handle, _ = _block_handle(footer, position)
+    key_budget = [KEY_BYTES_PER_TABLE_BYTE * len(table)]
+    entries, end = [], 0
+    for _, handle_bytes in _block_entries(_block(table, index_handle), key_budget):
+        handle, _ = _block_handle(handle_bytes, 0)
+        if handle[0] < end:  # data blocks follow one another, as written
+            raise TableError(f"the block at offset {handle[0]} overlaps another")
+        end = handle[0] + handle[1] + BLOCK_TRAILER_SIZE
+        entries.extend(_block_entries(_block(table, handle), key_budget))
+    return entries
+
+
+class TensorBundle:
+    """The tensors of a checkpoint, each read on demand from its data shard and
+    checked against its CRC-32C. Its files are read from inside `directory`
+    (by default the prefix's)."""
+
+    def __init__(self, prefix: str | Path, directory: str | Path | None = None):
+        self.prefix = Path(prefix)
+        directory = Path(directory) if directory is not None else self.prefix.parent
+        self.files = ModelDirectory(directory)
+        self._name = self.prefix.relative_to(directory)
+        index = self.prefix.with_name(self.prefix.name + ".index")
+        table = self.files.read(
+            self._name.with_name(index.name), what="the checkpoint index"
+        )
+        try:
+            entries = read_table(table)
+        except TableError as e:
+            raise FrontendError(
+                f"{index}: not a TensorFlow checkpoint index ({e})"
+            ) from e
+        self.entries: dict[str, BundleEntryProto] = {}
+        header = BundleHeaderProto()
+        try:
+            for key, value in entries:
+                if key == b"":
+                    header.ParseFromString(value)
+                else:
+                    entry = BundleEntryProto()
+                    entry.ParseFromString(value)
+                    self.entries[key.decode("utf-8", "replace")] = entry
+        except DecodeError as e:
+            raise FrontendError(f"{index}: a corrupt checkpoint entry ({e})") from e
+        if header.endianness != 0:
+            raise FrontendError(f"{index}: big-endian checkpoints are not supported")
+        self.num_shards = max(header.num_shards, 1)
+        self._check_placement(index)
+
+    def _check_placement(self, index: Path) -> None:
+        """Refuse entries in a shard that does not exist, or sharing bytes (an
+        index of a few bytes would otherwise decode to many copies of one tensor)."""
+        placed = sorted(
+            (entry.shard_id, entry.offset, entry.offset + entry.size, key)
+            for key, entry in self.entries.items()
+            if entry.size
+        )
+        previous = (-1, 0, 0, "")
+        for shard, start, end, key in placed:
+            if not 0 <= shard < self.num_shards or not 0 <= start < end:
+                raise FrontendError(
+                    f"{index}: tensor '{key}' lies outside the checkpoint's shards"
+                )
+            if shard == previous[0] and start < previous[2]:
+                raise FrontendError(
+                    f"{index}: tensors '{previous[3]}' and '{key}' overlap in "
+                    f"shard {shard}: a corrupt checkpoint"
+                )
+            previous = (shard, start, end, key)
+
+    def tensor(self, key: str) -> np.ndarray:
+        entry = self.entries.get(key)
+        if entry is None:
+            raise FrontendError(f"{self.prefix}: the checkpoint has no tensor '{key}'")
+        dtype = numpy_dtype(entry.dtype)
+        dims = shape_dims(entry.shape) or []
+        count = math.prod(dims)
+        if min(dims, default=0) < 0 or entry.size != dtype.itemsize * count:
+            raise FrontendError(
+                f"{self.prefix}: tensor '{key}' ({dtype_name(entry.dtype)} {dims}) "
+                f"does not fit its {entry.size} bytes"
+            )
+        data = self._bytes(entry)
+        self._check_crc(key, entry, crc32c(data))
+        return np.frombuffer(data, dtype, count).reshape(dims)
+
+    def string(self, key: str) -> bytes:
+        """A scalar string tensor: [varint64 length][masked CRC-32C of the length
+        as a uint32][bytes], its CRC taken over the length, the length's CRC
+        and the bytes."""
+        entry = self.entries.get(key)
+        if entry is None or entry.dtype != DT_STRING:
+            raise FrontendError(f"{self.prefix}: the checkpoint has no string '{key}'")
+        data = self._bytes(entry)
+        try:
+            length, position = _varint(data, 0)
+        except TableError as e:
+            raise FrontendError(f"{self.prefix}: corrupt string '{key}'") from e
+        start = position + 4
+        if start + length > len(data):
+            raise FrontendError(f"{self.prefix}: corrupt string '{key}'")
+        width = "<I" if length <= 0xFFFFFFFF else "<Q"
+        length_crc = crc32c(struct.pack(width, length))
+        (stored,) = struct.unpack_from("<I", data, position)
+        if unmask(stored) != length_crc:
+            raise FrontendError(
+                f"{self.prefix}: the checksum of string '{key}' does not match "
+                "its length: the checkpoint is damaged"
+            )
+        crc = crc32c(
+            data[start : start + length], crc32c(data[position:start], length_crc)
+        )
+        self._check_crc(key, entry, crc)
+        return data[start : start + length]
+
+    def _bytes(self, entry: BundleEntryProto) -> bytes:
+        """The entry's bytes, read from its shard alone (never the whole shard)."""
+        name = f"{self._name.name}.data-{entry.shard_id:05d}-of-{self.num_shards:05d}"
+        return self.files.read(
+            self._name.with_name(name), entry.offset, entry.size, "the checkpoint data"
+        )
+
+    def _check_crc(self, key: str, entry: BundleEntryProto, crc: int) -> None:
+        """As TensorFlow's reader: a tensor whose CRC-32C differs from the
+        entry's is data loss."""
+        if crc != unmask(entry.crc32c):
+            raise FrontendError(
+                f"{self.prefix}: the checksum of tensor '{key}' does not match "
+                "its data: the checkpoint is damaged"
+            )

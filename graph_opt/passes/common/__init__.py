@@ -1,0 +1,1 @@
+"""Patterns and constant evaluation that several passes share."""

@@ -1,0 +1,146 @@
+"""convert-to-int: turn fake-quantized float graphs into int8 graphs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier
+from xdsl.transforms.dead_code_elimination import dce
+
+from graph_opt.dialects.nn.conv import ConvolutionBase
+from graph_opt.dialects.nn.fused import FusedMatMulOp
+from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
+from graph_opt.dialects.nn.names import op_result_names
+from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp, RescaleOp
+from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.passes.convert_to_int.float_ops import report_float_ops
+from graph_opt.passes.convert_to_int.io import make_integer_io
+from graph_opt.passes.convert_to_int.patterns import (
+    FoldWeightFakeQuant,
+    convert_to_int_patterns,
+)
+from graph_opt.passes.convert_to_int.reasons import float_reason
+from graph_opt.remarks import warn
+from graph_opt.rewriting.placement import keeping_placement
+from graph_opt.statistics import count, record
+
+
+@dataclass(frozen=True)
+class ConvertToIntPass(ModulePass):
+    """Replace fake quantization by int8 arithmetic (TFLite/TOSA style).
+
+    Activation fake quants (per tensor, <= 8 bits) become int8 values carried
+    as nn.dequantize of them: graph inputs are quantized; conv, depthwise conv,
+    transposed conv, matmul and gemm (plain or fused, with relu/relu6/clip)
+    whose input is int8 and whose weights are fake-quantized constants become
+    nn.qconv/nn.qconv_transpose/nn.qmatmul
+    with an i32 accumulator and i32 bias (scale input * weight), then
+    nn.rescale by a fixed-point multiplier and shift (per tensor or per output
+    channel) to the output's scale, with the activation folded into a clamp;
+    before an activation with no int8 form (sigmoid, silu, ...) or a softmax
+    that alone reads it, the accumulator is dequantized for it instead.
+    Adds of int8 values rescale both sides to a common i32 scale; means
+    (reduce_mean, global_avg_pool) are i32 sums rescaled once; a 2-D avg_pool
+    not counting padding is nn.qavg_pool (TOSA AVG_POOL2D), rescaled when
+    the output scale differs; max_pool,
+    reshape, transpose, pad and concat run on int8. Ops that cannot take int8
+    stay float between nn.dequantize and nn.quantize, each reported (statistics
+    per op kind and a warning); their weight fake quants fold to constants. Outputs are dequantized. With `unsigned-io`, graph
+    inputs are quantized to uint8 and outputs dequantized from uint8 (zero
+    point + 128), converted to and from int8 by unit rescales. With `integer-io`
+    (TFLite's int8 inference input/output type), an input that only its
+    quantization reads becomes that int8 (uint8) value and an output that is
+    a dequantized 8-bit value returns it; each records its real-value mapping
+    as an argument or result attribute `nn.quantization = {scale = S : f32,
+    zero_point = Z : i64}` (real = (q - Z) * S); those left float are
+    reported with why. With
+    `double-round`, the rescales round twice (TOSA DOUBLE_ROUND), as TFLite's
+    builtin kernels requantize (gemmlowp); by default once (SINGLE_ROUND), as
+    TFLite's default XNNPACK delegate does.
+    """
+
+    name = "convert-to-int"
+
+    unsigned_io: bool = field(
+        default=False,
+        metadata={"help": "quantize inputs to and dequantize outputs from uint8"},
+    )
+    integer_io: bool = field(
+        default=False,
+        metadata={
+            "help": "inputs and outputs are the int8 (uint8 with unsigned-io) "
+            "values, their scale and zero point in nn.quantization attributes"
+        },
+    )
+    double_round: bool = field(
+        default=False,
+        metadata={
+            "help": "rescales round twice (DOUBLE_ROUND), as TFLite's builtin "
+            "kernels requantize"
+        },
+    )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not any(isinstance(o, FakeQuantOp) for o in op.walk()):
+            warn(
+                "convert-to-int: no fake quantization in the module, nothing to "
+                "convert: run calibrate and quantize first"
+            )
+            return
+        reasons = {o: float_reason(o) for o in _float_linear_ops(op)}
+        existing = {o for o in op.walk() if isinstance(o, RescaleOp)}
+        keeping_placement(
+            GreedyRewritePatternApplier(convert_to_int_patterns(self.unsigned_io))
+        ).rewrite_module(op)
+        dce(op)
+        keeping_placement(FoldWeightFakeQuant()).rewrite_module(op)
+        dce(op)
+        if self.double_round:
+            _round_twice([o for o in op.walk() if o not in existing])
+        _report_float_linear_ops(op, reasons)
+        report_float_ops(op, FLOAT_LINEAR_OPS)
+        if self.integer_io:
+            make_integer_io(op)
+
+
+def _round_twice(ops: list[Operation]) -> None:
+    """Make the given rescales DOUBLE_ROUND (it changes those with shift > 31)."""
+    rescales = [o for o in ops if isinstance(o, RescaleOp)]
+    for rescale in rescales:
+        rescale.properties["rounding_mode"] = StringAttr("DOUBLE_ROUND")
+    record("rescales rounding twice", len(rescales))
+
+
+def _float_linear_ops(module: ModuleOp) -> list[Operation]:
+    return [
+        o
+        for o in module.walk()
+        if isinstance(o, FLOAT_LINEAR_OPS) and not isinstance(o, INTEGER_LINEAR_OPS)
+    ]
+
+
+def _report_float_linear_ops(module: ModuleOp, reasons: dict[Operation, str]) -> None:
+    """Report the convolutions and matrix products left in float, with why:
+    a count per reason in the statistics, and a warning naming the first."""
+    integer = [o for o in module.walk() if isinstance(o, INTEGER_LINEAR_OPS)]
+    left = _float_linear_ops(module)
+    record("convolutions and matrix products int8", len(integer))
+    record("convolutions and matrix products float", len(left))
+    for reason in sorted({reasons.get(o, "") for o in left} - {""}):
+        count("left float: " + reason, sum(reasons.get(o) == reason for o in left))
+    if left:
+        names = op_result_names(left[0])
+        first = f"{left[0].name} {names[0] or left[0].results[0].name_hint or ''}"
+        reason = reasons.get(left[0], "it has no int8 form")
+        warn(
+            f"convert-to-int: {len(left)} of {len(left) + len(integer)} convolutions "
+            f"and matrix products stay float (first: {first.strip()}: {reason})"
+        )
+
+
+FLOAT_LINEAR_OPS = (ConvolutionBase, MatMulOp, GemmOp, FusedMatMulOp)
+INTEGER_LINEAR_OPS = (QConvOp, QConvTransposeOp, QMatMulOp)

@@ -1,0 +1,109 @@
+"""convert-to-int's integer means and average pools.
+
+nn.reduce_mean and nn.global_avg_pool of an int8 value are computed as
+TFLite's int8 MEAN (and TensorFlow's TOSA legalization of it): the values less
+their zero point summed in i32, then rescaled once by input scale / (count x
+output scale) to the output's int8. One rounding, so the result is the
+fake-quantized float mean's within one output step.
+
+A windowed nn.avg_pool (2-D, padding not counted) becomes nn.qavg_pool, TOSA
+AVG_POOL2D on int8 at the input's scale, then an nn.rescale to the output's
+scale when it differs (a second rounding, as TOSA's int8 average pool has one
+scale).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from xdsl.dialects.builtin import i32
+from xdsl.ir import Operation, SSAValue
+
+from graph_opt.dialects.nn.base import (
+    i64_array,
+    i64_attr,
+    int_list,
+    int_value,
+    str_value,
+)
+from graph_opt.dialects.nn.layout import spatial_axes
+from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp
+from graph_opt.dialects.nn.qpool import QAvgPoolOp
+from graph_opt.dialects.nn.reduce import ReduceMeanOp, ReduceSumOp, reduced_axes
+from graph_opt.dialects.nn.shapes import DYN, ranked
+from graph_opt.passes.convert_to_int.params import (
+    ActivationParams,
+    int_value_of,
+    rescale,
+)
+
+INT8_SPAN = 255
+"""The largest |value - zero point| of an int8 value."""
+I32_LIMIT = 1 << 31
+
+MEAN_OPS = (ReduceMeanOp, GlobalAvgPoolOp)
+
+
+def mean_axes(
+    op: ReduceMeanOp | GlobalAvgPoolOp, rank: int
+) -> tuple[tuple[int, ...], bool]:
+    """The axes a mean reduces and whether it keeps them (as size 1)."""
+    if isinstance(op, GlobalAvgPoolOp):
+        return tuple(spatial_axes(op.layout, rank)), True
+    return reduced_axes(op.properties, rank), op.keeps_dims
+
+
+def lower_mean(
+    op: ReduceMeanOp | GlobalAvgPoolOp, params: ActivationParams
+) -> tuple[list[Operation], SSAValue] | None:
+    """The int8 mean of an int8 value, requantized to `params`."""
+    x = int_value_of(op.operands[0])
+    shape = None if x is None else ranked(x.value)
+    if x is None or shape is None:
+        return None  # not a ranked int8 value
+    dims = shape.get_shape()
+    axes, keep = mean_axes(op, len(dims))
+    if not axes or any(dims[a] == DYN for a in axes):
+        return None  # nothing reduced, or an unknown count
+    count = math.prod(dims[a] for a in axes)
+    if count * INT8_SPAN >= I32_LIMIT:
+        return None  # the i32 sum could overflow
+    widened = rescale(x.value, np.array([1.0]), x.zero_point, 0, i32)
+    assert widened is not None  # 1.0 is 2^30 >> 30
+    total = ReduceSumOp.create_inferred(
+        [widened.output], {"axes": i64_array(axes), "keepdims": i64_attr(int(keep))}
+    )
+    out = rescale(
+        total.output, np.array([x.scale / (count * params.scale)]), 0, params.zero_point
+    )
+    if out is None or count * INT8_SPAN >= 1 << (int(out.shifts[0]) - 1):
+        return None  # no multiplier and shift, or a sum beyond apply_scale_32's range
+    return [widened, total, out], out.output
+
+
+def lower_avg_pool(
+    op: AvgPoolOp, params: ActivationParams
+) -> tuple[list[Operation], SSAValue] | None:
+    """nn.qavg_pool of an int8 value, rescaled to `params` unless at its scale."""
+    x = int_value_of(op.input)
+    shape = None if x is None else ranked(x.value)
+    if x is None or shape is None or len(shape.get_shape()) != 4:
+        return None  # not a 2-D int8 value (TOSA pools are 2-D)
+    padded = any(int_list(op.properties, "pads") or ()) or "SAME" in str_value(
+        op.properties, "auto_pad", ""
+    )
+    if padded and int_value(op.properties, "count_include_pad", 0):
+        return None  # TOSA's average does not count padding
+    same_scale = x.scale == params.scale
+    props = dict(op.properties)
+    props.pop("count_include_pad", None)
+    props["input_zp"] = i64_attr(x.zero_point)
+    props["output_zp"] = i64_attr(params.zero_point if same_scale else x.zero_point)
+    pool = QAvgPoolOp.create_inferred([x.value], props)
+    if same_scale:
+        return [pool], pool.output
+    out = rescale(
+        pool.output, np.array([x.scale / params.scale]), x.zero_point, params.zero_point
+    )
+    return None if out is None else ([pool, out], out.output)

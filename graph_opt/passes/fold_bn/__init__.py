@@ -1,0 +1,5 @@
+"""fold-bn and its patterns."""
+
+from graph_opt.passes.fold_bn.fold_bn import FoldBatchNormPass
+
+__all__ = ["FoldBatchNormPass"]
