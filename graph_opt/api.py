@@ -13,7 +13,7 @@ Out-of-tree passes, dialects and patterns: `api.register_pass(MyPass)`,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from io import StringIO, TextIOWrapper
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -30,6 +30,8 @@ from graph_opt.xdsl_compat import apply_workarounds
 
 if TYPE_CHECKING:
     from mmap import mmap
+
+    import numpy as np
 
     from graph_opt.driver.verify_numerics import NumericCheck
     from graph_opt.memory.cluster import Cluster
@@ -54,6 +56,16 @@ def register_pattern(name: str, pattern) -> None:
     from graph_opt.patterns.registry import register_pattern as register
 
     register(name, pattern)
+
+
+def bind_params_by_name(
+    module: ModuleOp, params: Mapping[str, np.ndarray], function: str | None = None
+) -> list[str]:
+    """Bind the named arguments of the entry function to constant arrays (TVM's
+    bind_params_by_name; see graph_opt.passes.bind_params); the names bound."""
+    from graph_opt.passes.bind_params import bind_params_by_name as bind
+
+    return bind(module, params, function)
 
 
 def registered_passes() -> dict[str, Callable[[], type[ModulePass]]]:

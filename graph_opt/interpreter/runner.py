@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import Interpreter, InterpreterFunctions
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    impl_external,
+    register_impls,
+)
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
@@ -24,18 +29,43 @@ def make_interpreter(module: ModuleOp) -> Interpreter:
     return interpreter
 
 
+External = Callable[..., Sequence[np.ndarray]]
+"""Runs a function declared without a body: its arguments in, its results out."""
+
+
 def make_function_interpreter(
-    module: ModuleOp, state: InterpreterFunctions | None = None
+    module: ModuleOp,
+    state: InterpreterFunctions | None = None,
+    externals: Mapping[str, External] | None = None,
 ) -> Interpreter:
     """An interpreter that also runs functions and their control flow (`call_op`),
-    with the tf_state ops' resources in `state` (a fresh set by default)."""
+    with the tf_state ops' resources in `state` (a fresh set by default) and
+    the functions declared without a body run by `externals`, by name."""
     from graph_opt.interpreter.tf_state import TfStateFunctions
 
     interpreter = make_interpreter(module)
     for functions in control_flow_functions():  # later tables replace xDSL's loops
         interpreter.register_implementations(functions, override=True)
     interpreter.register_implementations(state or TfStateFunctions())
+    if externals:
+        interpreter.register_implementations(external_functions(externals))
     return interpreter
+
+
+def external_functions(externals: Mapping[str, External]) -> InterpreterFunctions:
+    """An interpreter table running each declared function `name` by `externals[name]`."""
+
+    def implementation(run: External):
+        def call(self, interpreter, op, args):
+            return tuple(run(*args))
+
+        return call
+
+    methods = {
+        f"external_{i}": impl_external(name)(implementation(run))
+        for i, (name, run) in enumerate(externals.items())
+    }
+    return register_impls(type("ExternalFunctions", (InterpreterFunctions,), methods))()
 
 
 def run_function(
@@ -43,12 +73,16 @@ def run_function(
     inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
     function: str | None = None,
     state: InterpreterFunctions | None = None,
+    externals: Mapping[str, External] | None = None,
 ) -> list[np.ndarray]:
     """Evaluate a function on inputs (positional, or by argument name) and return
-    its results; `state` holds variables and queues (see `tf_state.Session`)."""
+    its results; `state` holds variables and queues (see `tf_state.Session`);
+    `externals` runs the functions declared without a body (partitions another
+    compiler took), by name."""
     target = entry_function(module, function)
     args = function_arguments(target, inputs)
-    results = make_function_interpreter(module, state).call_op(target, tuple(args))
+    interpreter = make_function_interpreter(module, state, externals)
+    results = interpreter.call_op(target, tuple(args))
     return [np.asarray(r) for r in results]
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -167,7 +167,8 @@ class Session:
         module: ModuleOp,
         inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray] = (),
         function: str | None = None,
+        externals: Mapping[str, Callable] | None = None,
     ) -> list[np.ndarray]:
         from graph_opt.interpreter.runner import run_function
 
-        return run_function(module, inputs, function, state=self.state)
+        return run_function(module, inputs, function, self.state, externals)

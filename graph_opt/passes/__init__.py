@@ -23,6 +23,12 @@ def get_partition_pattern():
     return PartitionPatternPass
 
 
+def get_bind_params():
+    from graph_opt.passes.bind_params import BindParamsPass
+
+    return BindParamsPass
+
+
 def get_fold_bn():
     from graph_opt.passes.fold_bn.fold_bn import FoldBatchNormPass
 
@@ -138,6 +144,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "optimize": get_optimize,
         "fold-bn": get_fold_bn,
         "partition-pattern": get_partition_pattern,
+        "bind-params": get_bind_params,
         "prune": get_prune,
         "fold-constants": get_fold_constants,
         "convert-to-int": get_convert_to_int,

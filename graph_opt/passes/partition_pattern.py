@@ -22,6 +22,15 @@ class PartitionPatternPass(ModulePass):
     their other users, computed twice (`escaping=duplicate`, TVM's way).
     Patterns come from graph-opt's table, `--load-patterns` and the
     `graph_opt.patterns` entry points.
+
+    With `emit-dir`, the partitions go to another compiler (TVM's "bring your
+    own codegen"): each is written alone as `DIR/<name>.mlir` or `.onnx`
+    (`format`) and stays in the host only as a declaration,
+    `func.func private @<name>(...)` with `nn.external = "<name>.<format>"`,
+    which the host's `func.call @<name>` names. `graph-opt-run host.mlir
+    --partitions DIR` runs the host with them (from Python:
+    `run_function(..., externals=...)`); `graph_opt.patterns.offload` hands
+    them to a Python callback instead.
     """
 
     name = "partition-pattern"
@@ -44,11 +53,25 @@ class PartitionPatternPass(ModulePass):
         },
     )
 
+    emit_dir: str = field(
+        default="",
+        metadata={
+            "help": "write each partition to DIR/<name>.<format>, leaving a declaration the host calls"
+        },
+    )
+    format: str = field(
+        default="mlir",
+        metadata={"help": "the format of the partition files: mlir or onnx"},
+    )
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graph_opt.passes.partition_files import partition_writer, write_partition
+        from graph_opt.patterns.offload import hand_over
         from graph_opt.patterns.partition import partition
         from graph_opt.patterns.registry import get_pattern
 
         try:
+            writer = partition_writer(self.format) if self.emit_dir else None
             outlined = partition(
                 op,
                 get_pattern(self.pattern),
@@ -56,6 +79,13 @@ class PartitionPatternPass(ModulePass):
                 embed_constants=self.embed_constants,
                 escaping=self.escaping,
             )
+            if writer is not None:
+                written = hand_over(
+                    outlined,
+                    lambda f: write_partition(f, self.emit_dir, self.format, writer),
+                    str,
+                )
+                record("partitions written", len(written))
         except ValueError as error:
             raise PassFailedException(f"partition-pattern: {error}") from error
         record("partitions outlined", len(outlined))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from xdsl.dialects import func
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from graph_opt.patterns.failure import Failure, describe
@@ -310,10 +311,13 @@ def match_op(
     skip_identity: bool = False,
     memo: dict[DFPattern, dict] | None = None,
 ) -> Match | None:
-    """The first match of `pattern` rooted at a result of `op`, or None."""
+    """The first match of `pattern` rooted at a result of `op` (at a function
+    itself for a pattern of functions), or None."""
     names = pattern.root_names
     if names is not None and op.name not in names:
         return None
+    if names is not None and isinstance(op, func.FuncOp):
+        return match_operation(pattern, op)
     for result in op.results:
         found = match_value(pattern, result, skip_identity=skip_identity, memo=memo)
         if found is not None:

@@ -29,7 +29,7 @@ from xdsl.ir import (
     SSAValue,
     TypeAttribute,
 )
-from xdsl.traits import Commutative, ConstantLike
+from xdsl.traits import Commutative, ConstantLike, SymbolTable
 
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import element_type
@@ -184,14 +184,15 @@ class DFPattern:
 
 
 class WildcardPattern(DFPattern):
-    def __call__(self, *args: DFPattern | None) -> DFPattern:
-        """A call of any function with arguments `args` (TVM's wildcard callee)."""
-        from graph_opt.patterns.structure import CallPattern
-
-        return CallPattern(None, args)
+    def __call__(self, *args: DFPattern | None) -> AnyOpPattern:
+        """An application of any op to `args` (TVM's wildcard callee)."""
+        return AnyOpPattern(args)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         return True
+
+    def match_op(self, m: Matcher, op: Operation) -> bool:
+        return True  # (a function, for `wildcard().has_attr(...)`)
 
     def __str__(self) -> str:
         return "*"
@@ -251,6 +252,10 @@ class OpPattern(DFPattern):
     def match_op(self, m: Matcher, op: Operation) -> bool:
         if op.name not in self.names:
             return m.fail(self, op, "op is {}, expected {}", op.name, _names(self))
+        return self._match_applied(m, op)
+
+    def _match_applied(self, m: Matcher, op: Operation) -> bool:
+        """Match the operands of an op of an accepted name, and bind it."""
         if self.args is not None:
             count, expected = len(op.operands), len(self.args)
             if count < expected or (count > expected and not self.variadic):
@@ -293,6 +298,29 @@ class OpPattern(DFPattern):
             return head
         args = [str(a) for a in self.args] + (["..."] if self.variadic else [])
         return f"{head}({', '.join(args)})"
+
+
+class AnyOpPattern(OpPattern):
+    """An application of any op with operands matching `args`: TVM's wildcard
+    callee (`wildcard()(x, y)`; `wildcard()(None)`: any operands), as in Relay,
+    where every operator is a call. A constant is a value, not an application."""
+
+    def __init__(self, args: Sequence[DFPattern | None]):
+        super().__init__((), args)
+        self.root_names = None
+
+    def __call__(self, *args: DFPattern | None) -> AnyOpPattern:
+        call = AnyOpPattern(args)
+        call.label = self.label
+        return call
+
+    def match_op(self, m: Matcher, op: Operation) -> bool:
+        if op.has_trait(ConstantLike):
+            return m.fail(self, op, "is a constant, not an op application")
+        return self._match_applied(m, op)
+
+    def __str__(self) -> str:
+        return "*" + super().__str__().removeprefix("is_op()")
 
 
 def _expand_tuples(args: Sequence[DFPattern | None]) -> list[DFPattern | None]:
@@ -431,10 +459,17 @@ class ConstantPattern(DFPattern):
 
 
 class AttrPattern(DFPattern):
-    """`inner` whose defining op has the given attributes (or property defaults)."""
+    """`inner` whose defining op has the given attributes (or property defaults).
 
-    def __init__(self, inner: DFPattern, attrs: dict[str, Any]):
-        self.inner, self.attrs = inner, attrs
+    `TOpPattern` (TVM's operator attribute) compares the op's OpKind. With
+    `of_callee` (has_attr, then input patterns: TVM's attributes of the
+    callee), a func.call is checked by its callee function's attributes.
+    """
+
+    def __init__(
+        self, inner: DFPattern, attrs: dict[str, Any], of_callee: bool = False
+    ):
+        self.inner, self.attrs, self.of_callee = inner, attrs, of_callee
         self.root_names = inner.root_names
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
@@ -449,9 +484,31 @@ class AttrPattern(DFPattern):
             return m.fail_because(self, op, "inner pattern does not match")
         return self._check(m, op)
 
+    def __call__(self, *args: DFPattern | None) -> AttrPattern:
+        """The inner pattern applied to `args`, with these attributes of the
+        callee (TVM's `is_op("add").has_attr({...})(x, y)`,
+        `wildcard().has_attr({"Composite": "add"})(x, y)`)."""
+        if not callable(self.inner):
+            raise TypeError(f"{self.inner} takes no input patterns")
+        return AttrPattern(self.inner(*args), self.attrs, of_callee=True)
+
     def _check(self, m: Matcher, op: Operation) -> bool:
+        holder = op
+        if self.of_callee and isinstance(op, func.CallOp):
+            holder = SymbolTable.lookup_symbol(op, op.callee)
+            if holder is None:
+                return m.fail(
+                    self, op, "calls @{}, which is not in the module", op.callee
+                )
         for name, expected in self.attrs.items():
-            actual = _attribute(op, name)
+            if name == "TOpPattern":
+                actual: Any = op_kind(holder)
+                if actual != expected:
+                    return m.fail(
+                        self, op, "is of kind {}, expected {}", actual, expected
+                    )
+                continue
+            actual = _attribute(holder, name)
             if actual is None:
                 return m.fail(self, op, "has no attribute {}", name)
             if not _attr_equals(actual, expected):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -135,18 +135,40 @@ class DFPatternRewrite(ClassFilteredPattern):
 
 
 class _Redirect(DFPatternRewrite):
-    def __init__(self, pattern: DFPattern, target: DFPattern):
+    def __init__(self, pattern: DFPattern, target: DFPattern | str):
         self.pattern, self.target = pattern, target
 
     def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
-        return match[self.target]
+        if self.target not in match:
+            return None  # an alternative without the target matched
+        value = match[self.target]
+        if value is match.root or not _visible_at(value, match.root.owner):  # type: ignore[union-attr]
+            return None  # the root itself, or a value of another function (a callee's)
+        return value
 
 
-def redirect_to(pattern: DFPattern, target: DFPattern) -> DFPatternRewrite:
+def redirect_to(pattern: DFPattern, target: DFPattern | str) -> DFPatternRewrite:
     """The rewrite that replaces each match of `pattern` by the value its
-    sub-pattern `target` matched (TVM's callbacks returning `node_map[x][0]`),
-    e.g. `redirect_to(relu(inner), inner)` drops a relu of a relu."""
+    sub-pattern `target` (or the label `target`) matched (TVM's callbacks
+    returning `node_map[x][0]`), e.g. `redirect_to(relu(inner), inner)` drops a
+    relu of a relu. Any pattern kind works; a match is left alone when the
+    target is not part of it (the other side of `|`), is the root itself, or
+    is not visible at the root (a value inside a called function)."""
     return _Redirect(pattern, target)
+
+
+def _visible_at(value: SSAValue, op: Operation) -> bool:
+    """Whether `value` is defined in a block holding `op` (or holding an op that holds it)."""
+    home = (
+        value.block if isinstance(value, BlockArgument) else value.owner.parent_block()
+    )  # type: ignore[union-attr]
+    block = op.parent_block()
+    while block is not None:
+        if block is home:
+            return True
+        parent = block.parent_op()
+        block = parent.parent_block() if parent is not None else None
+    return False
 
 
 def erase_unused(match: Match, root_op: Operation, rewriter: PatternRewriter) -> None:

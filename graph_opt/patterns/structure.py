@@ -8,9 +8,11 @@
 - `is_while(init, cond, body)`: result #i of an `scf.while`: its initial
   value, the loop condition, the value the body yields for the next iteration.
 - `FunctionPattern(params, body)`: a `func.func` (params None: any), matched
-  by `match_function`, or called: `FunctionPattern(...)(x, y)` matches a
-  `func.call` of a function it matches. `is_call(name)` / `wildcard()(x)`:
-  calls of a function by name, or of any function.
+  by `match_function` and found by `match_all`; matched on a value, the result
+  of a `func.call` of such a function; called: `FunctionPattern(...)(x, y)`
+  matches a `func.call` of a function it matches with arguments `x`, `y`.
+  `is_call(name)`: calls of a function by name, or of any function; the
+  callee may also be any pattern of a function (`is_call(has_attr({...}))`).
 """
 
 from __future__ import annotations
@@ -153,7 +155,7 @@ class FunctionPattern(DFPattern):
     """A func.func whose arguments match `params` (None: any) and whose single
     returned value matches `body` (TVM's and Relax's FunctionPattern)."""
 
-    root_names = frozenset({"func.func"})
+    root_names = frozenset({"func.func", "func.call"})
 
     def __init__(self, params: Sequence[DFPattern] | None, body: DFPattern):
         self.params = None if params is None else tuple(params)
@@ -164,9 +166,18 @@ class FunctionPattern(DFPattern):
         return CallPattern(self, args)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
-        return m.fail(self, value, "is a value; a function pattern matches func.func")
+        if not isinstance(value, OpResult) or not isinstance(value.op, func.CallOp):
+            return m.fail(self, value, "is not the result of a func.call")
+        return self.match_op(m, value.op)
 
     def match_op(self, m: Matcher, op: Operation) -> bool:
+        if isinstance(op, func.CallOp):
+            callee = SymbolTable.lookup_symbol(op, op.callee)
+            if callee is None or not m.match_elsewhere(self, callee):
+                return m.fail_because(
+                    self, op, "callee @{} does not match", op.callee.string_value()
+                )
+            return m.bind_op(self, op)  # type: ignore[arg-type]
         if not isinstance(op, func.FuncOp) or not op.body.blocks:
             return m.fail(self, op, "is not a function with a body")
         block = op.body.block
@@ -197,12 +208,12 @@ class FunctionPattern(DFPattern):
 
 
 class CallPattern(OpPattern):
-    """A func.call of a function named `callee`, matching a FunctionPattern, or
-    any (None); arguments as `is_op`'s."""
+    """A func.call of a function named `callee`, matching a function pattern
+    (a FunctionPattern, maybe with has_attr), or any (None); arguments as `is_op`'s."""
 
     def __init__(
         self,
-        callee: str | FunctionPattern | None,
+        callee: str | DFPattern | None,
         args: Sequence[DFPattern | None] | None = None,
     ):
         super().__init__(["func.call"], args)
@@ -259,6 +270,6 @@ def is_while(
     return WhilePattern(init or wildcard(), cond or wildcard(), body or wildcard())
 
 
-def is_call(callee: str | FunctionPattern | None = None) -> CallPattern:
-    """Calls of `callee` (a function name, a FunctionPattern, or None: any function)."""
+def is_call(callee: str | DFPattern | None = None) -> CallPattern:
+    """Calls of `callee` (a function name, a pattern of the function, or None: any)."""
     return CallPattern(callee)

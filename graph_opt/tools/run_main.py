@@ -56,6 +56,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="FILE",
         help="an .npz to write the variables' values to after the runs",
     )
+    parser.add_argument(
+        "--partitions",
+        metavar="DIR",
+        help="run the functions partition-pattern{emit-dir=DIR} wrote out from their files in DIR",
+    )
     args, args.frontend_args = parser.parse_known_args(argv)
     return args
 
@@ -147,9 +152,16 @@ def run(args: argparse.Namespace) -> None:
     if args.real_io:
         inputs = real_io_inputs(function, names, inputs)
     check_input_types(function, inputs)
+    externals = None
+    if args.partitions:
+        from graph_opt.tools.partition_runners import partition_runners
+
+        externals = partition_runners(
+            module, args.partitions, lambda path: load_module(path, [])
+        )
     session = Session()
     for _ in range(args.steps):
-        outputs = session.run(module, inputs, args.function)
+        outputs = session.run(module, inputs, args.function, externals)
     if args.real_io:
         outputs = dequantized_outputs(function, outputs)
     results = dict(zip(result_names(function), outputs, strict=True))

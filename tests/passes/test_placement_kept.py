@@ -103,6 +103,7 @@ def pipeline(name: str, tmp_path: Path) -> str:
         "swap": "swap{budget=1000}",
         "recompute": "recompute{budget=1000}",
         "partition-pattern": "partition-pattern{pattern=conv-bias-relu}",
+        "bind-params": f'bind-params{{file="{samples}"}}',
     }.get(name, name)
 
 
