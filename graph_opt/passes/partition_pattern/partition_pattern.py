@@ -65,7 +65,10 @@ class PartitionPatternPass(ModulePass):
     )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graph_opt.passes.partition_files import partition_writer, write_partition
+        from graph_opt.passes.partition_pattern.partition_files import (
+            partition_writer,
+            write_partition,
+        )
         from graph_opt.patterns.offload import hand_over
         from graph_opt.patterns.partition import partition
         from graph_opt.patterns.registry import get_pattern
