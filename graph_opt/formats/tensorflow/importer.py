@@ -38,6 +38,10 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.tensorflow import attrs, op_defs
+from graph_opt.formats.tensorflow.attr_support import (
+    refused_attrs,
+    refused_values,
+)
 from graph_opt.formats.tensorflow.dilated_conv import fuse_dilated_convs
 from graph_opt.formats.tensorflow.effects import (
     DT_STRING,
@@ -58,6 +62,7 @@ from graph_opt.formats.tensorflow.schema import GraphDef, NodeDef
 from graph_opt.formats.tensorflow.tensors import shape_dims, tensor_type
 from graph_opt.formats.tensorflow.validation import validate_graph_def
 from graph_opt.passes.common.constant_eval import computed_constant
+from graph_opt.remarks import warn
 
 OPAQUE_DOMAIN = "tf"
 _REQUIRED = object()
@@ -98,6 +103,8 @@ class ImportContext:
     unsized_lists: dict[SSAValue, np.ndarray] = field(default_factory=dict)
     """TensorLists reserved with unknown element dims (sized 1 for now), and
     which dims those are: their loop gives them the size its items have."""
+    kept_opaque: list[str] = field(default_factory=list)
+    """`op 'node' (why)` for each mapped node declined and kept as nn.opaque."""
 
 
 class ImportBuilder:
@@ -417,6 +424,7 @@ def _declared_output_types(node: NodeDef) -> list[Attribute] | None:
 
 
 def _check_supported(graph: _Graph, order: list[str]) -> None:
+    """Refuse, in one line, every unsupported op and attribute value."""
     unsupported = Counter(
         graph.nodes[n].op
         for n in order
@@ -424,12 +432,21 @@ def _check_supported(graph: _Graph, order: list[str]) -> None:
         and graph.nodes[n].op not in ("Placeholder", ARG_OP, *EFFECT_OPS)
         and not string_valued(graph.nodes[n])
     )
+    problems = []
     if unsupported:
         listing = ", ".join(
             f"{op} ({count})"
             for op, count in sorted(unsupported.items(), key=lambda e: (-e[1], e[0]))
         )
-        raise FrontendError(f"unsupported TensorFlow ops: {listing}")
+        problems.append(f"unsupported TensorFlow ops: {listing}")
+    nodes = [graph.nodes[n] for n in order]
+    refused = refused_values(
+        n for n in nodes if n.op in IMPORTERS and not string_valued(n)
+    )
+    if refused:
+        problems.append("unsupported attribute values: " + ", ".join(refused))
+    if problems:
+        raise FrontendError("; ".join(problems))
 
 
 def import_graph_def(
@@ -482,6 +499,11 @@ def import_graph_def(
         values[node.name] = [arg]
         set_name_hint(arg, node.name)
     _import_nodes(ImportBuilder(block, context), graph, order, values, [])
+    if context.kept_opaque:
+        warn(
+            f"{len(context.kept_opaque)} mapped TensorFlow nodes kept as nn.opaque: "
+            + ", ".join(context.kept_opaque)
+        )
     # a fetched node without outputs (a training step's NoOp, an enqueue) is a
     # target: it runs, and returns nothing
     output_refs = [r for r in output_refs if values[r.node] or r.index > 0]
@@ -562,11 +584,16 @@ def _import_node(
             return _effect(b, node, inputs)
         if node.op not in IMPORTERS:
             raise Declined("unsupported op")
+        refused = refused_attrs(node)
+        if refused:
+            raise Declined("; ".join(refused))
         b.used_outputs = used
         produced = IMPORTERS[node.op](b, node, inputs)
     except Declined as e:
         if not allow_opaque:
             raise b.error(str(e)) from e
+        if node.op in IMPORTERS:
+            b.context.kept_opaque.append(f"{node.op} '{node.name}' ({e})")
         _erase_after(b, last)
         produced = _opaque(b, node, inputs, used)
     results = list(produced.results if isinstance(produced, Operation) else produced)

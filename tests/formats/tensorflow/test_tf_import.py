@@ -10,6 +10,7 @@ from make_fixtures import FLOAT, GraphBuilder, Type
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.tensorflow import graph_def_from_bytes, import_graph_def
+from graph_opt.formats.tensorflow.export.exporter import export_graph_def
 from graph_opt.formats.tensorflow.schema import GraphDef
 from graph_opt.interpreter import run_function
 
@@ -142,32 +143,59 @@ def test_window_attributes_without_default_are_required(missing):
         import_graph_def(g.graph, validate=False)
 
 
-def batch_norm_3d() -> GraphBuilder:
+def depth_to_space_vect_c() -> GraphBuilder:
     g = GraphBuilder()
-    g.placeholder("x", [1, 2, 2, 2, 3])
-    for part in ("scale", "offset", "mean", "var"):
-        g.const(part, np.ones(3, np.float32))
+    g.placeholder("x", [1, 8, 2, 2])
     g.node(
-        "bn", "FusedBatchNormV3", ["x", "scale", "offset", "mean", "var"],
-        T=Type(FLOAT), data_format="NDHWC",
+        "d2s", "DepthToSpace", ["x"],
+        T=Type(FLOAT), block_size=2, data_format="NCHW_VECT_C",
     )  # fmt: skip
     return g
 
 
 def test_declined_node_is_an_error_or_opaque():
-    g = batch_norm_3d()
+    g = depth_to_space_vect_c()
     with pytest.raises(
         FrontendError,
-        match=r"node 'bn' \(FusedBatchNormV3\): data_format NDHWC is not supported",
+        match=r"unsupported attribute values: DepthToSpace data_format=NCHW_VECT_C \(node 'd2s'\)",
     ):
         import_graph_def(g.graph)
     module = import_graph_def(g.graph, allow_opaque=True)
     [op] = [op for op in module.walk() if isinstance(op, OpaqueOp)]
-    assert (op.op_type.data, op.domain.data) == ("FusedBatchNormV3", "tf")
+    assert (op.op_type.data, op.domain.data) == ("DepthToSpace", "tf")
     assert (
         op.attrs.data["T"]
         == module.body.block.first_op.function_type.inputs.data[0].element_type
     )
+
+
+@pytest.mark.parametrize("data_format", ["NDHWC", "NCDHW"])
+def test_batch_norm_3d_formats(data_format: str):
+    """FusedBatchNormV3's 5-D formats: the channel axis last, or 1."""
+    rng = np.random.default_rng(3)
+    shape = [2, 3, 2, 2, 3] if data_format == "NDHWC" else [2, 3, 3, 2, 2]
+    params = [rng.uniform(0.5, 1.5, 3).astype(np.float32) for _ in range(4)]
+    g = GraphBuilder()
+    g.placeholder("x", shape)
+    for part, value in zip(("scale", "offset", "mean", "var"), params):
+        g.const(part, value)
+    g.node(
+        "bn", "FusedBatchNormV3", ["x", "scale", "offset", "mean", "var"],
+        T=Type(FLOAT), U=Type(FLOAT), data_format=data_format,
+        is_training=False, epsilon=0.01,
+    )  # fmt: skip
+    module = import_graph_def(g.graph, outputs=["bn"])
+    x = rng.standard_normal(shape).astype(np.float32)
+    axis = -1 if data_format == "NDHWC" else 1
+    scale, offset, mean, var = (
+        np.expand_dims(p, [a for a in range(5) if a != axis % 5]) for p in params
+    )
+    expected = (x - mean) / np.sqrt(var + 0.01) * scale + offset
+    (actual,) = run_function(module, {"x": x})
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
+    exported = export_graph_def(module)
+    (bn,) = [n for n in exported.node if n.op == "FusedBatchNormV3"]
+    assert bn.attr["data_format"].s.decode() == data_format
 
 
 def pool_nhwc(x, size, stride, reduce):

@@ -137,9 +137,10 @@ def test_split_that_does_not_divide_is_an_error():
         import_graph_def(g.graph)
 
 
-def test_gather_with_batch_dims_is_an_error():
+def test_gather_batch_dims_past_the_axis_is_an_error():
+    """TensorFlow refuses batch_dims greater than the axis; so does the import."""
     g = computed_operand_graph("GatherV2", -1, batch_dims=1)
-    with pytest.raises(FrontendError, match="batch_dims other than 0"):
+    with pytest.raises(FrontendError, match="batch_dims 1 and axis 0 do not fit"):
         import_graph_def(g.graph)
 
 

@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     StringAttr,
+    TensorType,
 )
 from xdsl.ir import Operation
 
@@ -366,8 +367,11 @@ def export_conv_filter_grad(e, op):
 
 def _batch_norm_attrs(op, training: bool) -> dict:
     x = op.operands[1] if isinstance(op, BatchNormGradOp) else op.operands[0]
+    data_format = _data_format(op)
+    if isinstance(x.type, TensorType) and x.type.get_num_dims() == 5:
+        data_format = {"NHWC": "NDHWC", "NCHW": "NCDHW"}[data_format]
     return {
-        "T": dtype_of(x), "U": dtype_of(x), "data_format": _data_format(op),
+        "T": dtype_of(x), "U": dtype_of(x), "data_format": data_format,
         "epsilon": float_value(op.properties, "epsilon", 1e-5), "is_training": training,
     }  # fmt: skip
 
@@ -552,8 +556,13 @@ def export_pool(e, op):
         )
     )
     padding = _padding(op, _spatial(op, x.type.get_shape()), kernel, strides, dilations)
-    if padding["padding"] == "EXPLICIT" or int_value(op.properties, "ceil_mode", 0):
-        raise no_form(op, "pooling with explicit padding or ceil_mode")
+    if int_value(op.properties, "ceil_mode", 0):
+        raise no_form(op, "pooling with ceil_mode")
+    # only 2-D max pooling takes EXPLICIT padding (padding never wins a max)
+    if padding["padding"] == "EXPLICIT" and (
+        isinstance(op, AvgPoolOp) or len(kernel) != 2
+    ):
+        raise no_form(op, "average or 3-D pooling with explicit padding")
     if (
         isinstance(op, AvgPoolOp)
         and padding["padding"] == "SAME"
@@ -565,6 +574,7 @@ def export_pool(e, op):
         op_type + ("3D" if len(kernel) == 3 else ""), [x], T=dtype_of(x),
         ksize=_per_axis(layout, kernel), strides=_per_axis(layout, strides),
         data_format=_format_name(op, len(kernel) + 2), padding=padding["padding"],
+        explicit_paddings=padding.get("explicit_paddings"),
     )  # fmt: skip
     return e.outputs(node, 1)
 

@@ -17,6 +17,7 @@ from graph_opt.dialects.nn.dense import to_numpy
 from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.quant_training import FakeQuantVarsGradOp, FakeQuantVarsOp
 from graph_opt.dialects.nn.resize import ResizeOp
+from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.formats.tensorflow.export.exporter import (
     DataType,
     dtype_of,
@@ -93,11 +94,23 @@ def export_split(e, op):
 
 @exporter(ix.GatherNdOp)
 def export_gather_nd(e, op):
+    """With batch_dims, TensorFlow's GatherNd has no form but for indices
+    [..., 1]: GatherV2 with batch_dims along the axis after the batch dims."""
     data, indices = op.operands
-    if int_value(op.properties, "batch_dims", 0):
-        raise no_form(op, "batch_dims other than 0")
-    node = e.add("GatherNd", [data, indices], Tparams=dtype_of(data),
-                 Tindices=dtype_of(indices))  # fmt: skip
+    batch_dims = int_value(op.properties, "batch_dims", 0)
+    if batch_dims == 0:
+        node = e.add("GatherNd", [data, indices], Tparams=dtype_of(data),
+                     Tindices=dtype_of(indices))  # fmt: skip
+        return e.outputs(node, 1)
+    index_type = ranked(indices)
+    if index_type is None or index_type.get_shape()[-1] != 1:
+        raise no_form(op, "batch_dims with indices whose last dim is not 1")
+    name = e.node_name(op)
+    squeezed = e.add("Squeeze", [indices], f"{name}/indices", T=dtype_of(indices),
+                     squeeze_dims=[-1])  # fmt: skip
+    axis = _const(e, op, batch_dims, "axis")
+    node = e.add("GatherV2", [data, squeezed.name, axis], Tparams=dtype_of(data),
+                 Tindices=dtype_of(indices), Taxis=INT32, batch_dims=batch_dims)  # fmt: skip
     return e.outputs(node, 1)
 
 

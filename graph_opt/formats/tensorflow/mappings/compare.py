@@ -3,12 +3,14 @@ the 1-input Where (indices of true elements)."""
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects.builtin import UnrankedTensorType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn import compare as c
 from graph_opt.dialects.nn.base import i64_array
-from graph_opt.dialects.nn.shapes import dims_compatible, ranked
+from graph_opt.dialects.nn.shapes import broadcast_shapes, dims_compatible, ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
 from graph_opt.formats.tensorflow.mappings.layouts import reshaped
 from graph_opt.formats.tensorflow.op_table import importer
@@ -36,8 +38,22 @@ def create_typed(
 @importer(*COMPARISONS)
 def import_comparison(b, node, inputs):
     """Equal and NotEqual with incompatible_shape_error=false give a scalar
-    instead of an error: their shapes broadcast here, or the type rule refuses."""
+    (false, true) instead of an error for shapes that do not broadcast: a
+    constant when the static shapes tell (dynamic ones are compared)."""
+    if not b.attr("incompatible_shape_error", True) and _incompatible(inputs):
+        return [b.constant(np.array(node.op == "NotEqual"))]
     return create_typed(b, COMPARISONS[node.op], inputs, {}, i1)
+
+
+def _incompatible(operands: list[SSAValue]) -> bool:
+    types = [ranked(v) for v in operands]
+    if None in types:
+        return False
+    try:
+        broadcast_shapes(*(t.get_shape() for t in types))
+    except VerifyException:
+        return True
+    return False
 
 
 @importer("SelectV2")

@@ -11,16 +11,18 @@ from graph_opt.dialects.nn.layout import CHANNELS_FIRST, CHANNELS_LAST, DATA_LAY
 from graph_opt.dialects.nn.shape_ops import ReshapeOp
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
 
+LAYOUTS_3D = {"NDHWC": CHANNELS_LAST, "NCDHW": CHANNELS_FIRST}
+
 
 def data_layout(b) -> str:
-    """The node's data_format (NHWC when absent) as an nn data_layout."""
+    """The node's data_format (NHWC when absent) as an nn data_layout; the
+    5-D formats of batch norms as the layout with the same channel axis."""
     layout = b.attr("data_format", CHANNELS_LAST)
+    if b.node.op.startswith("FusedBatchNorm"):
+        layout = LAYOUTS_3D.get(layout, layout)
     if layout not in DATA_LAYOUTS:
         b.decline(f"data_format {layout} is not supported")
     return layout
-
-
-LAYOUTS_3D = {"NDHWC": CHANNELS_LAST, "NCDHW": CHANNELS_FIRST}
 
 
 def data_layout_3d(b) -> str:

@@ -1,4 +1,5 @@
-"""MatMul (transpose_a / transpose_b) and BatchMatMulV2 (adj_x / adj_y, real types)."""
+"""MatMul (transpose_a / transpose_b), BatchMatMul, V2 and V3 (adj_x / adj_y,
+real types; V3 casts its operands to Tout)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import numpy as np
 from graph_opt.dialects.nn.base import i64_array
 from graph_opt.dialects.nn.linalg import MatMulOp
 from graph_opt.dialects.nn.shapes import ranked
-from graph_opt.dialects.nn.tensor_ops import TransposeOp
+from graph_opt.dialects.nn.tensor_ops import CastOp, TransposeOp
 from graph_opt.formats.tensorflow.op_table import importer
+from graph_opt.formats.tensorflow.tensors import mlir_element_type
 
 
 def _swap_last_two(b, value):
@@ -24,12 +26,23 @@ def _swap_last_two(b, value):
     return b.create(TransposeOp, [value], {"perm": i64_array(perm)}).results[0]
 
 
+def _as_type(b, value, dtype: int):
+    """`value` cast to the TensorFlow DataType `dtype` (BatchMatMulV3's Tout:
+    int8 operands multiply into int32, exactly, as int32 ones)."""
+    element = mlir_element_type(dtype)
+    if getattr(value.type, "element_type", None) == element:
+        return value
+    return b.create(CastOp, [value], {"to": element}).results[0]
+
+
 @importer("MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")
 def import_matmul(b, node, inputs):
     flags = (
         ("transpose_a", "transpose_b") if node.op == "MatMul" else ("adj_x", "adj_y")
     )
     lhs, rhs = inputs
+    if node.op == "BatchMatMulV3":
+        lhs, rhs = (_as_type(b, v, b.attr("Tout")) for v in (lhs, rhs))
     if b.attr(flags[0], False):
         lhs = _swap_last_two(b, lhs)
     if b.attr(flags[1], False):

@@ -8,9 +8,14 @@ from __future__ import annotations
 import math
 
 from graph_opt.dialects.nn.base import i64_array
+from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import PadOp
-from graph_opt.formats.tensorflow.mappings.layouts import reshaped, transposed
+from graph_opt.formats.tensorflow.mappings.layouts import (
+    data_layout,
+    reshaped,
+    transposed,
+)
 from graph_opt.formats.tensorflow.mappings.shape_ops import int_constant
 from graph_opt.formats.tensorflow.mappings.tensor_ops import sliced
 from graph_opt.formats.tensorflow.op_table import importer
@@ -103,23 +108,33 @@ def import_batch_to_space(b, node, inputs):
     return [sliced(b, x, [c0 for c0, _ in crop], ends, axes, [1] * m)]
 
 
-def _block_size(b, x, what: str) -> tuple[int, list[int]]:
-    if b.attr("data_format", "NHWC") != "NHWC":
-        b.decline(f"{what} supports data_format NHWC only")
+NHWC_TO_NCHW, NCHW_TO_NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
+
+
+def _block_size(b, x, what: str) -> tuple[int, list[int], bool]:
+    """block_size, the NHWC shape, and whether the data is NCHW."""
+    nchw = data_layout(b) == CHANNELS_FIRST
     shape = batch_and_static_shape(b, x, what)
     if len(shape) != 4:
         b.decline(f"{what} needs a 4-D input")
-    return b.attr("block_size"), shape
+    if nchw:
+        shape = [shape[a] for a in NCHW_TO_NHWC]
+    return b.attr("block_size"), shape, nchw
 
 
 @importer("DepthToSpace")
 def import_depth_to_space(b, node, inputs):
-    """Channel (i * block + j) * C' + c moves to row offset i, column offset j."""
+    """Channel (i * block + j) * C' + c moves to row offset i, column offset j
+    (NCHW: the same moves, channel index alike)."""
     (x,) = inputs
-    block, (n, h, w, c) = _block_size(b, x, "DepthToSpace")
+    block, (n, h, w, c), nchw = _block_size(b, x, "DepthToSpace")
     if c % (block * block):
         b.decline(f"channels {c} are not a multiple of block_size**2 = {block * block}")
     depth = c // (block * block)
+    if nchw:
+        x = reshaped_batch(b, x, [n, block, block, depth, h, w])
+        x = transposed(b, x, [0, 3, 4, 1, 5, 2])
+        return [reshaped_batch(b, x, [n, depth, h * block, w * block])]
     x = reshaped_batch(b, x, [n, h, w, block, block, depth])
     x = transposed(b, x, [0, 1, 3, 2, 4, 5])
     return [reshaped_batch(b, x, [n, h * block, w * block, depth])]
@@ -129,9 +144,13 @@ def import_depth_to_space(b, node, inputs):
 def import_space_to_depth(b, node, inputs):
     """The inverse of DepthToSpace."""
     (x,) = inputs
-    block, (n, h, w, c) = _block_size(b, x, "SpaceToDepth")
+    block, (n, h, w, c), nchw = _block_size(b, x, "SpaceToDepth")
     if h % block or w % block:
         b.decline(f"spatial dims {h}x{w} are not multiples of block_size {block}")
+    if nchw:
+        x = reshaped_batch(b, x, [n, c, h // block, block, w // block, block])
+        x = transposed(b, x, [0, 3, 5, 1, 2, 4])
+        return [reshaped_batch(b, x, [n, block * block * c, h // block, w // block])]
     x = reshaped_batch(b, x, [n, h // block, block, w // block, block, c])
     x = transposed(b, x, [0, 1, 3, 2, 4, 5])
     return [reshaped_batch(b, x, [n, h // block, w // block, block * block * c])]

@@ -10,8 +10,10 @@ from xdsl.ir import SSAValue
 
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import i64_array, i64_attr
+from graph_opt.dialects.nn.index_ops import GatherNdOp
 from graph_opt.dialects.nn.shape_ops import SqueezeOp, UnsqueezeOp
 from graph_opt.dialects.nn.shapes import DYN, normalize_axis, ranked
+from graph_opt.formats.tensorflow.mappings.layouts import transposed
 from graph_opt.formats.tensorflow.mappings.shape_ops import int_constant
 from graph_opt.formats.tensorflow.op_table import importer
 from graph_opt.formats.tensorflow.tensors import mlir_element_type
@@ -132,14 +134,46 @@ def import_gather(b, node, inputs):
     else:
         params, indices, axis_input = inputs
         (axis,) = int_constant(b, axis_input, "the axis")
-    if b.attr("batch_dims", 0) != 0:
-        b.decline("batch_dims other than 0 is not supported")
+    batch_dims = b.attr("batch_dims", 0)
+    if batch_dims != 0:
+        return [_batched_gather(b, params, indices, axis, batch_dims)]
     return b.create(t.GatherOp, [params, indices], {"axis": i64_attr(axis)})
+
+
+def _batched_gather(b, params, indices, axis: int, batch_dims: int) -> SSAValue:
+    """GatherV2 with batch_dims: the axis moved to just after the batch dims,
+    an nn.gather_nd of the indices as [..., 1] with those batch dims, and the
+    gathered dims moved back to where the axis was.
+
+        params [B..., P..., A, Q...]  indices [B..., I...]
+        -> [B..., P..., I..., Q...]
+    """
+    params_type, indices_type = ranked(params), ranked(indices)
+    if params_type is None or indices_type is None:
+        b.decline("batch_dims needs params and indices of known rank")
+    rank, index_rank = params_type.get_num_dims(), indices_type.get_num_dims()
+    batch = batch_dims + index_rank if batch_dims < 0 else batch_dims
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= batch <= min(axis, index_rank) or axis >= rank:
+        raise b.error(
+            f"batch_dims {batch_dims} and axis {axis} do not fit params of rank "
+            f"{rank} and indices of rank {index_rank}"
+        )
+    moved = [*range(batch), axis, *(a for a in range(batch, rank) if a != axis)]
+    params = transposed(b, params, moved)
+    deep = b.create(UnsqueezeOp, [indices], {"axes": i64_array([-1])}).results[0]
+    props = {"batch_dims": i64_attr(batch)}
+    gathered = b.create(GatherNdOp, [params, deep], props).results[0]
+    # gathered: [B..., I..., P..., Q...]; P (axis - batch dims) goes before I
+    gathered_dims = index_rank - batch
+    middle = list(range(batch + gathered_dims, axis + gathered_dims))
+    back = [*range(batch), *middle, *range(batch, batch + gathered_dims)]
+    back += range(len(back), rank - 1 + gathered_dims)
+    return transposed(b, gathered, back)
 
 
 @importer("Cast")
 def import_cast(b, node, inputs):
-    """Float to integer truncates toward zero, as nn.cast does."""
-    if b.attr("Truncate", False):
-        b.decline("Truncate=true (truncating float narrowing) is not supported")
+    """Float to integer truncates toward zero, as nn.cast does. Truncate, which
+    changes only float narrowing, is refused there (attr_support)."""
     return b.create(t.CastOp, inputs, {"to": mlir_element_type(b.attr("DstT"))})
