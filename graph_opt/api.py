@@ -115,20 +115,32 @@ def parse(
 
 
 def load(
-    source, validate: bool = True, base_dir: str | os.PathLike | None = None
+    source,
+    validate: bool = True,
+    base_dir: str | os.PathLike | None = None,
+    checkpoint: str | os.PathLike | None = None,
 ) -> ModuleOp:
     """A module from an .onnx, .pb/.pbtxt (TensorFlow GraphDef) or .mlir path, a
     TensorFlow SavedModel directory (signature serving_default), or an
-    onnx.ModelProto.
+    onnx.ModelProto. A GraphDef's variables take their values in the TensorFlow
+    `checkpoint` (a prefix such as `ckpt/model.ckpt-1000`) when one is given.
 
     A model that onnxruntime (ONNX) or TensorFlow's importer (GraphDef,
     SavedModel) would refuse is refused with a FrontendError unless
     `validate=False`. ONNX external data is read only from inside `base_dir`
     (by default an .onnx file's own directory); a ModelProto or an .mlir
     holding external tensors without `base_dir` is refused."""
+    from graph_opt.formats.errors import FrontendError
     from graph_opt.formats.onnx.importer import import_model, load_model
 
-    if not isinstance(source, str | os.PathLike):
+    graph_def = (".pb", ".pbtxt")
+    is_path = isinstance(source, str | os.PathLike)
+    if checkpoint is not None and (not is_path or Path(source).suffix not in graph_def):
+        raise FrontendError(
+            f"{source if is_path else 'the model'}: a checkpoint applies to a "
+            "TensorFlow GraphDef (.pb, .pbtxt) only"
+        )
+    if not is_path:
         return import_model(source, validate=validate, base_dir=base_dir)
     path = Path(source)
     if path.suffix == ".onnx":
@@ -138,10 +150,11 @@ def load(
         from graph_opt.formats.tensorflow.saved_model import import_saved_model
 
         return import_saved_model(path, validate=validate)
-    if path.suffix in (".pb", ".pbtxt"):
+    if path.suffix in graph_def:
         from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 
-        return import_graph_def(load_graph_def(str(path)), validate=validate)
+        graph = load_graph_def(str(path))
+        return import_graph_def(graph, validate=validate, checkpoint=checkpoint)
     with open(path, "rb") as stream, mapped(stream) as text:
         return parse(text, str(path), base_dir)
 
