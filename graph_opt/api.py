@@ -128,11 +128,15 @@ def parse(
 
 
 def load(
-    source, validate: bool = True, base_dir: str | os.PathLike | None = None
+    source,
+    validate: bool = True,
+    base_dir: str | os.PathLike | None = None,
+    checkpoint: str | os.PathLike | None = None,
 ) -> ModuleOp:
     """A module from an .onnx, .pb/.pbtxt (TensorFlow GraphDef) or .mlir path, a
     TensorFlow SavedModel directory (signature serving_default), or an
-    onnx.ModelProto.
+    onnx.ModelProto. A GraphDef's variables take their values in the TensorFlow
+    `checkpoint` (a prefix such as `ckpt/model.ckpt-1000`) when one is given.
 
     A model that onnxruntime (ONNX) or TensorFlow's importer (GraphDef,
     SavedModel) would refuse is refused with a FrontendError unless
@@ -140,9 +144,16 @@ def load(
     (by default an .onnx file's own directory); a ModelProto or an .mlir
     holding external tensors without `base_dir` is refused."""
     from graph_opt.formats.dispatch import SAVED_MODEL, input_format
+    from graph_opt.formats.errors import FrontendError
     from graph_opt.formats.onnx.importer import import_model, load_model
 
-    if not isinstance(source, str | os.PathLike):
+    is_path = isinstance(source, str | os.PathLike)
+    if checkpoint is not None and (not is_path or input_format(Path(source)) != "graphdef"):
+        raise FrontendError(
+            f"{source if is_path else 'the model'}: a checkpoint applies to a "
+            "TensorFlow GraphDef (.pb, .pbtxt) only"
+        )
+    if not is_path:
         return import_model(source, validate=validate, base_dir=base_dir)
     path = Path(source)
     kind = input_format(path)
@@ -156,7 +167,8 @@ def load(
     if kind == "graphdef":
         from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 
-        return import_graph_def(load_graph_def(str(path)), validate=validate)
+        graph = load_graph_def(str(path))
+        return import_graph_def(graph, validate=validate, checkpoint=checkpoint)
     with open(path, "rb") as stream, mapped(stream) as text:
         return parse(text, str(path), base_dir)
 

@@ -19,6 +19,7 @@ def nn_functions() -> list[InterpreterFunctions]:
     from graph_opt.interpreter.linalg import LinalgFunctions
     from graph_opt.interpreter.norm import NormFunctions
     from graph_opt.interpreter.pool import PoolFunctions
+    from graph_opt.interpreter.pool_grad import PoolGradFunctions
     from graph_opt.interpreter.qint import QIntFunctions
     from graph_opt.interpreter.qpool import QPoolFunctions
     from graph_opt.interpreter.quant import QuantFunctions, QuantTrainingFunctions
@@ -37,6 +38,7 @@ def nn_functions() -> list[InterpreterFunctions]:
         AttentionFunctions(),
         LinalgFunctions(),
         PoolFunctions(),
+        PoolGradFunctions(),
         ReduceFunctions(),
         ShapeFunctions(),
         TensorFunctions(),

@@ -69,6 +69,11 @@ NOT_COVERED: dict[str, dict[str, str]] = {
     "nn.asinh": {"tosa": NO_TOSA},
     "nn.atan": {"tosa": NO_TOSA},
     "nn.atanh": {"tosa": NO_TOSA},
+    "nn.avg_pool_grad": {
+        "onnx-import": TRAINING,
+        "onnx-export": TRAINING,
+        "tosa": TRAINING,
+    },
     "nn.attention": {"onnx-import": FUSED, "tf-import": FUSED, "tf-export": FUSED_TF},
     "nn.batch_norm_grad": {
         "onnx-import": TRAINING,
@@ -129,6 +134,11 @@ NOT_COVERED: dict[str, dict[str, str]] = {
     "nn.layer_norm": {"tf-import": NO_TF, "tf-export": TF_EXPORT_TODO},
     "nn.log1p": {"onnx-import": NO_ONNX, "tosa": NO_TOSA},
     "nn.logical_xor": {"tf-import": NO_TF, "tf-export": TF_EXPORT_TODO},
+    "nn.max_pool_grad": {
+        "onnx-import": TRAINING,
+        "onnx-export": TRAINING,
+        "tosa": TRAINING,
+    },
     "nn.mish": {"tf-import": NO_TF, "tf-export": TF_EXPORT_TODO},
     "nn.mod": {"tosa": NO_TOSA},
     "nn.non_max_suppression": {

@@ -66,6 +66,13 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
         help="TensorFlow outputs to import (`node` or `node:1`); default: the nodes nothing reads",
     )
     arg_parser.add_argument(
+        "--input-checkpoint",
+        metavar="PREFIX",
+        help="Freeze a TensorFlow GraphDef's variables (VariableV2, VarHandleOp) to "
+        "their values in this checkpoint (e.g. ckpt/model.ckpt-1000, as "
+        "tf.compat.v1.train.Saver writes it; read from its own directory only)",
+    )
+    arg_parser.add_argument(
         "--signature",
         default="serving_default",
         metavar="NAME",
@@ -80,6 +87,7 @@ def register_frontend_arguments(arg_parser: argparse.ArgumentParser) -> None:
 
 def register_frontends(tool) -> None:
     def parse_mlir(stream: IO[bytes]) -> ModuleOp:
+        _refuse_checkpoint(tool)
         from graph_opt.files import mapped
         from graph_opt.formats.mlir.parser import parse_module
         from graph_opt.formats.onnx.external_data import read_opaque_external_data
@@ -93,6 +101,7 @@ def register_frontends(tool) -> None:
         return module
 
     def parse_onnx(stream: IO[bytes]) -> ModuleOp:
+        _refuse_checkpoint(tool)
         from graph_opt.formats.onnx.importer import (
             import_model,
             load_model,
@@ -135,9 +144,11 @@ def register_frontends(tool) -> None:
             tool.args.outputs.split(",") if tool.args.outputs else None,
             allow_opaque=tool.args.allow_tf_opaque,
             validate=not tool.args.no_validate,
+            checkpoint=tool.args.input_checkpoint,
         )
 
     def parse_saved_model(stream: IO[bytes]) -> ModuleOp:
+        _refuse_checkpoint(tool)
         from graph_opt.formats.tensorflow import parse_input_shapes
         from graph_opt.formats.tensorflow.saved_model import import_saved_model
 
@@ -158,6 +169,17 @@ def register_frontends(tool) -> None:
     for ext, kind in INPUT_FORMATS.items():
         tool.available_frontends[ext] = readers[kind]
     tool.available_frontends[SAVED_MODEL] = parse_saved_model
+
+
+def _refuse_checkpoint(tool) -> None:
+    """--input-checkpoint freezes a GraphDef; any other input would ignore it."""
+    if tool.args.input_checkpoint is not None:
+        from graph_opt.formats.errors import FrontendError
+
+        raise FrontendError(
+            f"{tool.get_input_name()}: --input-checkpoint applies to a TensorFlow "
+            "GraphDef (.pb, .pbtxt) only"
+        )
 
 
 SIZE_SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}

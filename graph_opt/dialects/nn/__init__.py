@@ -16,6 +16,7 @@ from graph_opt.dialects.nn.linalg import LINALG_OPS
 from graph_opt.dialects.nn.norm import BatchNormOp, LayerNormOp, SoftmaxOp
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.pool import POOL_OPS
+from graph_opt.dialects.nn.pool_grad import POOL_GRAD_OPS
 from graph_opt.dialects.nn.qint import QINT_OPS
 from graph_opt.dialects.nn.qpool import QPOOL_OPS
 from graph_opt.dialects.nn.quant import FakeQuantOp
@@ -55,6 +56,7 @@ NN = Dialect(
         *RESIZE_OPS,
         *DEVICE_COPY_OPS,
         *TRAINING_OPS,
+        *POOL_GRAD_OPS,
     ],
     NN_TYPES,
 )

@@ -62,11 +62,23 @@ class RangeOp(NNOperation):
                 raise VerifyException(
                     f"start, limit and delta must be scalars of one type, got {', '.join(map(str, types))}"
                 )
-        values = [constant_value(v) for v in operands]
+        values = [_scalar(v) for v in operands]
         if any(v is None for v in values):
             return [tensor_type(types[0].element_type, [DYN])]
-        length = range_length(*(v.item() for v in values))
+        length = range_length(*values)
         return [tensor_type(types[0].element_type, [length])]
+
+
+def _scalar(value) -> int | float | None:
+    """A constant scalar, or an integer that shape arithmetic gives (a range
+    up to `tf.shape(x)[0]`)."""
+    from graph_opt.dialects.nn.shape_values import known_ints
+
+    array = constant_value(value)
+    if array is not None:
+        return array.item()
+    known = known_ints(value)
+    return known[0] if known else None
 
 
 @irdl_op_definition

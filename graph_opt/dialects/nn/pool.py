@@ -41,7 +41,7 @@ def data_rank_and_layout(
 ) -> tuple[str, TensorType | None]:
     layout = str_value(props, "data_layout", CHANNELS_FIRST)
     check_layout(layout)
-    x = ranked(operands[0])
+    x = ranked(operands[0]) if operands else None
     if x is not None and not 3 <= len(x.get_shape()) <= 5:
         raise VerifyException(
             f"{op_name} needs an input of rank 3 to 5, got {len(x.get_shape())}"
@@ -49,25 +49,8 @@ def data_rank_and_layout(
     return layout, x
 
 
-class PoolOp(NNOperation, WindowAttributes, HasDataLayout, ABC):
-    """A sliding-window reduction over the spatial dims of `data_layout` (NCHW or NHWC).
-
-    Pads are [begin..., end...] per spatial dim, or derived from `auto_pad`;
-    `ceil_mode` rounds the output size up (a window may run into the end padding).
-    """
-
-    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
-
-    input = operand_def()
-    output = result_def()
-    kernel_shape = prop_def(DenseArrayBase)
-    strides = opt_prop_def(DenseArrayBase)
-    pads = opt_prop_def(DenseArrayBase)
-    auto_pad = opt_prop_def(StringAttr)
-    ceil_mode = opt_prop_def(IntegerAttr)
-    data_layout = opt_prop_def(StringAttr)
-    traits = traits_def(Pure())
-    assembly_format = GENERIC_FORMAT
+class PoolWindow(WindowAttributes):
+    """The window properties of pooling ops and of their gradients."""
 
     @classmethod
     def pool_props(cls, props, spatial_rank: int):
@@ -87,6 +70,27 @@ class PoolOp(NNOperation, WindowAttributes, HasDataLayout, ABC):
             )
         ceil = check_flag(props, "ceil_mode")
         return list(kernel), strides, dilations, pads, auto_pad, ceil
+
+
+class PoolOp(NNOperation, PoolWindow, HasDataLayout, ABC):
+    """A sliding-window reduction over the spatial dims of `data_layout` (NCHW or NHWC).
+
+    Pads are [begin..., end...] per spatial dim, or derived from `auto_pad`;
+    `ceil_mode` rounds the output size up (a window may run into the end padding).
+    """
+
+    RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
+
+    input = operand_def()
+    output = result_def()
+    kernel_shape = prop_def(DenseArrayBase)
+    strides = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    auto_pad = opt_prop_def(StringAttr)
+    ceil_mode = opt_prop_def(IntegerAttr)
+    data_layout = opt_prop_def(StringAttr)
+    traits = traits_def(Pure())
+    assembly_format = GENERIC_FORMAT
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -100,9 +101,10 @@ class ImportContext:
     allow_opaque: bool
     initial_values: Mapping[str, object] = field(default_factory=dict)
     """The TensorProto each variable's initializer assigns, by variable node."""
-    unsized_lists: dict[SSAValue, np.ndarray] = field(default_factory=dict)
-    """TensorLists reserved with unknown element dims (sized 1 for now), and
-    which dims those are: their loop gives them the size its items have."""
+    unsized_lists: dict[SSAValue, np.ndarray | None] = field(default_factory=dict)
+    """TensorLists (and TensorArrays) made with unknown element dims (sized 1
+    for now), and which dims those are (None: the rank is unknown too, the
+    list is 1-D for now): their loop gives them the size its items have."""
     kept_opaque: list[str] = field(default_factory=list)
     """`op 'node' (why)` for each mapped node declined and kept as nn.opaque."""
 
@@ -455,17 +457,26 @@ def import_graph_def(
     outputs: Sequence[str] | None = None,
     allow_opaque: bool = False,
     validate: bool = True,
+    checkpoint: str | os.PathLike | None = None,
 ) -> ModuleOp:
     """Convert a frozen GraphDef: placeholders become arguments, the named outputs
     (default: the nodes nothing reads) the results. Unknown ops are an error
     listing them all, or nn.opaque ops of domain "tf" if `allow_opaque`.
     Functional and v1 control flow become scf regions (see `control_flow`).
-    A node TensorFlow's importer would refuse is an error unless not `validate`."""
+    A node TensorFlow's importer would refuse is an error unless not `validate`.
+    With a `checkpoint` prefix, the graph's variables take its values first
+    (see `checkpoint_freeze`)."""
     import graph_opt.formats.tensorflow.control_flow  # noqa: F401 (If, While, calls)
     from graph_opt.formats.tensorflow.control_flow_v1 import functionalize
 
     if validate:
         validate_graph_def(graph_def)
+    if checkpoint is not None:
+        from graph_opt.formats.tensorflow.checkpoint_freeze import (
+            freeze_with_checkpoint,
+        )
+
+        graph_def = freeze_with_checkpoint(graph_def, checkpoint)
     load_mappings()
     context = ImportContext(
         library_bodies(graph_def), allow_opaque, initial_values(graph_def.node)

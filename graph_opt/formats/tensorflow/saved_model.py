@@ -25,10 +25,10 @@ from xdsl.dialects.builtin import ModuleOp
 
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.model_files import ModelDirectory
+from graph_opt.formats.tensorflow.checkpoint_freeze import make_const
 from graph_opt.formats.tensorflow.importer import import_graph_def
 from graph_opt.formats.tensorflow.schema import (
     GraphDef,
-    NodeDef,
     SavedModel,
     TrackableObjectGraph,
 )
@@ -168,19 +168,7 @@ def _bind_variables(graph: GraphDef, checkpoint: _Checkpoint, meta_graph) -> Non
         node_id = bound.get(name, by_name.get(shared or name))
         found = None if node_id is None else checkpoint.value(node_id)
         if found is not None:
-            _make_const(node, *found)
-
-
-def _make_const(node: NodeDef, array, dtype: int) -> None:
-    name, device = node.name, node.device
-    node.Clear()
-    node.name, node.op, node.device = name, "Const", device
-    node.attr["dtype"].type = dtype
-    tensor = node.attr["value"].tensor
-    tensor.dtype = dtype
-    for size in array.shape:
-        tensor.tensor_shape.dim.add(size=size)
-    tensor.tensor_content = array.tobytes()
+            make_const(node, *found)
 
 
 def _name_inputs(graph: GraphDef, inputs: dict[str, str]) -> None:

@@ -41,11 +41,13 @@ class ConvertLayoutPass(ModulePass):
 
     As Grappler's LayoutOptimizer: every layout-sensitive op (conv,
     conv_transpose, fused_conv with their filters, max/avg/global pooling,
-    batch norm) in the other layout is rebuilt in `target` between transposes;
+    batch norm, and the kernels of training graphs: batch_norm_training,
+    batch_norm_grad, conv_filter_grad with its filter result, max/avg_pool_grad)
+    in the other layout is rebuilt in `target` between transposes;
     transposes then move through layout-agnostic ops (elementwise ops, whose
-    per-channel constants are transposed to broadcast, concat, split, slice,
-    pad, softmax, reductions), compose, cancel and fold into constants, so a
-    chain of NHWC convs keeps one transpose at each graph edge. Other ops keep
+    per-channel constants are transposed to broadcast, relu_grad, concat,
+    split, slice, pad, softmax, reductions), compose, cancel and fold into
+    constants, so a chain of NHWC convs keeps one transpose at each graph edge. Other ops keep
     their layout with transposes around them. With `keep-io-layout=false`, the
     function's inputs and outputs that the conversion transposes take the
     target layout instead (the signature changes).

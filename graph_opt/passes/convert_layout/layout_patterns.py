@@ -30,6 +30,7 @@ from graph_opt.dialects.nn.elementwise import ElementwiseBinaryOp, ElementwiseUn
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST
 from graph_opt.dialects.nn.norm import BatchNormOp, SoftmaxOp
 from graph_opt.dialects.nn.pool import GlobalAvgPoolOp, PoolOp
+from graph_opt.dialects.nn.pool_grad import AvgPoolGradOp, MaxPoolGradOp, PoolGradOp
 from graph_opt.dialects.nn.reduce import ReduceOp
 from graph_opt.dialects.nn.shapes import normalize_axis, ranked
 from graph_opt.dialects.nn.tensor_ops import (
@@ -40,13 +41,54 @@ from graph_opt.dialects.nn.tensor_ops import (
     SplitOp,
     TransposeOp,
 )
+from graph_opt.dialects.nn.training import (
+    BatchNormGradOp,
+    BatchNormTrainingOp,
+    ConvFilterGradOp,
+    ReluGradOp,
+)
 from graph_opt.passes.common.constant_patterns import dense_attr
 
 Perm = tuple[int, ...]
 """A transpose's permutation: result dim i is input dim perm[i]."""
 
-LAYOUT_SENSITIVE_OPS = (ConvolutionBase, PoolOp, GlobalAvgPoolOp, BatchNormOp)
+LAYOUT_SENSITIVE_OPS = (
+    ConvolutionBase, PoolOp, GlobalAvgPoolOp, BatchNormOp, BatchNormTrainingOp,
+    BatchNormGradOp, ConvFilterGradOp, PoolGradOp,
+)  # fmt: skip
 """Ops with a `data_layout` property (and a `layout` accessor)."""
+
+
+@dataclass(frozen=True)
+class LayoutRoles:
+    """Which operands and results of a layout-sensitive op are data (in its
+    layout) or a filter (HWIO with NHWC data, OIHW with NCHW), and which
+    property lists a data or filter shape: what moves when its layout does."""
+
+    data_operands: tuple[int, ...]
+    filter_operands: tuple[int, ...] = ()
+    data_results: tuple[int, ...] = (0,)
+    filter_results: tuple[int, ...] = ()
+    data_shape_prop: str | None = None
+    filter_shape_prop: str | None = None
+
+
+def layout_roles(op: Operation) -> LayoutRoles:
+    """The roles of a layout-sensitive op's values (see LayoutRoles)."""
+    if isinstance(op, ConvolutionBase):
+        return LayoutRoles((0,), filter_operands=(1,))
+    if isinstance(op, (BatchNormGradOp, MaxPoolGradOp)):
+        return LayoutRoles((0, 1))  # the output gradient and the input
+    if isinstance(op, AvgPoolGradOp):
+        return LayoutRoles((0,), data_shape_prop="input_shape")
+    if isinstance(op, ConvFilterGradOp):
+        return LayoutRoles(
+            (0, 1),
+            data_results=(),
+            filter_results=(0,),
+            filter_shape_prop="filter_shape",
+        )
+    return LayoutRoles((0,))
 
 
 def inverse(perm: Perm) -> Perm:
@@ -223,6 +265,8 @@ def layout_operands(op: Operation) -> tuple[int, ...] | None:
         return (0, 1)
     if isinstance(op, ConcatOp):
         return tuple(range(len(op.operands)))
+    if isinstance(op, ReluGradOp):
+        return (0, 1)
     agnostic = (ElementwiseUnaryOp, CastOp, SplitOp, PadOp, SoftmaxOp, ReduceOp)
     if isinstance(op, agnostic):
         return (0,)
@@ -378,8 +422,11 @@ def move_through(
 
 @dataclass
 class ConvertLayoutSensitiveOp(RewritePattern):
-    """A conv, conv_transpose, fused_conv, pooling or batch norm in the other layout
-    becomes one in `target`, between transposes of its data (and its filter)."""
+    """A layout-sensitive op in the other layout (conv, conv_transpose,
+    fused_conv, pooling, batch norm, and the gradients of training graphs:
+    conv_filter_grad, batch_norm_training, batch_norm_grad, max/avg_pool_grad)
+    becomes one in `target`, between transposes of its data (and filter)
+    operands and results; shape properties move with them."""
 
     target: str
     transposes: Transposes
@@ -387,28 +434,51 @@ class ConvertLayoutSensitiveOp(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not self.transposes.converted(op):
             return
-        x, out = ranked(op.operands[0]), ranked(op.results[0])
-        if x is None or out is None or x.get_num_dims() < 3:
+        roles = layout_roles(op)
+        data = [ranked(op.operands[i]) for i in roles.data_operands]
+        data += [ranked(op.results[i]) for i in roles.data_results]
+        if any(t is None for t in data) or data[0].get_num_dims() < 3:
             return  # unranked, or no spatial dims: both layouts are the same
-        rank = x.get_num_dims()
+        rank = data[0].get_num_dims()
+        filters = [ranked(op.operands[i]) for i in roles.filter_operands]
+        filters += [ranked(op.results[i]) for i in roles.filter_results]
+        if any(t is None or t.get_num_dims() != rank for t in data + filters):
+            return  # a filter's layout is unknown, or ranks differ
+        to_target, to_filter = (
+            layout_perm(self.target, rank),
+            filter_perm(self.target, rank),
+        )
         operands = list(op.operands)
-        if isinstance(op, ConvolutionBase):
-            w = ranked(op.filter)
-            if w is None or w.get_num_dims() != rank:
-                return  # the filter's layout is unknown
-            operands[1] = self.transposes.get(
-                rewriter, op.filter, filter_perm(self.target, rank)
-            )
-        to_target = layout_perm(self.target, rank)
-        operands[0] = self.transposes.get(rewriter, op.operands[0], to_target)
+        for indices, perm in (
+            (roles.data_operands, to_target),
+            (roles.filter_operands, to_filter),
+        ):
+            for i in indices:
+                operands[i] = self.transposes.get(rewriter, op.operands[i], perm)
         props = dict(op.properties) | {"data_layout": StringAttr(self.target)}
+        for name, perm in (
+            (roles.data_shape_prop, to_target),
+            (roles.filter_shape_prop, to_filter),
+        ):
+            if name is not None:
+                shape = int_list(props, name) or ()
+                props[name] = i64_array([shape[p] for p in perm])
         converted = type(op).create_inferred(operands, props)
         converted.location = op.location
-        back = transpose_op(converted.results[0], inverse(to_target))
+        new_ops: list[Operation] = [converted]
+        results = list(converted.results)
+        for indices, perm in (
+            (roles.data_results, to_target),
+            (roles.filter_results, to_filter),
+        ):
+            for i in indices:
+                back = transpose_op(converted.results[i], inverse(perm))
+                new_ops.append(back)
+                results[i] = back.output
+                self.transposes.record(converted.results[i], inverse(perm), back.output)
         old_operands = list(op.operands)
-        rewriter.replace(op, [converted, back], [back.output])
+        rewriter.replace(op, new_ops, results)
         erase_unused(rewriter, old_operands)
-        self.transposes.record(converted.results[0], inverse(to_target), back.output)
 
 
 @dataclass

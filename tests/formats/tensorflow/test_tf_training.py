@@ -33,6 +33,7 @@ from graph_opt.dialects.tf_state import (
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter.tf_state import Session
+from graph_opt.passes.convert_layout.layout_patterns import LAYOUT_SENSITIVE_OPS
 
 TRAINING = Path(__file__).parent / "training"
 TOLERANCE = 1e-5
@@ -99,6 +100,19 @@ def test_conv_bn_relu_trains_with_momentum_as_tensorflow():
     assert all(op.resource is not None for op in variables)
     session = train_in_interpreter(module, np.load(TRAINING / "conv_bn_relu.npz"))
     assert "bn/moving_mean" in session.variables
+
+
+def test_convert_layout_moves_the_gradients_and_trains_as_tensorflow():
+    """Forward convs, the training batch norm and every gradient kernel
+    (conv_filter_grad, conv_transpose for Conv2DBackpropInput, batch_norm_grad)
+    run in NCHW; the training steps still reach TensorFlow's values."""
+    module = load("conv_bn_relu", ["train"])
+    api.run(module, "convert-layout")
+    sensitive = [op for op in module.walk() if isinstance(op, LAYOUT_SENSITIVE_OPS)]
+    kinds = {type(op) for op in sensitive}
+    assert {BatchNormTrainingOp, BatchNormGradOp, ConvFilterGradOp} <= kinds
+    assert {op.layout for op in sensitive} == {"NCHW"}
+    train_in_interpreter(module, np.load(TRAINING / "conv_bn_relu.npz"))
 
 
 def test_dense_adam_trains_as_tensorflow():

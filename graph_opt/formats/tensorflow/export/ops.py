@@ -36,6 +36,7 @@ from graph_opt.dialects.nn.linalg import MatMulOp
 from graph_opt.dialects.nn.norm import BatchNormOp, SoftmaxOp
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp
+from graph_opt.dialects.nn.pool_grad import AvgPoolGradOp, MaxPoolGradOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.training import (
     BatchNormGradOp,
@@ -576,6 +577,43 @@ def export_pool(e, op):
         data_format=_format_name(op, len(kernel) + 2), padding=padding["padding"],
         explicit_paddings=padding.get("explicit_paddings"),
     )  # fmt: skip
+    return e.outputs(node, 1)
+
+
+@exporter(MaxPoolGradOp, AvgPoolGradOp)
+def export_pool_grad(e, op):
+    """AvgPoolGrad, or MaxPoolGrad reading a MaxPool of the input as its
+    orig_output."""
+    kernel = list(int_list(op.properties, "kernel_shape"))
+    strides = list(int_list(op.properties, "strides") or [1] * len(kernel))
+    average = isinstance(op, AvgPoolGradOp)
+    shape = (
+        list(int_list(op.properties, "input_shape"))
+        if average
+        else op.input.type.get_shape()
+    )
+    padding = _padding(op, _spatial(op, shape), kernel, strides, [1] * len(kernel))
+    if padding["padding"] == "EXPLICIT":
+        raise no_form(op, "pooling gradients with explicit padding")
+    layout, rank = _data_format(op), len(kernel) + 2
+    attrs = {
+        "T": dtype_of(op.output_grad), "ksize": _per_axis(layout, kernel),
+        "strides": _per_axis(layout, strides), "padding": padding["padding"],
+        "data_format": _format_name(op, rank),
+    }  # fmt: skip
+    suffix = "3D" if rank == 5 else ""
+    if average:
+        sizes = e.const(_int32(shape), f"{e.node_name(op)}/orig_input_shape")
+        return e.outputs(
+            e.add(f"AvgPool{suffix}Grad", [sizes, op.output_grad], **attrs), 1
+        )
+    name = f"{e.node_name(op)}/orig_output"
+    pooled = e.add(f"MaxPool{suffix}", [op.input], name, **attrs)
+    if rank == 5:
+        attrs["TInput"] = attrs["T"]
+    node = e.add(
+        f"MaxPool{suffix}Grad", [op.input, pooled.name, op.output_grad], **attrs
+    )
     return e.outputs(node, 1)
 
 

@@ -13,12 +13,14 @@ from graph_opt.formats.tensorflow.mappings import (
     norm,  # noqa: F401
     pad,  # noqa: F401
     pool,  # noqa: F401
+    pool_grad,  # noqa: F401
     reduce,  # noqa: F401
     resize,  # noqa: F401
     shape_ops,  # noqa: F401
     space_batch,  # noqa: F401
     state,  # noqa: F401
     strided_slice,  # noqa: F401
+    tensor_array,  # noqa: F401
     tensor_list,  # noqa: F401
     tensor_ops,  # noqa: F401
 )

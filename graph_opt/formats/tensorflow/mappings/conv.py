@@ -28,10 +28,14 @@ def _spatial_axes(layout: str, rank: int = 4) -> tuple[list[int], list[int]]:
     return list(range(2, rank)), [0, 1]
 
 
-def per_spatial_axis(b, name: str, layout: str, rank: int = 4) -> list[int]:
+def per_spatial_axis(
+    b, name: str, layout: str, rank: int = 4, values: list[int] | None = None
+) -> list[int]:
+    """The spatial values of attribute `name` (or of `values`, an input's)."""
     # strides and ksize have no default in TensorFlow's op definitions: its
     # importer refuses a node without them; dilations default to ones
-    values = b.attr(name, [1] * rank) if name == "dilations" else b.attr(name)
+    if values is None:
+        values = b.attr(name, [1] * rank) if name == "dilations" else b.attr(name)
     spatial, other = _spatial_axes(layout, rank)
     if len(values) != rank or any(values[a] != 1 for a in other):
         b.decline(
@@ -40,10 +44,13 @@ def per_spatial_axis(b, name: str, layout: str, rank: int = 4) -> list[int]:
     return [values[a] for a in spatial]
 
 
-def window_props(b, layout: str, dilations: bool = True, rank: int = 4) -> dict:
-    """strides, dilations and padding of a 2-D (3-D with rank 5) window op, as
-    nn.conv properties."""
-    props = {"strides": i64_array(per_spatial_axis(b, "strides", layout, rank))}
+def window_props(
+    b, layout: str, dilations: bool = True, rank: int = 4, strides=None
+) -> dict:
+    """strides (the attribute's, or `strides` given as an input), dilations and
+    padding of a 2-D (3-D with rank 5) window op, as nn.conv properties."""
+    strides = per_spatial_axis(b, "strides", layout, rank, strides)
+    props = {"strides": i64_array(strides)}
     if dilations:
         props["dilations"] = i64_array(per_spatial_axis(b, "dilations", layout, rank))
     props["data_layout"] = str_attr(layout)

@@ -18,3 +18,12 @@ func.func @conv_filter_grad(%x: tensor<1x6x6x3xf32>, %dy: tensor<1x3x3x5xf32>) -
   %0 = nn.conv_filter_grad %x, %dy {filter_shape = array<i64: 3, 3, 3, 5>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", data_layout = "NHWC"} : (tensor<1x6x6x3xf32>, tensor<1x3x3x5xf32>) -> tensor<3x3x3x5xf32>
   func.return %0 : tensor<3x3x3x5xf32>
 }
+
+// CHECK-LABEL: func.func @pool_grads
+func.func @pool_grads(%x: tensor<1x7x6x3xf32>, %dy: tensor<1x4x3x3xf32>) -> (tensor<1x7x6x3xf32>, tensor<1x7x6x3xf32>) {
+  // CHECK: nn.max_pool_grad %x, %dy {kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", data_layout = "NHWC"} : (tensor<1x7x6x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x7x6x3xf32>
+  %m = nn.max_pool_grad %x, %dy {kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", data_layout = "NHWC"} : (tensor<1x7x6x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x7x6x3xf32>
+  // CHECK: nn.avg_pool_grad %dy {kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", input_shape = array<i64: 1, 7, 6, 3>, data_layout = "NHWC"} : (tensor<1x4x3x3xf32>) -> tensor<1x7x6x3xf32>
+  %a = nn.avg_pool_grad %dy {kernel_shape = array<i64: 3, 2>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", input_shape = array<i64: 1, 7, 6, 3>, data_layout = "NHWC"} : (tensor<1x4x3x3xf32>) -> tensor<1x7x6x3xf32>
+  func.return %m, %a : tensor<1x7x6x3xf32>, tensor<1x7x6x3xf32>
+}

@@ -1,0 +1,141 @@
+"""A TF1 GraphDef and a checkpoint -> a frozen GraphDef (what freeze_graph's
+`--input_checkpoint` does), without TensorFlow.
+
+Each variable (VariableV2, VarHandleOp) becomes a Const of its checkpoint
+value; a ReadVariableOp of it then imports as an identity. The checkpoint key
+of a variable is the one the graph's Saver restores it from (a RestoreV2 whose
+output i, tensor name i, an Assign or AssignVariableOp writes to the variable),
+else its shared name, else its node name, as `tf.compat.v1.train.Saver` saves
+it. What only served the variables goes: their initializers and assignments,
+the Saver's save and restore ops, and whatever only fed them.
+
+The checkpoint is read as a SavedModel's is (`tensor_bundle`): from the
+prefix's own directory, regular files only, every CRC-32C checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.tensorflow.mappings.state import UPDATES, resource_name
+from graph_opt.formats.tensorflow.schema import GraphDef, NodeDef
+from graph_opt.formats.tensorflow.tensor_bundle import TensorBundle
+from graph_opt.formats.tensorflow.tensors import dtype_name, shape_dims
+
+VARIABLE_OPS = frozenset({"VariableV2", "VarHandleOp"})
+SAVER_OPS = frozenset(
+    {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "VarIsInitializedOp",
+     "IsVariableInitialized"}
+)  # fmt: skip
+"""Ops that save, restore or query variables: nothing left to do once frozen."""
+DT_REF_OFFSET = 100
+
+
+def freeze_with_checkpoint(graph: GraphDef, prefix: str | Path) -> GraphDef:
+    """A copy of `graph` whose variables are constants of the checkpoint at
+    `prefix` (see the module's doc); a variable the checkpoint lacks, or holds
+    at another dtype or shape, is a one-line FrontendError."""
+    bundle = TensorBundle(prefix)
+    frozen = GraphDef()
+    frozen.CopyFrom(graph)
+    keys = _restored_keys(frozen.node)
+    variables = set()
+    for node in frozen.node:
+        if node.op in VARIABLE_OPS:
+            key = keys.get(node.name, resource_name(node))
+            make_const(node, *_checked_value(bundle, node, key))
+            variables.add(node.name)
+    kept = _without_variable_machinery(list(frozen.node), variables)
+    del frozen.node[:]
+    frozen.node.extend(kept)
+    return frozen
+
+
+def _source(text: str) -> tuple[str, int]:
+    name, _, index = text.lstrip("^").partition(":")
+    return name, int(index) if index.isdigit() else 0
+
+
+def _restored_keys(nodes) -> dict[str, str]:
+    """The checkpoint key each variable the graph's Saver restores is read from."""
+    by_name = {node.name: node for node in nodes}
+    keys = {}
+    for node in nodes:
+        if node.op not in ("Assign", "AssignVariableOp") or len(node.input) < 2:
+            continue
+        value, index = _source(node.input[1])
+        while value in by_name and by_name[value].op == "Identity":
+            value, index = _source(by_name[value].input[0])
+        restore = by_name.get(value)
+        if restore is None or restore.op != "RestoreV2":
+            continue
+        names = by_name.get(_source(restore.input[1])[0])
+        if names is None or names.op != "Const":
+            continue
+        strings = names.attr["value"].tensor.string_val
+        if index < len(strings):
+            keys[_source(node.input[0])[0]] = strings[index].decode()
+    return keys
+
+
+def _checked_value(bundle: TensorBundle, node: NodeDef, key: str):
+    entry = bundle.entries.get(key)
+    if entry is None:
+        raise FrontendError(
+            f"{bundle.prefix}: no value for variable '{node.name}' (key '{key}')"
+        )
+    dtype = node.attr["dtype"].type % DT_REF_OFFSET
+    shape = shape_dims(node.attr["shape"].shape) if "shape" in node.attr else None
+    stored = shape_dims(entry.shape) or []
+    if entry.dtype != dtype or (shape is not None and shape != stored):
+        raise FrontendError(
+            f"{bundle.prefix}: variable '{node.name}' is {dtype_name(dtype)} "
+            f"{shape}, its checkpoint value '{key}' {dtype_name(entry.dtype)} {stored}"
+        )
+    return bundle.tensor(key), dtype
+
+
+def make_const(node: NodeDef, array, dtype: int) -> None:
+    """Turn `node` (a variable) into a Const of `array`, keeping its name and device."""
+    name, device = node.name, node.device
+    node.Clear()
+    node.name, node.op, node.device = name, "Const", device
+    node.attr["dtype"].type = dtype
+    tensor = node.attr["value"].tensor
+    tensor.dtype = dtype
+    for size in array.shape:
+        tensor.tensor_shape.dim.add(size=size)
+    tensor.tensor_content = array.tobytes()
+
+
+def _without_variable_machinery(nodes: list[NodeDef], variables: set[str]):
+    """The nodes but the writes to `variables`, the Saver's ops, the nodes that
+    read those (data or control edges) and the nodes that only fed them."""
+    readers: dict[str, set[str]] = {node.name: set() for node in nodes}
+    for node in nodes:
+        for text in node.input:
+            readers.setdefault(_source(text)[0], set()).add(node.name)
+    dropped = {
+        node.name
+        for node in nodes
+        if node.op in SAVER_OPS
+        or (
+            node.op in UPDATES and node.input and _source(node.input[0])[0] in variables
+        )
+    }
+    stack = list(dropped)
+    while stack:
+        for reader in readers[stack.pop()]:
+            if reader not in dropped:
+                dropped.add(reader)
+                stack.append(reader)
+    by_name = {node.name: node for node in nodes}
+    stack = [_source(t)[0] for name in dropped for t in by_name[name].input]
+    while stack:
+        name = stack.pop()
+        if name in dropped or not readers[name] or not readers[name] <= dropped:
+            continue
+        dropped.add(name)
+        stack.extend(_source(t)[0] for t in by_name[name].input)
+    return [node for node in nodes if node.name not in dropped]
