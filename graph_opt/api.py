@@ -250,12 +250,20 @@ def save(
     weights_as_resources: int | None = None,
     *,
     contrib_ops: bool = False,
+    tflite_input_stats: Sequence[tuple[float, float] | None] | None = None,
 ) -> None:
     """Write ONNX (for a .onnx path; with `contrib_ops` onnxruntime's fused
     com.microsoft ops where they apply), a TensorFlow GraphDef (.pb binary,
-    .pbtxt text) or MLIR text (see `to_mlir`), as `graph-opt -o` writes files
+    .pbtxt text), a TFLite model of an int8 graph (.tflite; with
+    `tflite_input_stats` each integer input's (mean, std), as tflite_convert's)
+    or MLIR text (see `to_mlir`), as `graph-opt -o` writes files
     (`graph_opt.output_files`: atomically, through symlinks, onto devices)."""
     path = Path(path)
+    if path.suffix == ".tflite":
+        from graph_opt.formats.tflite_export import tflite_bytes
+
+        write_output_file(path, tflite_bytes(module, tflite_input_stats))
+        return
     if path.suffix == ".onnx":
         from graph_opt.formats.onnx.exporter import save_model
 
