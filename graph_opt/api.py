@@ -148,7 +148,9 @@ def load(
     from graph_opt.formats.onnx.importer import import_model, load_model
 
     is_path = isinstance(source, str | os.PathLike)
-    if checkpoint is not None and (not is_path or input_format(Path(source)) != "graphdef"):
+    if checkpoint is not None and (
+        not is_path or input_format(Path(source)) != "graphdef"
+    ):
         raise FrontendError(
             f"{source if is_path else 'the model'}: a checkpoint applies to a "
             "TensorFlow GraphDef (.pb, .pbtxt) only"
@@ -289,15 +291,23 @@ def save(
     weights_as_resources: int | None = None,
     *,
     contrib_ops: bool = False,
+    tflite_input_stats: Sequence[tuple[float, float] | None] | None = None,
 ) -> None:
     """Write ONNX (for a .onnx path; with `contrib_ops` onnxruntime's fused
     com.microsoft ops where they apply), a TensorFlow GraphDef (.pb binary,
-    .pbtxt text) or MLIR text (see `to_mlir`), as `graph-opt -o` writes files
+    .pbtxt text), a TFLite model of an int8 graph (.tflite; with
+    `tflite_input_stats` each integer input's (mean, std), as tflite_convert's)
+    or MLIR text (see `to_mlir`), as `graph-opt -o` writes files
     (`graph_opt.output_files`: atomically, through symlinks, onto devices)."""
     from graph_opt.formats.dispatch import extension, output_format
 
     path = Path(path)
     kind = output_format(path)
+    if kind == "tflite":
+        from graph_opt.formats.tflite.exporter import tflite_bytes
+
+        write_output_file(path, tflite_bytes(module, tflite_input_stats))
+        return
     if kind == "onnx":
         from graph_opt.formats.onnx.exporter import save_model
 

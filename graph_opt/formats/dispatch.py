@@ -12,7 +12,13 @@ SAVED_MODEL = "saved_model"
 INPUT_FORMATS = {"mlir": "mlir", "onnx": "onnx", "pb": "graphdef", "pbtxt": "graphdef"}
 """A file extension -> the format read from it (a directory is a SavedModel)."""
 
-OUTPUT_FORMATS = {"mlir": "mlir", "onnx": "onnx", "pb": "graphdef", "pbtxt": "graphdef"}
+OUTPUT_FORMATS = {
+    "mlir": "mlir",
+    "onnx": "onnx",
+    "pb": "graphdef",
+    "pbtxt": "graphdef",
+    "tflite": "tflite",
+}
 """A file extension -> the format written to it."""
 
 

@@ -41,7 +41,7 @@ OUTPUT_SUFFIX_TARGETS = {
 """The target `-o FILE` implies by FILE's suffix when `-t` is not given: the
 formats `graph_opt.api.save` writes, and pictures."""
 
-GRAPH_OPT_TARGETS = ("mlir", "onnx", "graphdef", "dot", "svg")
+GRAPH_OPT_TARGETS = ("mlir", "onnx", "graphdef", "dot", "svg", "tflite")
 """The output formats offered (xDSL's other targets print no graph)."""
 
 LISTED_XDSL_PASSES = {
@@ -118,6 +118,7 @@ class GraphOptMain(xDSLOptMain):
         self.available_targets["graphdef"] = _write_graph_def_text
         self.available_targets["dot"] = write_dot
         self.available_targets["svg"] = write_svg
+        self.available_targets["tflite"] = _onnx_target_placeholder
         self.available_targets = {
             name: self.available_targets[name] for name in GRAPH_OPT_TARGETS
         }
@@ -196,6 +197,14 @@ class GraphOptMain(xDSLOptMain):
             help="With -t onnx, write fused ops as onnxruntime's com.microsoft contrib "
             "ops where one computes them exactly (FusedConv, FusedGemm, BiasGelu, "
             "FastGelu, Gelu, QuickGelu, Attention); the model then runs on onnxruntime only",
+        )
+        arg_parser.add_argument(
+            "--tflite-input-stats",
+            action="append",
+            metavar="MEAN,STD",
+            help="With -t tflite, an integer input's real value (q - MEAN) / STD, "
+            "as tflite_convert's --mean_values/--std_dev_values (repeatable: one "
+            "per input, in order)",
         )
         arg_parser.add_argument(
             "--emit-before",
@@ -394,9 +403,9 @@ class GraphOptMain(xDSLOptMain):
         return dataclasses.replace(self.pipeline, callback=verify_then_callback)
 
     def prepare_output(self) -> IO[str]:
-        if self.args.target == "onnx" and self.args.output_file is None:
+        if self.args.target in ("onnx", "tflite") and self.args.output_file is None:
             raise ValueError(
-                "-t onnx writes a binary model: give an output file with -o"
+                f"-t {self.args.target} writes a binary model: give an output file with -o"
             )
         if self.args.output_file is None:
             self._output_stream = sys.stdout
@@ -415,6 +424,10 @@ class GraphOptMain(xDSLOptMain):
         if self.args.onnx_contrib_ops and self.args.target != "onnx":
             raise ValueError(
                 "--onnx-contrib-ops is an option of the ONNX output (-t onnx)"
+            )
+        if self.args.tflite_input_stats and self.args.target != "tflite":
+            raise ValueError(
+                "--tflite-input-stats is an option of the TFLite output (-t tflite)"
             )
         resources = self.args.weights_as_resources
         if resources is not None:
@@ -469,6 +482,16 @@ class GraphOptMain(xDSLOptMain):
             text = self.args.output_file.lower().endswith(".pbtxt")
             self._output_stream.flush()  # (what --split-input-file wrote before)
             self._output_binary.write(graph_def_bytes(prog, text=text))
+            return ""
+        if self.args.target == "tflite":
+            from graph_opt.formats.tflite.exporter import (
+                parse_input_stats,
+                tflite_bytes,
+            )
+
+            stats = parse_input_stats(self.args.tflite_input_stats or [])
+            self._output_stream.flush()
+            self._output_binary.write(tflite_bytes(prog, stats))
             return ""
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
@@ -546,7 +569,8 @@ def _fast_mlir_target():
 
 
 def _onnx_target_placeholder(module: ModuleOp, stream: IO[str]) -> None:
-    """Listed so `-t onnx` is accepted; GraphOptMain writes the binary model itself."""
+    """Listed so `-t onnx` and `-t tflite` are accepted; GraphOptMain writes
+    the binary model itself."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

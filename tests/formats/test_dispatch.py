@@ -47,7 +47,11 @@ def graph_opt(*args):
     )
 
 
-@pytest.mark.parametrize("ext", sorted(OUTPUT_FORMATS))
+READ_BACK = sorted(set(OUTPUT_FORMATS) & set(INPUT_FORMATS))
+"""The formats written that are read again (a .tflite is written only)."""
+
+
+@pytest.mark.parametrize("ext", READ_BACK)
 def test_what_the_api_saves_both_read(ext, tmp_path):
     path = tmp_path / f"relu.{ext}"
     api.save(api.parse(RELU), path)
@@ -57,7 +61,7 @@ def test_what_the_api_saves_both_read(ext, tmp_path):
     assert "nn.relu" in done.stdout
 
 
-@pytest.mark.parametrize("ext", sorted(OUTPUT_FORMATS))
+@pytest.mark.parametrize("ext", READ_BACK)
 def test_what_the_cli_writes_the_api_reads(ext, tmp_path):
     source = tmp_path / "relu.mlir"
     source.write_text(RELU)

@@ -30,7 +30,6 @@ from graph_opt.driver.verify_numerics import (
     NumericsChanged,
 )
 from graph_opt.entry import entry_function
-from graph_opt.formats.errors import FrontendError
 from graph_opt.interpreter import run_function
 from graph_opt.interpreter.runner import make_function_interpreter
 from graph_opt.passes.convert_to_int.convert_to_int import ConvertToIntPass
@@ -222,11 +221,24 @@ def test_negative_float_inputs_for_integer_arguments_are_refused():
         run_function(result, graph.input_sets(1)[0])
 
 
-def test_onnx_export_refuses_in_one_line(tmp_path):
+def test_onnx_export_has_int8_io_and_runs_in_onnxruntime(tmp_path):
+    """The integer-io graph exports (QDQ, it was refused) with int8 input and
+    output, and onnxruntime gives graph-opt's codes."""
+    import onnxruntime as ort
+
     _, module = resnet_block("NCHW", False)
     result = converted(module, integer_io=True)
-    with pytest.raises(FrontendError, match="cannot export nn.qconv to ONNX"):
-        api.save(result, tmp_path / "int8.onnx")
+    api.save(result, tmp_path / "int8.onnx")
+    runner = ort.InferenceSession(
+        str(tmp_path / "int8.onnx"), providers=["CPUExecutionProvider"]
+    )
+    (inp,), (out,) = runner.get_inputs(), runner.get_outputs()
+    assert inp.type == out.type == "tensor(int8)"
+    rng = np.random.default_rng(0)
+    for _ in range(16):
+        x = rng.integers(-128, 128, (1, 4, 8, 8)).astype(np.int8)
+        (got,) = runner.run(None, {inp.name: x})
+        np.testing.assert_array_equal(got, run_function(result, [x])[0])
 
 
 def test_graph_opt_run_real_io_quantizes_inputs_and_dequantizes_results(tmp_path):

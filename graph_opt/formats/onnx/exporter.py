@@ -39,6 +39,11 @@ from graph_opt.formats.onnx.importer import (
     IR_VERSION_ATTR,
     OPSET_ATTR,
 )
+from graph_opt.formats.onnx.int8 import (
+    fold_weight_transposes,
+    has_integer_ops,
+    qdq_copy,
+)
 from graph_opt.formats.onnx.op_table import exporter_of, load_mappings
 from graph_opt.formats.onnx.stream import write_model
 from graph_opt.formats.onnx.subgraphs import defined_names, outer_names, rename_outer
@@ -209,10 +214,11 @@ def export_opaque(e: ExportBuilder, op: OpaqueOp) -> None:
 INTEGER_ARITHMETIC_OPS = frozenset(
     ("nn.qconv", "nn.qconv_transpose", "nn.qmatmul", "nn.rescale", "nn.qavg_pool")
 )
-"""convert-to-int's int8 arithmetic (TOSA's integer profile), which ONNX does not write."""
+"""convert-to-int's int8 arithmetic (TOSA's integer profile): exported in the QDQ
+format (onnx_int8.py) where it has one."""
 INTEGER_ARITHMETIC_HINT = (
-    " (convert-to-int's int8 arithmetic is for lower-to-tosa; for ONNX, export the "
-    "fake-quantized graph quantize gives, as QuantizeLinear/DequantizeLinear pairs)"
+    " (an int8 op with no QDQ form here: lower-to-tosa takes convert-to-int's int8 "
+    "arithmetic, or export the fake-quantized graph quantize gives)"
 )
 
 
@@ -292,8 +298,11 @@ def export_module(
     recorded there by name instead of copied into the model, for
     `onnx_stream.write_model` (`save_model` does both)."""
     with collector_paused():
+        if has_integer_ops(module):
+            module = qdq_copy(module)
         if has_channels_last_ops(module):
             module = channels_first_copy(module)
+            fold_weight_transposes(module)
         model = _export_module(module, function, contrib_ops, deferred_weights)
     effects = [op for op in module.walk() if is_tensorflow_effect(op)]
     if effects:

@@ -60,7 +60,10 @@ class ConvertToIntPass(ModulePass):
     reported with why. With
     `double-round`, the rescales round twice (TOSA DOUBLE_ROUND), as TFLite's
     builtin kernels requantize (gemmlowp); by default once (SINGLE_ROUND), as
-    TFLite's default XNNPACK delegate does.
+    TFLite's default XNNPACK delegate does. Each int8 value's scale and zero
+    point are recorded on the op computing it (attribute `nn.quantization`),
+    and int8 weights' scales (per channel: with their axis) on their
+    constant: the .tflite and ONNX exports give each tensor those.
     """
 
     name = "convert-to-int"

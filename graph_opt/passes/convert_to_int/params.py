@@ -23,6 +23,7 @@ from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
 from graph_opt.quantization.fake_quant_math import fake_quant, nudge, quant_range
 from graph_opt.quantization.fixed_point import quantize_multipliers
+from graph_opt.quantization.tensor_quantization import record_quantization
 
 INT8_MIN, INT8_MAX = -128, 127
 INT8_OFFSET = 128
@@ -131,8 +132,21 @@ def int_weights(
 
 
 def dequantize(value: SSAValue, scale: float, zero_point: int) -> DequantizeOp:
+    """The float value of an int8 value; its scale and zero point are recorded
+    on the op computing it too, where exporters find them after the
+    dequantize is gone."""
+    if isinstance(value.owner, Operation) and not isinstance(value.owner, QuantizeOp):
+        record_quantization(value.owner, [scale], zero_point)
     return DequantizeOp.create_inferred(
         [value], quantization_props([scale], [zero_point])
+    )
+
+
+def record_weights(op: Operation, weights: IntWeights, axis: int) -> None:
+    """Record the weights' scales on their constant (per channel along `axis`)."""
+    per_channel = len(weights.scales) > 1
+    record_quantization(
+        op, weights.scales, weights.zero_point, axis if per_channel else None
     )
 
 

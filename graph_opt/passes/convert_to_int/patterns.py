@@ -62,6 +62,7 @@ from graph_opt.passes.convert_to_int.params import (
     int_weights,
     levels,
     quantize,
+    record_weights,
     rescale,
     rescale_channels,
     unsigned_to_int8,
@@ -163,6 +164,7 @@ def lower_conv(
     transposed = isinstance(op, ConvTransposeOp)
     acc_scales = layer.scales(x.scale, w.scales)
     filter_op = ConstantOp.from_array(w.values)
+    record_weights(filter_op, w, layer.weight_axis)
     ops: list[Operation] = [filter_op]
     operands = [x.value, filter_op.output]
     if bias is not None:
@@ -198,6 +200,7 @@ def lower_matmul(
     values = w.values.T if layer.trans_b else w.values
     acc_scales = layer.scales(x.scale, w.scales)
     w_op = ConstantOp.from_array(np.ascontiguousarray(values))
+    record_weights(w_op, w, 1)
     props = {"a_zp": i64_attr(x.zero_point), "b_zp": i64_attr(w.zero_point)}
     acc: Operation = QMatMulOp.create_inferred([x.value, w_op.output], props)
     ops: list[Operation] = [w_op, acc]

@@ -6,10 +6,10 @@
 /// (16 x output scale) = 2 / 16 = 2^30 >> 33, as TFLite's int8 MEAN.
 // CHECK-LABEL: func.func @reduce_mean_nhwc
 // CHECK:         %[[X:.*]] = nn.quantize %{{.*}} -> tensor<1x4x4x2xi8>
-// CHECK-NEXT:    %[[W:.*]] = nn.rescale %[[X]] {multiplier = array<i32: 1073741824>, shift = array<i8: 30>, input_zp = -1 : i64, output_zp = 0 : i64{{.*}}} : (tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi32>
-// CHECK-NEXT:    %[[S:.*]] = nn.reduce_sum %[[W]] {axes = array<i64: 1, 2>, keepdims = 0 : i64} : (tensor<1x4x4x2xi32>) -> tensor<1x2xi32>
-// CHECK-NEXT:    %[[M:.*]] = nn.rescale %[[S]] {multiplier = array<i32: 1073741824>, shift = array<i8: 33>, input_zp = 0 : i64, output_zp = -1 : i64{{.*}}} : (tensor<1x2xi32>) -> tensor<1x2xi8>
-// CHECK-NEXT:    %[[D:.*]] = nn.dequantize %[[M]] {scale = array<f32: 0.00392156886>, zero_point = array<i64: -1>}
+// CHECK-NEXT:    %[[W:.*]] = nn.rescale %[[X]] {{.*}}multiplier = array<i32: 1073741824>, shift = array<i8: 30>, input_zp = -1 : i64, output_zp = 0 : i64{{.*}}} : (tensor<1x4x4x2xi8>) -> tensor<1x4x4x2xi32>
+// CHECK-NEXT:    %[[S:.*]] = nn.reduce_sum %[[W]] {{.*}}axes = array<i64: 1, 2>, keepdims = 0 : i64} : (tensor<1x4x4x2xi32>) -> tensor<1x2xi32>
+// CHECK-NEXT:    %[[M:.*]] = nn.rescale %[[S]] {{.*}}multiplier = array<i32: 1073741824>, shift = array<i8: 33>, input_zp = 0 : i64, output_zp = -1 : i64{{.*}}} : (tensor<1x2xi32>) -> tensor<1x2xi8>
+// CHECK-NEXT:    %[[D:.*]] = nn.dequantize %[[M]] {{.*}}scale = array<f32: 0.00392156886>, zero_point = array<i64: -1>}
 // CHECK-NEXT:    func.return %[[D]]
 func.func @reduce_mean_nhwc(%x: tensor<1x4x4x2xf32>) -> tensor<1x2xf32> {
   %0 = nn.fake_quant %x {min = array<f32: -1.0>, max = array<f32: 1.0>, num_bits = 8 : i64} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
@@ -24,8 +24,8 @@ func.func @reduce_mean_nhwc(%x: tensor<1x4x4x2xf32>) -> tensor<1x2xf32> {
 /// nn.global_avg_pool (NCHW) sums the spatial axes, keeping them as size 1.
 // CHECK-LABEL: func.func @global_avg_pool_nchw
 // CHECK:         %[[W:.*]] = nn.rescale %{{.*}} {{.*}}input_zp = -128 : i64, output_zp = 0 : i64{{.*}} -> tensor<1x2x3x3xi32>
-// CHECK-NEXT:    %[[S:.*]] = nn.reduce_sum %[[W]] {axes = array<i64: 2, 3>, keepdims = 1 : i64} : (tensor<1x2x3x3xi32>) -> tensor<1x2x1x1xi32>
-// CHECK-NEXT:    %[[M:.*]] = nn.rescale %[[S]] {multiplier = array<i32: 1908874354>, shift = array<i8: 34>, {{.*}}output_zp = -128 : i64{{.*}} -> tensor<1x2x1x1xi8>
+// CHECK-NEXT:    %[[S:.*]] = nn.reduce_sum %[[W]] {{.*}}axes = array<i64: 2, 3>, keepdims = 1 : i64} : (tensor<1x2x3x3xi32>) -> tensor<1x2x1x1xi32>
+// CHECK-NEXT:    %[[M:.*]] = nn.rescale %[[S]] {{.*}}multiplier = array<i32: 1908874354>, shift = array<i8: 34>, {{.*}}output_zp = -128 : i64{{.*}} -> tensor<1x2x1x1xi8>
 // CHECK-NOT:     nn.global_avg_pool
 func.func @global_avg_pool_nchw(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32> {
   %0 = nn.fake_quant %x {min = array<f32: 0.0>, max = array<f32: 2.0>, num_bits = 8 : i64} : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
@@ -71,8 +71,8 @@ func.func @negative_mean_over_unknown_dims(%x: tensor<1x?x?x2xf32>) -> tensor<1x
 /// AVG_POOL2D: padding not counted) with the output's zero point.
 // CHECK-LABEL: func.func @avg_pool_same_scale
 // CHECK:         %[[X:.*]] = nn.quantize %{{.*}} -> tensor<1x6x6x2xi8>
-// CHECK-NEXT:    %[[P:.*]] = nn.qavg_pool %[[X]] {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", data_layout = "NHWC", input_zp = -128 : i64, output_zp = -128 : i64} : (tensor<1x6x6x2xi8>) -> tensor<1x3x3x2xi8>
-// CHECK-NEXT:    %[[D:.*]] = nn.dequantize %[[P]] {scale = array<f32: 0.0117647061>, zero_point = array<i64: -128>}
+// CHECK-NEXT:    %[[P:.*]] = nn.qavg_pool %[[X]] {{.*}}kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, auto_pad = "SAME_UPPER", data_layout = "NHWC", input_zp = -128 : i64, output_zp = -128 : i64} : (tensor<1x6x6x2xi8>) -> tensor<1x3x3x2xi8>
+// CHECK-NEXT:    %[[D:.*]] = nn.dequantize %[[P]] {{.*}}scale = array<f32: 0.0117647061>, zero_point = array<i64: -128>}
 // CHECK-NEXT:    func.return %[[D]]
 func.func @avg_pool_same_scale(%x: tensor<1x6x6x2xf32>) -> tensor<1x3x3x2xf32> {
   %0 = nn.fake_quant %x {min = array<f32: 0.0>, max = array<f32: 3.0>, num_bits = 8 : i64} : (tensor<1x6x6x2xf32>) -> tensor<1x6x6x2xf32>
@@ -86,9 +86,9 @@ func.func @avg_pool_same_scale(%x: tensor<1x6x6x2xf32>) -> tensor<1x3x3x2xf32> {
 /// At another output scale, the pool (at the input's scale) is rescaled:
 /// 3 / 2 = 1610612736 >> 30.
 // CHECK-LABEL: func.func @avg_pool_other_scale
-// CHECK:         %[[P:.*]] = nn.qavg_pool %{{.*}} {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, input_zp = -128 : i64, output_zp = -128 : i64}
-// CHECK-NEXT:    %[[R:.*]] = nn.rescale %[[P]] {multiplier = array<i32: 1610612{{[0-9]+}}>, shift = array<i8: 30>, input_zp = -128 : i64, output_zp = -128 : i64{{.*}}} : (tensor<1x2x2x2xi8>) -> tensor<1x2x2x2xi8>
-// CHECK-NEXT:    nn.dequantize %[[R]] {scale = array<f32: 0.00784313772>, zero_point = array<i64: -128>}
+// CHECK:         %[[P:.*]] = nn.qavg_pool %{{.*}} {{.*}}kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, input_zp = -128 : i64, output_zp = -128 : i64}
+// CHECK-NEXT:    %[[R:.*]] = nn.rescale %[[P]] {{.*}}multiplier = array<i32: 1610612{{[0-9]+}}>, shift = array<i8: 30>, input_zp = -128 : i64, output_zp = -128 : i64{{.*}}} : (tensor<1x2x2x2xi8>) -> tensor<1x2x2x2xi8>
+// CHECK-NEXT:    nn.dequantize %[[R]] {{.*}}scale = array<f32: 0.00784313772>, zero_point = array<i64: -128>}
 func.func @avg_pool_other_scale(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
   %0 = nn.fake_quant %x {min = array<f32: 0.0>, max = array<f32: 3.0>, num_bits = 8 : i64} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   %1 = nn.avg_pool %0 {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>

@@ -1,0 +1,1 @@
+"""TFLite: the int8 graph written as a .tflite flatbuffer (`exporter`)."""
