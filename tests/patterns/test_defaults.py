@@ -127,6 +127,8 @@ def _outcome(op, props):
         return ("invalid", type(error).__name__, str(error))
     function = module.body.block.first_op
     types = [str(t) for t in function.function_type.outputs]
+    if not all(hasattr(a.type, "get_shape") for a in function.args):
+        return types, "unranked inputs: compared on types only"
     shapes = [_static(a.type.get_shape()) for a in function.args]
     if sum(math.prod(s) for s in shapes) > MAX_INPUT_VALUES:
         return types, "too large to run"
