@@ -42,7 +42,20 @@ def assert_bit_exact(actual, expected):
 def test_imports_as_pool_gradients():
     module, _, _ = load()
     ops = [type(op) for op in module.walk() if isinstance(op, PoolGradOp)]
-    assert ops.count(MaxPoolGradOp) == 4 and ops.count(AvgPoolGradOp) == 4
+    assert ops.count(MaxPoolGradOp) == 5 and ops.count(AvgPoolGradOp) == 4
+
+
+def test_explicit_padding_imports_as_pads():
+    """MaxPoolGrad's explicit_paddings [0, 0, 1, 2, 1, 0, 0, 0] (NHWC pairs):
+    pads top 1, left 1, bottom 2, right 0; TensorFlow's outputs are in the
+    fixture."""
+    module, _, _ = load()
+    pads = [
+        list(op.pads.get_values())
+        for op in module.walk()
+        if isinstance(op, MaxPoolGradOp) and op.pads is not None
+    ]
+    assert pads == [[1, 1, 2, 0]]
 
 
 def test_fixture_windows_hold_ties():
