@@ -87,6 +87,61 @@ def test_graph_def_export_round_trip():
     assert_bit_exact(run_function(import_graph_def(graph), inputs), expected)
 
 
+POOLS = {"MaxPool", "MaxPool3D", "MaxPoolGrad", "AvgPoolGrad", "AvgPool3DGrad"}
+PER_AXIS = ("orig_input_shape", "ksize", "strides")
+
+
+def _first(rank: int) -> list[int]:
+    """The permutation from channels-last to channels-first."""
+    return [0, rank - 1, *range(1, rank - 1)]
+
+
+def channels_first(graph):
+    """The fixture graph with its pools and pool gradients channels-first
+    (NCHW, NCDHW): data_format, per-axis attributes and constants and the
+    placeholders' shapes permuted. TensorFlow runs these on GPU only."""
+    for node in graph.node:
+        if node.op == "Placeholder":
+            dims = node.attr["shape"].shape.dim
+            sizes = [d.size for d in dims]
+            for d, a in zip(dims, _first(len(sizes))):
+                d.size = sizes[a]
+        elif node.op == "Const" and node.name.endswith(PER_AXIS):
+            tensor = node.attr["value"].tensor
+            values = np.frombuffer(tensor.tensor_content, "<i4")
+            tensor.tensor_content = values[_first(len(values))].tobytes()
+        elif node.op in POOLS or node.op == "MaxPoolGradV2":
+            rank = 5 if "3D" in node.op else 4
+            node.attr["data_format"].s = b"NCDHW" if rank == 5 else b"NCHW"
+            for name in ("ksize", "strides", "explicit_paddings"):
+                if name in node.attr:  # MaxPoolGradV2 takes ksize, strides as inputs
+                    values = list(node.attr[name].list.i)
+                    step = 2 if name == "explicit_paddings" else 1
+                    moved = [values[step * a : step * a + step] for a in _first(rank)]
+                    node.attr[name].list.i[:] = sum(moved, []) if values else []
+    return graph
+
+
+def test_channels_first_gives_the_channels_last_gradients_transposed():
+    """data_format NCHW (NCDHW), which TensorFlow's CPU kernels refuse: every
+    gradient of the fixture, imported channels-first, is TensorFlow's NHWC
+    result transposed, bit for bit."""
+    data = np.load(FIXTURE.with_suffix(".npz"))
+    outputs = [str(name) for name in data["outputs"]]
+    graph = channels_first(load_graph_def(str(FIXTURE.with_suffix(".pbtxt"))))
+    module = import_graph_def(graph, outputs=outputs)
+    layouts = {op.layout for op in module.walk() if isinstance(op, PoolGradOp)}
+    assert layouts == {"NCHW"}
+    inputs = {
+        k.removeprefix("in:"): np.transpose(data[k], _first(data[k].ndim))
+        for k in data.files
+        if k.startswith("in:")
+    }
+    expected = [data[f"out:{i}"] for i in range(len(outputs))]
+    expected = [np.transpose(e, _first(e.ndim)) for e in expected]
+    assert_bit_exact(run_function(module, inputs), expected)
+
+
 def test_a_window_of_equal_values_routes_to_its_first_position():
     """One 2x2 window of four equal values: the whole gradient goes to the
     top-left position, none to the others (nor to padding, which is lower)."""
