@@ -6,9 +6,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from graph_opt.formats.tensorflow.attr_support import ATTRS, DTYPES, input_implied
+from graph_opt.formats.tensorflow.attr_support import (
+    ATTRS,
+    DTYPES,
+    REFUSED_OPS,
+    input_implied,
+)
 from graph_opt.formats.tensorflow.op_defs import op_defs
 from graph_opt.formats.tensorflow.op_table import IMPORTERS, load_mappings
+from graph_opt.formats.tensorflow.tensors import shape_dims
 
 INPUT_IMPLIED = "from the inputs"
 
@@ -44,6 +50,9 @@ def _default(attr) -> str:
         return repr(value.s.decode())
     if field == "b":
         return str(value.b).lower()
+    if field == "shape":
+        dims = shape_dims(value.shape)
+        return "unknown rank" if dims is None else str(dims)
     if field == "type":
         from graph_opt.formats.tensorflow.tensors import dtype_name
 
@@ -80,4 +89,15 @@ def coverage_page() -> str:
     for op, name, kind, how, note in table:
         if how != INPUT_IMPLIED:
             lines.append(f"| `{op}` | `{name}` | `{kind}` | {how} | {note} |")
+    lines += [
+        "",
+        "## Ops refused whole",
+        "",
+        "These have no mapping; the error listing unsupported ops gives the reason",
+        "(`unsupported TensorFlow ops: MaxPool3DGrad (1: ...)`).",
+        "",
+        "| op | why |",
+        "| --- | --- |",
+    ]
+    lines += [f"| `{op}` | {why} |" for op, why in sorted(REFUSED_OPS.items())]
     return "\n".join(lines) + "\n"

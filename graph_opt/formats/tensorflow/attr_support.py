@@ -85,6 +85,12 @@ def _unknown_component_shapes(shapes, node: NodeDef) -> bool:
     return len(shapes) != len(types) or any(s is None for s in shapes)
 
 
+def _items_may_differ(identical, node: NodeDef) -> bool:
+    given = "element_shape" in node.attr
+    shape = attrs.python_value(node.attr["element_shape"]) if given else None
+    return not identical and _unknown_dims(shape, node)
+
+
 def _with(mapping: dict[str, Attr], *ops: str) -> dict[str, dict[str, Attr]]:
     return {op: mapping for op in ops}
 
@@ -184,6 +190,13 @@ RESIZE = {
     "half_pixel_centers": imported(),
 }
 ELEMENT_DTYPE = {"element_dtype": imported()}
+POOL_GRAD = POOL | {
+    "data_format": imported("nn data_layout (TensorFlow runs NCHW on GPU only)")
+}
+ARRAY_DTYPE = no_effect(
+    "repeats the array's element type (TensorFlow checks it), which the result has"
+)
+ITEM_SHAPE = no_effect("checks the items' shape, which the import knows")
 
 ATTRS: dict[str, dict[str, Attr]] = {
     **_with(
@@ -207,6 +220,9 @@ ATTRS: dict[str, dict[str, Attr]] = {
     "Assign": {"validate_shape": SAME_SHAPE, "use_locking": LOCKING},
     "AssignVariableOp": {"validate_shape": SAME_SHAPE},
     **_with(POOL, "AvgPool", "AvgPool3D", "MaxPool3D"),
+    **_with(POOL_GRAD, "AvgPoolGrad", "AvgPool3DGrad"),
+    "MaxPoolGrad": POOL_GRAD | {"explicit_paddings": EXPLICIT},
+    "MaxPoolGradV2": {k: POOL_GRAD[k] for k in ("padding", "data_format")},
     "MaxPool": POOL | {"explicit_paddings": EXPLICIT, "data_format": VECT_C},
     **_with(BATCH_MATMUL, "BatchMatMul", "BatchMatMulV2"),
     "BatchMatMulV3": BATCH_MATMUL | {"Tout": imported("operands are cast to Tout")},
@@ -307,8 +323,33 @@ ATTRS: dict[str, dict[str, Attr]] = {
         ),
         imported(),
     ),
+    "TensorArrayV3": {
+        "dtype": imported(),
+        "element_shape": imported("unknown dims (or rank) sized by the first write"),
+        "dynamic_size": refusing_values("true (no known bound) refused", True),
+        "clear_after_read": no_effect(
+            "TensorFlow frees a read item (a second read is an error); "
+            "the import keeps it"
+        ),
+        "identical_element_shapes": refusing(
+            "false with an element_shape not fully known refused: items could "
+            "differ in shape, the import's are one tensor",
+            _items_may_differ,
+        ),
+        "tensor_array_name": no_effect("names the array's resource"),
+    },
+    "TensorArrayReadV3": {"dtype": ARRAY_DTYPE},
+    "TensorArrayGatherV3": {"dtype": ARRAY_DTYPE, "element_shape": ITEM_SHAPE},
+    "TensorArrayConcatV3": {
+        "dtype": ARRAY_DTYPE,
+        "element_shape_except0": ITEM_SHAPE,
+    },
     **_with(
-        ELEMENT_DTYPE, "TensorListFromTensor", "TensorListGetItem", "TensorListReserve"
+        ELEMENT_DTYPE,
+        "TensorListConcatV2",
+        "TensorListFromTensor",
+        "TensorListGetItem",
+        "TensorListReserve",
     ),
     "TensorListSetItem": ELEMENT_DTYPE
     | {
@@ -332,6 +373,13 @@ ATTRS: dict[str, dict[str, Attr]] = {
     },
 }
 """The attributes of mapped ops that are not input-implied, by op."""
+
+REFUSED_OPS = {
+    "MaxPool3DGrad": "its kernel gives every value within 1e-5 of a window's "
+    "maximum the gradient, nn.max_pool_grad the first maximum only",
+}
+"""TensorFlow ops refused whole, with the reason: they have no importer, and
+the error listing unsupported ops gives the reason."""
 
 
 def input_implied(op_def) -> set[str]:

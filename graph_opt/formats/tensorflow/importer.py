@@ -40,6 +40,7 @@ from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.tensorflow import attrs, op_defs
 from graph_opt.formats.tensorflow.attr_support import (
+    REFUSED_OPS,
     refused_attrs,
     refused_values,
 )
@@ -437,7 +438,9 @@ def _check_supported(graph: _Graph, order: list[str]) -> None:
     problems = []
     if unsupported:
         listing = ", ".join(
-            f"{op} ({count})"
+            f"{op} ({count}: {REFUSED_OPS[op]})"
+            if op in REFUSED_OPS
+            else f"{op} ({count})"
             for op, count in sorted(unsupported.items(), key=lambda e: (-e[1], e[0]))
         )
         problems.append(f"unsupported TensorFlow ops: {listing}")

@@ -6,7 +6,8 @@ fixtures/pool_grad.pbtxt and pool_grad.npz (the layout of make_tf_fixtures.py:
 `in:NAME`, `out:I`, `outputs`). The pooled input holds small whole numbers, so
 most max-pool windows hold ties (TensorFlow's CPU kernel routes the gradient to
 the first maximum in row-major window order); the windows overlap (stride 1,
-kernel 3), leave pixels out (stride 3, kernel 2) and are padded (SAME). oneDNN is turned off: TensorFlow's own CPU
+kernel 3), leave pixels out (stride 3, kernel 2) and are padded (SAME, and
+EXPLICIT pads of different sizes on each side for MaxPoolGrad). oneDNN is turned off: TensorFlow's own CPU
 kernels are the reference (oneDNN's MaxPoolGrad and AvgPoolGrad sum in
 another order).
 """
@@ -61,6 +62,11 @@ def main() -> None:
         pooled = tf.nn.max_pool3d(x3, **window)
         grads.append(v1.placeholder(tf.float32, pooled.shape, name="grad3d"))
         results.append(raw.AvgPool3DGrad(orig_input_shape=SHAPE_3D, grad=grads[-1], **window))  # fmt: skip
+        explicit = dict(ksize=[1, 3, 2, 1], strides=[1, 2, 1, 1], padding="EXPLICIT")
+        explicit["explicit_paddings"] = [0, 0, 1, 2, 1, 0, 0, 0]
+        pooled = raw.MaxPool(input=x, **explicit)
+        grads.append(v1.placeholder(tf.float32, pooled.shape, name="grad_explicit"))
+        results.append(raw.MaxPoolGrad(orig_input=x, orig_output=pooled, grad=grads[-1], **explicit))  # fmt: skip
         results = [tf.identity(r, name=f"result_{i}") for i, r in enumerate(results)]
         feeds = {x: rng.integers(0, 3, SHAPE).astype(np.float32)}
         feeds[x3] = rng.integers(0, 3, SHAPE_3D).astype(np.float32)

@@ -13,6 +13,7 @@ from graph_opt.formats.tensorflow.attr_support import (
     IMPORTED,
     NO_EFFECT,
     PARTLY,
+    REFUSED_OPS,
     input_implied,
 )
 from graph_opt.formats.tensorflow.op_defs import op_defs
@@ -52,6 +53,11 @@ def test_declarations_name_real_attributes_of_mapped_ops():
         if op not in mapped or name not in {a.name for a in op_defs()[op].attr}
     ]
     assert stale == []
+
+
+def test_ops_refused_whole_are_registered_and_not_mapped():
+    assert [op for op in REFUSED_OPS if op not in op_defs()] == []
+    assert set(REFUSED_OPS) & set(mapped_ops()) == set()
 
 
 def test_every_declaration_says_why():
@@ -126,3 +132,6 @@ def test_docs_page_lists_every_declared_attribute():
         for name, rule in rules.items():
             assert f"| `{op}` | `{name}` |" in page, (op, name)
             assert rule.note in page
+    assert "| `TensorArrayV3` | `element_shape` | `shape = unknown rank` |" in page
+    for op, why in REFUSED_OPS.items():
+        assert f"| `{op}` | {why} |" in page

@@ -42,7 +42,20 @@ def assert_bit_exact(actual, expected):
 def test_imports_as_pool_gradients():
     module, _, _ = load()
     ops = [type(op) for op in module.walk() if isinstance(op, PoolGradOp)]
-    assert ops.count(MaxPoolGradOp) == 4 and ops.count(AvgPoolGradOp) == 4
+    assert ops.count(MaxPoolGradOp) == 5 and ops.count(AvgPoolGradOp) == 4
+
+
+def test_explicit_padding_imports_as_pads():
+    """MaxPoolGrad's explicit_paddings [0, 0, 1, 2, 1, 0, 0, 0] (NHWC pairs):
+    pads top 1, left 1, bottom 2, right 0; TensorFlow's outputs are in the
+    fixture."""
+    module, _, _ = load()
+    pads = [
+        list(op.pads.get_values())
+        for op in module.walk()
+        if isinstance(op, MaxPoolGradOp) and op.pads is not None
+    ]
+    assert pads == [[1, 1, 2, 0]]
 
 
 def test_fixture_windows_hold_ties():
@@ -72,6 +85,61 @@ def test_graph_def_export_round_trip():
     graph = graph_def_from_bytes(graph_def_bytes(module, text=False))
     assert {"MaxPoolGrad", "AvgPoolGrad", "MaxPool"} <= {node.op for node in graph.node}
     assert_bit_exact(run_function(import_graph_def(graph), inputs), expected)
+
+
+POOLS = {"MaxPool", "MaxPool3D", "MaxPoolGrad", "AvgPoolGrad", "AvgPool3DGrad"}
+PER_AXIS = ("orig_input_shape", "ksize", "strides")
+
+
+def _first(rank: int) -> list[int]:
+    """The permutation from channels-last to channels-first."""
+    return [0, rank - 1, *range(1, rank - 1)]
+
+
+def channels_first(graph):
+    """The fixture graph with its pools and pool gradients channels-first
+    (NCHW, NCDHW): data_format, per-axis attributes and constants and the
+    placeholders' shapes permuted. TensorFlow runs these on GPU only."""
+    for node in graph.node:
+        if node.op == "Placeholder":
+            dims = node.attr["shape"].shape.dim
+            sizes = [d.size for d in dims]
+            for d, a in zip(dims, _first(len(sizes))):
+                d.size = sizes[a]
+        elif node.op == "Const" and node.name.endswith(PER_AXIS):
+            tensor = node.attr["value"].tensor
+            values = np.frombuffer(tensor.tensor_content, "<i4")
+            tensor.tensor_content = values[_first(len(values))].tobytes()
+        elif node.op in POOLS or node.op == "MaxPoolGradV2":
+            rank = 5 if "3D" in node.op else 4
+            node.attr["data_format"].s = b"NCDHW" if rank == 5 else b"NCHW"
+            for name in ("ksize", "strides", "explicit_paddings"):
+                if name in node.attr:  # MaxPoolGradV2 takes ksize, strides as inputs
+                    values = list(node.attr[name].list.i)
+                    step = 2 if name == "explicit_paddings" else 1
+                    moved = [values[step * a : step * a + step] for a in _first(rank)]
+                    node.attr[name].list.i[:] = sum(moved, []) if values else []
+    return graph
+
+
+def test_channels_first_gives_the_channels_last_gradients_transposed():
+    """data_format NCHW (NCDHW), which TensorFlow's CPU kernels refuse: every
+    gradient of the fixture, imported channels-first, is TensorFlow's NHWC
+    result transposed, bit for bit."""
+    data = np.load(FIXTURE.with_suffix(".npz"))
+    outputs = [str(name) for name in data["outputs"]]
+    graph = channels_first(load_graph_def(str(FIXTURE.with_suffix(".pbtxt"))))
+    module = import_graph_def(graph, outputs=outputs)
+    layouts = {op.layout for op in module.walk() if isinstance(op, PoolGradOp)}
+    assert layouts == {"NCHW"}
+    inputs = {
+        k.removeprefix("in:"): np.transpose(data[k], _first(data[k].ndim))
+        for k in data.files
+        if k.startswith("in:")
+    }
+    expected = [data[f"out:{i}"] for i in range(len(outputs))]
+    expected = [np.transpose(e, _first(e.ndim)) for e in expected]
+    assert_bit_exact(run_function(module, inputs), expected)
 
 
 def test_a_window_of_equal_values_routes_to_its_first_position():
@@ -148,6 +216,7 @@ def test_max_pool_3d_grad_is_refused_by_name():
     )
     with pytest.raises(
         FrontendError,
-        match="'grad' \\(MaxPool3DGrad\\): MaxPool3DGrad gives every value within 1e-5",
+        match=r"unsupported TensorFlow ops: MaxPool3DGrad \(1: its kernel gives "
+        r"every value within 1e-5",
     ):
         import_graph_def(graph, outputs=["grad"])

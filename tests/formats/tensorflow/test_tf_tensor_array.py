@@ -76,7 +76,11 @@ def test_onnx_export_matches_tensorflow(name):
 
 def test_dynamic_size_is_refused_by_name():
     graph = load_graph_def(str(FIXTURES / "tensor_array_dynamic_v1.pb"))
-    with pytest.raises(FrontendError, match="dynamic_size=True has no known bound"):
+    with pytest.raises(
+        FrontendError,
+        match=r"unsupported attribute values: TensorArrayV3 dynamic_size=true "
+        r"\(node 'TensorArray_1'\)",
+    ):
         import_graph_def(graph, outputs=["result_0"])
 
 
@@ -86,7 +90,8 @@ def _graph(body: str) -> GraphDef:
       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } } }
     node { name: "ta" op: "TensorArrayV3" input: "size"
       attr { key: "dtype" value { type: DT_FLOAT } }
-      attr { key: "element_shape" value { shape { unknown_rank: true } } } }
+      attr { key: "element_shape" value { shape { unknown_rank: true } } }
+      attr { key: "identical_element_shapes" value { b: true } } }
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
       attr { key: "shape" value { shape { dim { size: 3 } dim { size: 2 } } } } }
     node { name: "i" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
@@ -97,6 +102,36 @@ def _graph(body: str) -> GraphDef:
 
 FLOAT = 'attr { key: "dtype" value { type: DT_FLOAT } }'
 T = 'attr { key: "T" value { type: DT_FLOAT } }'
+
+
+def _array(shape: str, identical: str) -> str:
+    return f"""
+    node {{ name: "array" op: "TensorArrayV3" input: "size" {FLOAT}
+      attr {{ key: "element_shape" value {{ shape {{ {shape} }} }} }}
+      attr {{ key: "identical_element_shapes" value {{ b: {identical} }} }} }}
+    node {{ name: "n" op: "TensorArraySizeV3" input: "array" input: "array:1" }}
+    """
+
+
+@pytest.mark.parametrize("shape", ["unknown_rank: true", "dim { size: -1 }"])
+def test_items_of_several_shapes_are_refused_by_name(shape):
+    """identical_element_shapes=false lets items differ in shape when the
+    element shape is not fully known; one tensor cannot hold them."""
+    graph = _graph(_array(shape, "false"))
+    with pytest.raises(
+        FrontendError,
+        match=r"TensorArrayV3 identical_element_shapes=false \(node 'array'\)",
+    ):
+        import_graph_def(graph, outputs=["n"])
+
+
+@pytest.mark.parametrize(
+    "shape, identical", [("dim { size: 2 }", "false"), ("unknown_rank: true", "true")]
+)
+def test_items_of_one_shape_are_imported(shape, identical):
+    graph = _graph(_array(shape, identical))
+    (size,) = run_function(import_graph_def(graph, outputs=["n"]), {})
+    assert size == 3
 
 
 def test_read_before_any_write_is_refused():
@@ -140,7 +175,8 @@ def test_scatter_split_write_outside_a_loop():
         node {{ name: "write" op: "TensorArrayWriteV3" input: "ta" input: "last" input: "row" input: "scatter" {T} }}
         node {{ name: "all" op: "TensorArrayConcatV3" input: "ta" input: "write" {FLOAT} }}
         node {{ name: "ta2" op: "TensorArrayV3" input: "size" {FLOAT}
-          attr {{ key: "element_shape" value {{ shape {{ unknown_rank: true }} }} }} }}
+          attr {{ key: "element_shape" value {{ shape {{ unknown_rank: true }} }} }}
+          attr {{ key: "identical_element_shapes" value {{ b: true }} }} }}
         node {{ name: "lengths" op: "Const" attr {{ key: "dtype" value {{ type: DT_INT64 }} }}
           attr {{ key: "value" value {{ tensor {{ dtype: DT_INT64 tensor_shape {{ dim {{ size: 3 }} }} int64_val: 1 }} }} }} }}
         node {{ name: "split" op: "TensorArraySplitV3" input: "ta2" input: "x" input: "lengths" input: "ta2:1" {T} }}

@@ -593,13 +593,15 @@ def export_pool_grad(e, op):
         else op.input.type.get_shape()
     )
     padding = _padding(op, _spatial(op, shape), kernel, strides, [1] * len(kernel))
-    if padding["padding"] == "EXPLICIT":
-        raise no_form(op, "pooling gradients with explicit padding")
     layout, rank = _data_format(op), len(kernel) + 2
+    # as in pooling, only the 2-D max takes EXPLICIT padding
+    if padding["padding"] == "EXPLICIT" and (average or rank != 4):
+        raise no_form(op, "average or 3-D pooling gradients with explicit padding")
     attrs = {
         "T": dtype_of(op.output_grad), "ksize": _per_axis(layout, kernel),
         "strides": _per_axis(layout, strides), "padding": padding["padding"],
         "data_format": _format_name(op, rank),
+        "explicit_paddings": padding.get("explicit_paddings"),
     }  # fmt: skip
     suffix = "3D" if rank == 5 else ""
     if average:

@@ -3,8 +3,9 @@ strides as inputs), AvgPoolGrad and AvgPool3DGrad.
 
 MaxPoolGrad's `orig_output` is not an operand: TensorFlow's CPU kernel finds
 each window's maximum in `orig_input` again (the first one where windows hold
-ties), and so does nn.max_pool_grad. MaxPool3DGrad is refused: its kernel
-gives every value within 1e-5 of `orig_output` the whole gradient."""
+ties), and so does nn.max_pool_grad. MaxPool3DGrad, whose kernel gives every
+value within 1e-5 of `orig_output` the whole gradient, is refused
+(`attr_support.REFUSED_OPS`)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,6 @@ def _pool_props(b, node, ksize=None, strides=None) -> dict:
     kernel = per_spatial_axis(b, "ksize", layout, rank, ksize)
     props["kernel_shape"] = i64_array(kernel)
     return props
-
-
-@importer("MaxPool3DGrad")
-def import_max_pool_3d_grad(b, node, inputs):
-    b.decline(
-        "MaxPool3DGrad gives every value within 1e-5 of a window's maximum its "
-        "gradient; nn.max_pool_grad gives the first maximum only"
-    )
 
 
 @importer("MaxPoolGrad")

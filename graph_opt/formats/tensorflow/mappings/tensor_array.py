@@ -10,10 +10,11 @@ returns the new tensor and a read indexes the flow it is given. The handle
 An element shape that is unknown (tf.TensorArray's default in graph mode: the
 rank too) is sized as TensorList's unknown dims are: the first write, scatter
 or split gives the tensor its shape, and a loop that writes items of a static
-shape gives the array that shape from the start. Refused, by name:
-dynamic_size=True (no known bound), a read of an array still of unknown
-element shape, and ops on non-constant indices or lengths where a constant is
-needed.
+shape gives the array that shape from the start. Refused, by name: dynamic_size=True (no known bound)
+and identical_element_shapes=False with an element shape not fully known
+(items of several shapes) before import (`attr_support`); a read of an array
+still of unknown element shape, and ops on non-constant indices or lengths
+where a constant is needed.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ from graph_opt.formats.tensorflow.tensors import numpy_dtype
 
 @importer("TensorArrayV3")
 def import_tensor_array(b, node, inputs):
-    if b.attr("dynamic_size", False):
-        b.decline("a TensorArray with dynamic_size=True has no known bound")
     (size,) = int_constant(b, inputs[0], "the size")
     dtype = numpy_dtype(b.attr("dtype"))
     items = zero_list(b, size, b.attr("element_shape", None), dtype)
