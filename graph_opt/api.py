@@ -141,11 +141,16 @@ def load(
     A model that onnxruntime (ONNX) or TensorFlow's importer (GraphDef,
     SavedModel) would refuse is refused with a FrontendError unless
     `validate=False`. ONNX external data is read only from inside `base_dir`
-    (by default an .onnx file's own directory); a ModelProto or an .mlir
-    holding external tensors without `base_dir` is refused."""
+    (by default an .onnx file's own directory), its large initializers mapped,
+    never copied; a ModelProto or an .mlir holding external tensors without
+    `base_dir` is refused."""
     from graph_opt.formats.dispatch import SAVED_MODEL, input_format
     from graph_opt.formats.errors import FrontendError
-    from graph_opt.formats.onnx.importer import import_model, load_model
+    from graph_opt.formats.onnx.importer import (
+        import_model,
+        load_model,
+        model_directory,
+    )
 
     is_path = isinstance(source, str | os.PathLike)
     if checkpoint is not None and (
@@ -160,8 +165,9 @@ def load(
     path = Path(source)
     kind = input_format(path)
     if kind == "onnx":
-        model = load_model(str(path), base_dir)
-        return import_model(model, validate=validate, base_dir=base_dir)
+        model = load_model(str(path), base_dir, read_external=False)
+        directory = model_directory(str(path), base_dir)
+        return import_model(model, validate=validate, base_dir=directory)
     if kind == SAVED_MODEL:
         from graph_opt.formats.tensorflow.saved_model import import_saved_model
 
@@ -292,12 +298,17 @@ def save(
     *,
     contrib_ops: bool = False,
     tflite_input_stats: Sequence[tuple[float, float] | None] | None = None,
+    external_data: bool | str = False,
+    external_data_threshold: int = 1024,
 ) -> None:
     """Write ONNX (for a .onnx path; with `contrib_ops` onnxruntime's fused
-    com.microsoft ops where they apply), a TensorFlow GraphDef (.pb binary,
-    .pbtxt text), a TFLite model of an int8 graph (.tflite; with
-    `tflite_input_stats` each integer input's (mean, std), as tflite_convert's)
-    or MLIR text (see `to_mlir`), as `graph-opt -o` writes files
+    com.microsoft ops where they apply; its weights of at least
+    `external_data_threshold` bytes in an external file beside it when the
+    model passes 2 GiB or `external_data` is True or names that file), a
+    TensorFlow GraphDef (.pb binary, .pbtxt text), a TFLite model of an int8
+    graph (.tflite; with `tflite_input_stats` each integer input's (mean,
+    std), as tflite_convert's) or MLIR text (see `to_mlir`), as `graph-opt -o`
+    writes files
     (`graph_opt.output_files`: atomically, through symlinks, onto devices)."""
     from graph_opt.formats.dispatch import extension, output_format
 
@@ -310,9 +321,18 @@ def save(
         return
     if kind == "onnx":
         from graph_opt.formats.onnx.exporter import save_model
+        from graph_opt.formats.onnx.external_write import ExternalData
 
+        location = external_data if isinstance(external_data, str) else None
+        options = ExternalData(location, external_data_threshold, bool(external_data))
         with writing_output_file(path) as stream:
-            save_model(module, stream, contrib_ops=contrib_ops)
+            save_model(
+                module,
+                stream,
+                contrib_ops=contrib_ops,
+                path=path,
+                external_data=options,
+            )
         return
     if kind == "graphdef":
         from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes

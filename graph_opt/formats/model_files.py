@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from graph_opt.formats.errors import FrontendError
+from graph_opt.weights import MappedFile
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -111,6 +112,15 @@ class ModelFile:
                 f"end of the file ({size} bytes)"
             )
         return end - offset
+
+    def map(self) -> MappedFile:
+        """The file mapped read-only (its regions are read with `span`'s checks)."""
+        try:
+            return MappedFile(self.stream.fileno(), self.size, self.shown)
+        except OSError as e:
+            raise FrontendError(
+                f"{self.shown}: cannot map {self.what} ({e.strerror})"
+            ) from e
 
     def read(self, offset: int = 0, length: int | None = None) -> bytes:
         end = offset + self.span(offset, length)

@@ -105,6 +105,7 @@ def register_frontends(tool) -> None:
         from graph_opt.formats.onnx.importer import (
             import_model,
             load_model,
+            model_directory,
             model_from_bytes,
         )
 
@@ -114,7 +115,8 @@ def register_frontends(tool) -> None:
             model = model_from_bytes(stream.read(), name)
         else:
             stream.close()
-            model = load_model(name, base_dir)
+            model = load_model(name, base_dir, read_external=False)
+            base_dir = model_directory(name, base_dir)
         if tool.args.input_shape:
             from graph_opt.formats.onnx.input_shapes import fix_input_shapes
             from graph_opt.formats.tensorflow import parse_input_shapes

@@ -29,7 +29,7 @@ from graph_opt.driver.pipeline import PipelineError, build_pipeline
 from graph_opt.formats.dispatch import OUTPUT_FORMATS
 from graph_opt.formats.mlir.resources import DEFAULT_MIN_BYTES
 from graph_opt.remarks import print_warnings_as_one_line
-from graph_opt.tools.frontends import apply_limits
+from graph_opt.tools.frontends import apply_limits, byte_size
 from graph_opt.tools.pass_docs import describe_passes, describe_patterns
 from graph_opt.xdsl_compat import apply_workarounds
 
@@ -205,6 +205,23 @@ class GraphOptMain(xDSLOptMain):
             help="With -t tflite, an integer input's real value (q - MEAN) / STD, "
             "as tflite_convert's --mean_values/--std_dev_values (repeatable: one "
             "per input, in order)",
+        )
+        arg_parser.add_argument(
+            "--external-data",
+            nargs="?",
+            const="",
+            metavar="FILE",
+            help="With -t onnx, write the weights to the file FILE beside the output "
+            "(default: the output's name + .data) even when the model would fit in "
+            "one protobuf; past 2 GiB they always go there",
+        )
+        arg_parser.add_argument(
+            "--external-data-threshold",
+            type=byte_size,
+            default=1024,
+            metavar="BYTES",
+            help="Weights of fewer bytes stay in the ONNX model when the others go to "
+            "external data (default 1024; those under 4096 always stay)",
         )
         arg_parser.add_argument(
             "--emit-before",
@@ -429,6 +446,10 @@ class GraphOptMain(xDSLOptMain):
             raise ValueError(
                 "--tflite-input-stats is an option of the TFLite output (-t tflite)"
             )
+        if self.args.external_data is not None and self.args.target != "onnx":
+            raise ValueError(
+                "--external-data is an option of the ONNX output (-t onnx)"
+            )
         resources = self.args.weights_as_resources
         if resources is not None:
             if resources < 0:
@@ -496,9 +517,20 @@ class GraphOptMain(xDSLOptMain):
         if self.args.target != "onnx":
             return super().output_resulting_program(prog)
         from graph_opt.formats.onnx.exporter import save_model
+        from graph_opt.formats.onnx.external_write import ExternalData
 
         self._output_stream.flush()
-        save_model(prog, self._output_binary, contrib_ops=self.args.onnx_contrib_ops)
+        save_model(
+            prog,
+            self._output_binary,
+            contrib_ops=self.args.onnx_contrib_ops,
+            path=self.args.output_file,
+            external_data=ExternalData(
+                self.args.external_data or None,
+                self.args.external_data_threshold,
+                always=self.args.external_data is not None,
+            ),
+        )
         return ""
 
     def _write_mlir(self, prog: ModuleOp) -> None:

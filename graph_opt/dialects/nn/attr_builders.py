@@ -20,19 +20,25 @@ from xdsl.dialects.builtin import (
 )
 
 from graph_opt.identity_memo import IdentityMemo
+from graph_opt.weights import ScaledWeight, WeightBytes
+
+_DATA_TYPES = (bytes, WeightBytes, ScaledWeight)
+"""What a dense attribute's BytesAttr holds: bytes, or a weight held elsewhere."""
 
 _dense_types_checked: IdentityMemo[bool] = IdentityMemo(limit=1 << 16)
 """The type objects checked so far (hashing a type costs more than checking it)."""
 
 
-def dense_elements(value_type: TensorType, data: bytes) -> DenseIntOrFPElementsAttr:
+def dense_elements(
+    value_type: TensorType, data: bytes | WeightBytes | ScaledWeight
+) -> DenseIntOrFPElementsAttr:
     """`DenseIntOrFPElementsAttr(value_type, BytesAttr(data))`, IRDL-checked once per
     type object (graph-opt's types are interned: see `shapes.tensor_type`)."""
     if not _dense_types_checked.get(value_type):
         attr = DenseIntOrFPElementsAttr(value_type, BytesAttr(data))
         _dense_types_checked.put(value_type, True)
         return attr
-    if type(data) is not bytes:
+    if type(data) not in _DATA_TYPES:
         raise TypeError(f"dense data must be bytes, got {type(data).__name__}")
     attr = object.__new__(DenseIntOrFPElementsAttr)
     object.__setattr__(attr, "type", value_type)

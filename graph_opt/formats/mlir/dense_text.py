@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
 )
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.weights import as_bytes
 
 STRUCT_FLOATS = (Float16Type, Float32Type, Float64Type)
 FLOATS = (*STRUCT_FLOATS, BFloat16Type)
@@ -56,7 +57,7 @@ def dense_literal(attr: DenseIntOrFPElementsAttr) -> str | None:
     if printer is None:
         return None
     element_text, size = printer
-    data = attr.data.data
+    data = as_bytes(attr.data.data)  # (a mapped weight is read to print it)
     length = len(data) // size
     if length == 0:
         body = ""
@@ -103,7 +104,7 @@ def hex_data(attr: DenseIntOrFPElementsAttr) -> bytes | None:
     printer = _element_printer(element_type)
     if printer is None:
         return None
-    data = attr.data.data
+    data = as_bytes(attr.data.data)
     return data if _prints_as_hex(data, element_type, len(data) // printer[1]) else None
 
 

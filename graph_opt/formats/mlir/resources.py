@@ -38,6 +38,7 @@ from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.formats.mlir.hex_literals import write_hex
 from graph_opt.formats.mlir.printer import BitExactPrinter
+from graph_opt.weights import read_weight
 from graph_opt.xdsl_compat.ir import replace_resource_blobs, resource_blobs
 
 DEFAULT_MIN_BYTES = 64
@@ -207,7 +208,7 @@ class ResourcePrinter(BitExactPrinter):
             return False
         if len(data) != itemsize * math.prod(attribute.type.get_shape()):
             return False
-        elements = np.frombuffer(data, dtype=f"u{itemsize}")
+        elements = np.frombuffer(read_weight(data), dtype=f"u{itemsize}")
         return bool((elements != elements[0]).any())
 
     def print_resources(self) -> None:
@@ -233,7 +234,7 @@ def _blob_pieces(attr: DenseIntOrFPElementsAttr) -> Iterator[bytes | memoryview]
     the data (i1 as 0 or 1: xDSL's parser stores true as 0xFF)."""
     dtype = numpy_dtype(attr.type.get_element_type())
     yield dtype.itemsize.to_bytes(4, "little")
-    data = memoryview(attr.data.data)
+    data = memoryview(read_weight(attr.data.data))
     for start in range(0, len(data), HEX_PIECE_BYTES):
         piece = data[start : start + HEX_PIECE_BYTES]
         if dtype == np.bool_:

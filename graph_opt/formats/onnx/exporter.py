@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from typing import IO
 
@@ -34,6 +35,11 @@ from graph_opt.dialects.nn.types import StringType
 from graph_opt.entry import entry_function
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.onnx.attrs import onnx_attr
+from graph_opt.formats.onnx.external_write import (
+    ExternalData,
+    needs_external_data,
+    write_external_data,
+)
 from graph_opt.formats.onnx.importer import (
     FUNCTIONS_ATTR,
     IR_VERSION_ATTR,
@@ -350,12 +356,29 @@ def channels_first_copy(module: ModuleOp) -> ModuleOp:
 
 
 def save_model(
-    module: ModuleOp, stream: IO[bytes], *, contrib_ops: bool = False
+    module: ModuleOp,
+    stream: IO[bytes],
+    *,
+    contrib_ops: bool = False,
+    path: str | os.PathLike | None = None,
+    external_data: ExternalData | None = None,
 ) -> None:
     """Write the module as an ONNX model to a binary stream, its weights
-    written from the module's own bytes (see onnx_stream)."""
+    written from the module's own bytes (see onnx_stream). `path`: the file
+    the stream writes, beside which weights go to external data when the model
+    passes protobuf's 2 GiB or `external_data` asks for it (see
+    onnx_external_write); a model that cannot be written is refused."""
     deferred: dict[str, bytes] = {}
     model = export_module(module, contrib_ops=contrib_ops, deferred_weights=deferred)
+    external_data = external_data or ExternalData()
+    if needs_external_data(model, deferred, external_data):
+        write_external_data(model, deferred, path, external_data)
+        if needs_external_data(model, deferred, ExternalData()):
+            raise FrontendError(
+                "the model passes protobuf's 2 GiB limit even with its weights "
+                f"of {external_data.min_bytes} bytes or more in external data: "
+                "lower the threshold (--external-data-threshold)"
+            )
     write_model(model, deferred, stream)
 
 

@@ -2,7 +2,10 @@
 onnx, whose older releases follow symlinks out of the model's directory):
 through `model_files`, from the directory the model came from or the one given
 explicitly, and refused when there is none (a model read from stdin or given
-as a ModelProto), rather than read from the working directory."""
+as a ModelProto), rather than read from the working directory.
+
+Initializers large enough to matter are mapped, not read (`map_initializers`):
+their constants hold the file's bytes in place (`graph_opt.weights`)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,11 @@ from xdsl.ir import Operation
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.model_files import ModelDirectory, ModelFile
+from graph_opt.weights import MappedFile, WeightBytes
+
+MAP_MIN_ELEMENTS = 1024
+"""Initializers of more elements than this are mapped (the smaller ones are
+read: shape inference sees their values, and a mapping costs more than them)."""
 
 _HOLDING_TENSORS = {
     AttributeProto.TENSOR,
@@ -79,30 +87,82 @@ def read_external_data(
 ) -> None:
     """Read each external tensor's bytes into it from `directory`; without a
     directory, refuse the first one."""
-    files = ModelDirectory(directory) if directory is not None else None
-    with ExitStack() as opened:
-        by_location: dict[str, ModelFile] = {}
+    with ExternalFiles(directory, source) as files:
         for tensor in tensors:
-            location, offset, length = _placement(tensor, source)
-            if files is None:
-                raise FrontendError(
-                    f"{source}: tensor {tensor.name!r} is stored in the external file "
-                    f"{location!r} and no directory to read it from was given "
-                    "(--external-data-dir DIR, or base_dir= in the API)"
-                )
-            if location not in by_location:
-                by_location[location] = opened.enter_context(files.open(location))
-            file = by_location[location]
-            stored = file.span(offset, length)
-            expected = _byte_size(tensor)
-            if expected is not None and stored != expected:
-                raise FrontendError(
-                    f"{source}: tensor {tensor.name!r} has {stored} bytes in "
-                    f"{location!r}, expected {expected}"
-                )
+            file, offset, length = files.checked(tensor)
             tensor.raw_data = file.read(offset, length)
             tensor.data_location = TensorProto.DEFAULT
             del tensor.external_data[:]
+
+
+def map_initializers(
+    graph: onnx.GraphProto, directory: str | os.PathLike | None, source: str
+) -> dict[str, WeightBytes]:
+    """The bytes of the graph's large external initializers, by name, mapped
+    from `directory` with the checks of `read_external_data` (the tensors are
+    left as they are: the caller takes their data from the result: each is left with no data and no external placement)."""
+    mappable = [
+        t
+        for t in graph.initializer
+        if t.data_location == TensorProto.EXTERNAL
+        and math.prod(t.dims) > MAP_MIN_ELEMENTS
+        and t.data_type != TensorProto.BOOL  # (stored as 0/1, held as 0/0xFF)
+        and _byte_size(t) is not None
+    ]
+    mapped: dict[str, WeightBytes] = {}
+    with ExternalFiles(directory, source) as files:
+        for tensor in mappable:
+            file, offset, length = files.checked(tensor)
+            mapping = files.mapping(file)
+            mapped[tensor.name] = mapping.region(offset, file.span(offset, length))
+            tensor.data_location = TensorProto.DEFAULT
+            del tensor.external_data[:]
+    return mapped
+
+
+class ExternalFiles:
+    """The external files of one model, each opened once, read with checks."""
+
+    def __init__(self, directory: str | os.PathLike | None, source: str):
+        self.files = ModelDirectory(directory) if directory is not None else None
+        self.source = source
+        self.opened = ExitStack()
+        self.by_location: dict[str, ModelFile] = {}
+        self.mappings: dict[int, MappedFile] = {}
+
+    def __enter__(self) -> ExternalFiles:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.opened.close()
+
+    def checked(self, tensor: TensorProto) -> tuple[ModelFile, int, int | None]:
+        """The tensor's file, offset and length, its size checked."""
+        source = self.source
+        location, offset, length = _placement(tensor, source)
+        if self.files is None:
+            raise FrontendError(
+                f"{source}: tensor {tensor.name!r} is stored in the external file "
+                f"{location!r} and no directory to read it from was given "
+                "(--external-data-dir DIR, or base_dir= in the API)"
+            )
+        if location not in self.by_location:
+            opened = self.files.open(location)
+            self.by_location[location] = self.opened.enter_context(opened)
+        file = self.by_location[location]
+        stored = file.span(offset, length)
+        expected = _byte_size(tensor)
+        if expected is not None and stored != expected:
+            raise FrontendError(
+                f"{source}: tensor {tensor.name!r} has {stored} bytes in "
+                f"{location!r}, expected {expected}"
+            )
+        return file, offset, length
+
+    def mapping(self, file: ModelFile) -> MappedFile:
+        if id(file) not in self.mappings:
+            self.mappings[id(file)] = file.map()
+        return self.mappings[id(file)]
 
 
 _PACKED = {

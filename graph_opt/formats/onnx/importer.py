@@ -39,6 +39,7 @@ from graph_opt.formats.onnx import validation
 from graph_opt.formats.onnx.attrs import SIMPLE_TYPES, mlir_attr
 from graph_opt.formats.onnx.external_data import (
     external_tensors,
+    map_initializers,
     read_external_data,
 )
 from graph_opt.formats.onnx.op_table import IMPORTERS, load_mappings
@@ -52,6 +53,7 @@ from graph_opt.formats.onnx.types import (
 from graph_opt.gc_pause import collector_paused
 from graph_opt.progress import chunked_progress
 from graph_opt.verification import SignatureVerifier, signature_verifiable
+from graph_opt.weights import WeightBytes
 
 OPSET_ATTR = "nn.onnx_opset_import"
 IR_VERSION_ATTR = "nn.onnx_ir_version"
@@ -145,19 +147,28 @@ class ImportBuilder:
         return f32_attr(float(value))
 
 
-def load_model(path: str, base_dir: str | os.PathLike | None = None) -> onnx.ModelProto:
+def load_model(
+    path: str, base_dir: str | os.PathLike | None = None, *, read_external=True
+) -> onnx.ModelProto:
     """Read an .onnx file, its external data included (from `base_dir`, by
-    default the file's directory), or raise a one-line FrontendError."""
+    default the file's directory: see `model_directory`), or raise a one-line
+    FrontendError. With `read_external=False`, external tensors are left for
+    `import_model(model, base_dir=model_directory(path, base_dir))` to map."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise FrontendError(f"{path}: cannot read the model ({e.strerror})") from e
     model = model_from_bytes(data, path)
-    if _may_use_external_data(model, data):
-        directory = base_dir if base_dir is not None else os.path.dirname(path) or "."
+    if read_external and _may_use_external_data(model, data):
+        directory = model_directory(path, base_dir)
         read_external_data(external_tensors(model), directory, path)
     return model
+
+
+def model_directory(path: str, base_dir: str | os.PathLike | None) -> str | os.PathLike:
+    """Where the external data of the model file `path` is read from."""
+    return base_dir if base_dir is not None else os.path.dirname(path) or "."
 
 
 def _may_use_external_data(model: onnx.ModelProto, data: bytes) -> bool:
@@ -261,15 +272,18 @@ def _inferred_types(light: onnx.ModelProto, data_prop: bool) -> dict[str, Attrib
 
 
 def validated_value_types(
-    model: onnx.ModelProto, nodes: Sequence[onnx.NodeProto]
+    model: onnx.ModelProto,
+    nodes: Sequence[onnx.NodeProto],
+    mapped: Mapping[str, WeightBytes] | None = None,
 ) -> dict[str, Attribute] | InferredTypes:
     """Refuse what onnxruntime would (see onnx_validation), and return the types
-    the validating inference gave: validation costs one inference."""
+    the validating inference gave: validation costs one inference. `mapped`:
+    the bytes of initializers `map_initializers` mapped."""
     validation.check_opsets(model)
     light = onnx.ModelProto()
     _copy_without_weights(model, light, nodes)
     validation.check_structure(light)
-    validation.check_integer_divisors(model.graph, nodes)
+    validation.check_integer_divisors(model.graph, nodes, mapped or {})
     data_prop = _data_propagation_is_cheap(light)
     inferred = validation.infer_checked(light, data_prop)
     if inferred is None:  # declared shapes contradicted: infer leniently
@@ -464,10 +478,12 @@ def _is_tensor(value_type: Attribute) -> bool:
 _TENSOR_CLASSES = (TensorType, UnrankedTensorType)
 
 
-def _initializer_op(builder: ImportBuilder, tensor: onnx.TensorProto) -> Operation:
+def _initializer_op(
+    builder: ImportBuilder, tensor: onnx.TensorProto, mapped: WeightBytes | None
+) -> Operation:
     """An nn.constant, or an opaque ONNX Constant for data MLIR cannot hold (strings)."""
     if tensor.data_type != onnx.TensorProto.STRING:
-        value = dense_from_tensor(tensor)
+        value = dense_from_tensor(tensor, mapped)
         const = ConstantOp.holding(value)
         builder.valid_by_construction.add(const)
         return builder.insert(const)
@@ -500,18 +516,25 @@ def import_model(
     """Convert a model; unknown operators become nn.opaque (or, if not allowed, one error listing all).
 
     Tensors stored in external files are first read into `model` from
-    `base_dir` (only from inside it); without `base_dir` they are refused.
+    `base_dir` (only from inside it), the large initializers mapped instead
+    (their constants hold the file's bytes: `graph_opt.weights`); without
+    `base_dir` they are refused.
     With `validate` (the default), first refuse, with a FrontendError naming the
     node and the reason, a model onnxruntime would refuse to load (see
     `onnx_validation`). With `verify`, check the module as `module.verify()`
     would, at a fraction of its cost on large graphs (see `_verify_ops`)."""
+    mapped = map_initializers(model.graph, base_dir, "ONNX model")
     read_external_data(external_tensors(model), base_dir, "ONNX model")
     with collector_paused():
-        return _import_model(model, allow_opaque, verify, validate)
+        return _import_model(model, allow_opaque, verify, validate, mapped)
 
 
 def _import_model(
-    model: onnx.ModelProto, allow_opaque: bool, verify: bool, validate: bool
+    model: onnx.ModelProto,
+    allow_opaque: bool,
+    verify: bool,
+    validate: bool,
+    mapped: Mapping[str, WeightBytes],
 ) -> ModuleOp:
     load_mappings()
     graph = model.graph
@@ -520,7 +543,7 @@ def _import_model(
     nodes = topological_order(graph)
     value_types = ValueTypes(model)
     if validate:
-        value_types.inferred = validated_value_types(model, nodes)
+        value_types.inferred = validated_value_types(model, nodes, mapped)
     initializers = {t.name: t for t in graph.initializer}
     graph_inputs = [i for i in graph.input if i.name not in initializers]
     arg_types = []
@@ -537,7 +560,8 @@ def _import_model(
         set_name_hint(arg, i.name)
     builder = ImportBuilder(block, value_types, opset)
     for tensor in graph.initializer:
-        _bind(_initializer_op(builder, tensor), [tensor.name], values)
+        op = _initializer_op(builder, tensor, mapped.get(tensor.name))
+        _bind(op, [tensor.name], values)
     for sparse in graph.sparse_initializer:
         _bind(_sparse_initializer_op(builder, sparse), [sparse.values.name], values)
     for node in chunked_progress(nodes, len(nodes), "import"):

@@ -18,6 +18,8 @@ from typing import IO
 
 import onnx
 
+from graph_opt.weights import ScaledWeight, WeightBytes
+
 DEFERRED_MIN_BYTES = 1 << 12
 """Initializers of at least this many raw bytes are deferred to `write_model`."""
 
@@ -70,4 +72,26 @@ def write_model(
     for entry, (header, raw) in zip(entries, tensors):
         stream.write(entry)
         stream.write(header)
+        _write_raw(raw, stream)
+
+
+def _write_raw(raw, stream: IO[bytes]) -> None:
+    """A weight's bytes; a mapped one file to file where the stream is a
+    seekable file (not read into the process)."""
+    if type(raw) is WeightBytes and _is_file(stream):
+        stream.flush()
+        position = stream.tell()
+        raw.copy_to(stream.fileno(), position)
+        stream.seek(position + len(raw))
+    elif type(raw) is ScaledWeight:
+        for piece in raw.pieces():
+            stream.write(piece)
+    else:
         stream.write(raw)
+
+
+def _is_file(stream: IO[bytes]) -> bool:
+    try:
+        return stream.seekable() and stream.fileno() >= 0
+    except (OSError, ValueError, AttributeError):  # (io.BytesIO has no fileno)
+        return False

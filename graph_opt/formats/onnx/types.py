@@ -36,6 +36,7 @@ from graph_opt.dialects.nn.types import OptionalType, SequenceType, StringType
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.onnx.stream import DEFERRED_MIN_BYTES
 from graph_opt.interpreter.limits import check_size
+from graph_opt.weights import WeightBytes, as_bytes, read_weight
 
 _UNSIGNED = Signedness.UNSIGNED
 _ELEMENT_TYPES_BY_NAME: dict[str, Attribute] = {
@@ -185,8 +186,11 @@ def value_info_for(
     return info
 
 
-def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
-    """An initializer's data as a dense attribute, reusing raw bytes where possible."""
+def dense_from_tensor(
+    tensor: onnx.TensorProto, mapped: WeightBytes | None = None
+) -> DenseIntOrFPElementsAttr:
+    """An initializer's data as a dense attribute, reusing raw bytes where
+    possible; `mapped`, the tensor's external bytes, are held as they are."""
     data_type = tensor.data_type
     if data_type == TensorProto.STRING:
         raise FrontendError(
@@ -196,6 +200,8 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
     dtype = _numpy_dtype(data_type)
     dims = tuple(tensor.dims)
     dense_type = tensor_type(element, dims)
+    if mapped is not None:
+        return dense_elements(dense_type, mapped)
     if (
         data_type not in _NOT_RAW_AS_IS
         and tensor.HasField("raw_data")
@@ -221,7 +227,7 @@ def dense_from_tensor(tensor: onnx.TensorProto) -> DenseIntOrFPElementsAttr:
 def array_of(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     """A read-only numpy view of a dense attribute of any ONNX element type."""
     dtype = _numpy_dtype(onnx_dtype_of(attr.get_element_type()))
-    flat = np.frombuffer(attr.data.data, dtype=dtype)
+    flat = np.frombuffer(read_weight(attr.data.data), dtype=dtype)
     shape = attr.get_shape()
     if flat.size == 1 and math.prod(shape) != 1:
         return np.broadcast_to(flat.reshape(()), shape)
@@ -258,5 +264,5 @@ def tensor_from_dense(
     if deferred is not None and len(data) >= DEFERRED_MIN_BYTES:
         deferred[name] = data
     else:
-        tensor.raw_data = data
+        tensor.raw_data = as_bytes(data)
     return tensor

@@ -24,7 +24,7 @@ inference it would mostly run anyway.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import onnx
@@ -201,9 +201,12 @@ def _name_nodes(graph: onnx.GraphProto) -> None:
 
 
 def check_integer_divisors(
-    graph: onnx.GraphProto, nodes: Sequence[onnx.NodeProto]
+    graph: onnx.GraphProto,
+    nodes: Sequence[onnx.NodeProto],
+    mapped: Mapping[str, object] = {},
 ) -> None:
-    """Integer Div and Mod by a constant holding a zero, as onnxruntime refuses them."""
+    """Integer Div and Mod by a constant holding a zero, as onnxruntime refuses
+    them (`mapped`: the bytes of initializers held outside their tensors)."""
     divisions = [
         n
         for n in nodes
@@ -224,7 +227,12 @@ def check_integer_divisors(
         divisor = constants.get(node.input[1])
         if divisor is None or divisor.data_type not in _INTEGER_TYPES:
             continue
-        if not np.all(onnx.numpy_helper.to_array(divisor)):
+        if divisor.name in mapped:
+            dtype = onnx.helper.tensor_dtype_to_np_dtype(divisor.data_type)
+            values = np.frombuffer(mapped[divisor.name], dtype)
+        else:
+            values = onnx.numpy_helper.to_array(divisor)
+        if not np.all(values):
             what = "division" if node.op_type == "Div" else "modulo"
             label = node.name or node.output[0]
             raise FrontendError(

@@ -72,10 +72,11 @@ class _Evaluation:
             return None
         if isinstance(op, (SliceOp, GatherOp)) and _shape_query(op.operands[0]):
             return self._part_of_shape(op, depth)
+        computed = [v for v in op.operands if not isinstance(v.owner, ConstantOp)]
+        if any(self.value(v, depth - 1) is None for v in computed):
+            return None  # (before reading a constant: a weight may be large)
         args = [self.value(v, depth - 1) for v in op.operands]
-        return (
-            None if any(a is None for a in args) else evaluate_op(op, args, value.index)
-        )
+        return evaluate_op(op, args, value.index)
 
     def _part_of_shape(self, op: SliceOp | GatherOp, depth: int) -> np.ndarray | None:
         """A slice or gather of a shape with unknown dims, which need not be read."""

@@ -19,7 +19,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.base import i64_array, i64_attr, str_value
-from graph_opt.dialects.nn.constant import ConstantOp, constant_value
+from graph_opt.dialects.nn.constant import ConstantOp, constant_op, constant_value
 from graph_opt.dialects.nn.elementwise import AddOp
 from graph_opt.dialects.nn.fused import FusedMatMulOp
 from graph_opt.dialects.nn.linalg import MatMulOp
@@ -45,6 +45,16 @@ def weights_of(op: Operation) -> tuple[np.ndarray, np.ndarray | None] | None:
         return weights, None
     bias = constant_value(op.operands[2])
     return None if bias is None else (weights, bias)
+
+
+def has_constant_weights(op: Operation) -> bool:
+    """Whether `weights_of(op)` is not None, without reading the weights."""
+    if not isinstance(op, Product):
+        return False
+    weights = constant_op(op.rhs)
+    if weights is None or len(weights.value.get_shape()) != 2:
+        return False
+    return len(op.operands) < 3 or constant_op(op.operands[2]) is not None
 
 
 def sibling_key(op: Operation) -> tuple[object, ...]:
@@ -89,14 +99,14 @@ class MergeSiblingMatMuls(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: Product, rewriter: PatternRewriter):
-        if weights_of(op) is None or constant_value(op.lhs) is not None:
+        if not has_constant_weights(op) or constant_op(op.lhs) is not None:
             return  # computed weights, or a product fold-constants evaluates
         products = [
             user
             for user in dict.fromkeys(use.operation for use in op.lhs.uses)
             if user.operands[0] == op.lhs
             and user.parent is op.parent
-            and weights_of(user) is not None
+            and has_constant_weights(user)
         ]
         if any(fusion_pending(p) for p in products):
             return  # a bias or activation joins a product first

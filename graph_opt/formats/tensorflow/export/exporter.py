@@ -427,7 +427,17 @@ def _rename(e: GraphExporter, old: str, new: str) -> None:
 
 
 def graph_def_bytes(module: ModuleOp, text: bool) -> bytes:
+    """The module as a GraphDef, refused in one line past protobuf's 2 GiB
+    (a GraphDef has no external data)."""
+    from graph_opt.formats.onnx import external_write as onnx_external_write
+
     graph = export_graph_def(module)
+    size = graph.ByteSize()
+    if size > onnx_external_write.PROTOBUF_LIMIT:
+        raise FrontendError(
+            f"the GraphDef would be {size} bytes, past protobuf's 2 GiB limit, "
+            "and a GraphDef keeps its weights inside: write ONNX (-t onnx) instead"
+        )
     if text:
         from google.protobuf import text_format
 

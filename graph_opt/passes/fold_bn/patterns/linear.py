@@ -11,6 +11,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from graph_opt.dialects.nn.base import f32_attr, float_value, int_value
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
+from graph_opt.dialects.nn.dense import scaled
 from graph_opt.dialects.nn.elementwise import AddOp
 from graph_opt.dialects.nn.layout import CHANNELS_FIRST, channel_axis
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
@@ -26,6 +27,7 @@ from graph_opt.passes.fold_bn.patterns.weights import (
     FreedConstants,
     along,
     float_constant,
+    float_constant_op,
     folded_constant,
     folded_weight,
 )
@@ -266,12 +268,13 @@ def _conv_transpose(
 def _matmul(op: MatMulOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
     """x @ W with a constant W of rank >= 2: output channels are W's columns; the
     shift becomes an nn.add after the matmul."""
-    weights = float_constant(op.rhs, "the matmul rhs")
+    weights = float_constant_op(op.rhs, "the matmul rhs")
     if isinstance(weights, str):
         return weights
-    if weights.ndim < 2:
+    shape = weights.value.get_shape()  # (its values are read only to fold)
+    if len(shape) < 2:
         return "the matmul rhs is a vector"
-    channels = weights.shape[-1]
+    channels = shape[-1]
 
     def rewrite(
         affine: ChannelAffine, rewriter: PatternRewriter, freed: FreedConstants
@@ -280,7 +283,7 @@ def _matmul(op: MatMulOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str
         if np.any(affine.shift):
             shift = folded_constant(affine.shift, op.rhs, "bn_bias")
         new_rhs = folded_weight(
-            weights * affine.scale, op.rhs, "bn_folded", op, rewriter
+            scaled(weights.value, affine.scale), op.rhs, "bn_folded", op, rewriter
         )
         matmul = MatMulOp.create_inferred(
             [op.lhs, new_rhs], op.properties, [op.output.type]

@@ -26,6 +26,13 @@ from graph_opt.xdsl_compat.ir import set_name_hint_unchecked
 
 def float_constant(value: SSAValue, role: str) -> np.ndarray | str:
     """The array of a floating-point nn.constant, or why `value` is not one."""
+    owner = float_constant_op(value, role)
+    return owner if isinstance(owner, str) else owner.to_array()
+
+
+def float_constant_op(value: SSAValue, role: str) -> ConstantOp | str:
+    """The floating-point nn.constant of `value` (its values not read), or why
+    `value` is not one."""
     owner = constant_op(value)
     if owner is None:
         return f"{role} is not a constant"
@@ -33,7 +40,7 @@ def float_constant(value: SSAValue, role: str) -> np.ndarray | str:
         value.type.element_type, AnyFloat
     ):
         return f"{role} is not floating point"
-    return owner.to_array()
+    return owner
 
 
 def along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
@@ -78,7 +85,7 @@ class FreedConstants:
 
 
 def folded_weight(
-    array: np.ndarray,
+    array: np.ndarray | DenseIntOrFPElementsAttr,
     like: SSAValue,
     suffix: str,
     user: Operation,
@@ -86,7 +93,8 @@ def folded_weight(
     replaces: bool = True,
     freed: FreedConstants | None = None,
 ) -> SSAValue:
-    """A value holding `array` in `like`'s element type, named after it, for `user`.
+    """A value holding `array` (or a dense attribute, such as `dense.scaled`
+    makes) in `like`'s element type, named after it, for `user`.
 
     When it `replaces` `like`, a constant that only `user` reads (once) and that
     has `array`'s shape is updated in place; otherwise a constant from `freed`,
@@ -98,7 +106,7 @@ def folded_weight(
         replaces
         and isinstance(constant, ConstantOp)
         and like.get_user_of_unique_use() is user
-        and like_type.get_shape() == array.shape
+        and like_type.get_shape() == _shape(array)
     ):
         constant.properties["value"] = _dense_like(array, like_type.element_type)
         _name_after(constant, like, suffix)
@@ -116,8 +124,18 @@ def folded_weight(
     return new.output
 
 
-def _dense_like(array: np.ndarray, element: Attribute) -> DenseIntOrFPElementsAttr:
+def _shape(array: np.ndarray | DenseIntOrFPElementsAttr) -> tuple[int, ...]:
+    if isinstance(array, DenseIntOrFPElementsAttr):
+        return array.get_shape()
+    return array.shape
+
+
+def _dense_like(
+    array: np.ndarray | DenseIntOrFPElementsAttr, element: Attribute
+) -> DenseIntOrFPElementsAttr:
     """`array` as a dense attribute of `element`s."""
+    if isinstance(array, DenseIntOrFPElementsAttr):
+        return array  # (of `element`s: made from the weights it replaces)
     return from_numpy(np.asarray(array, dtype=numpy_dtype(element)), element)
 
 
