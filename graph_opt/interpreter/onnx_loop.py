@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from onnx.reference.ops.op_loop import Loop as ReferenceLoop
+from typing import TYPE_CHECKING
 
 from graph_opt.interpreter.loop_limits import LoopBudget
+
+if TYPE_CHECKING:
+    from onnx.reference.ops.op_loop import Loop as ReferenceLoop
 
 
 def bounded_loop(what: str) -> type[ReferenceLoop]:
     """onnx's Loop (for `ReferenceEvaluator(new_ops=...)`, nested loops too), each
     run counted by a `LoopBudget` naming `what`."""
+    # imported when first needed: onnx.reference is ~200 modules and ~10 MB
+    from onnx.reference.ops.op_loop import Loop as ReferenceLoop
 
     class Loop(ReferenceLoop):
         op_domain = ""

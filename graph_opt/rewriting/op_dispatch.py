@@ -18,7 +18,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from graph_opt.rewriting.erasure import erase_op, has_unused_results
-from graph_opt.rewriting.placement import PlacementKeeper
+from graph_opt.rewriting.placement import PlacementKeeper, has_placement
 from graph_opt.rewriting.value_forwarding import tracking_calls
 from graph_opt.statistics import count_rewrite
 from graph_opt.xdsl_compat.rewriter import FastWalker
@@ -136,6 +136,8 @@ class DispatchingWalker(FastWalker):
         self.listener.extend_from_listener(self.pattern.keeper.listener())
 
     def rewrite_module(self, module: ModuleOp) -> bool:
+        ops = walk_ops(module.body, reverse=False, region_first=False)
+        self.pattern.keeper.active = has_placement(ops)
         with tracking_calls(self, module):
             return super().rewrite_module(module)
 

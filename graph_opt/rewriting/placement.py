@@ -10,7 +10,7 @@ calls `end(op)` after a rewrite rooted at `op` (OpTypeDispatch does, and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func, scf
@@ -88,6 +88,15 @@ def can_hand_over_control_inputs(op: Operation) -> bool:
     )
 
 
+def has_placement(ops: Iterable[Operation]) -> bool:
+    """Whether any of `ops` has a device or control inputs: only then can a
+    rewrite among them have any to carry (rewrites copy them, never make them)."""
+    return any(
+        DEVICE_ATTR in op.attributes or CONTROL_INPUTS_ATTR in op.attributes
+        for op in ops
+    )
+
+
 @dataclass(eq=False)
 class PlacementKeeper:
     """What one rewrite inserted, modified and removed (recorded through
@@ -105,6 +114,9 @@ class PlacementKeeper:
     """Producers of removed ops' operands: those the rewrite leaves unread
     (with what only they read) are replaced too (a conv and its bias
     constant, now an int8 conv's)."""
+    active: bool = True
+    """False while rewriting ops none of which has placement (see
+    `has_placement`): there is nothing to carry, and nothing is recorded."""
 
     def listener(self) -> PatternRewriterListener:
         return PatternRewriterListener(
@@ -114,6 +126,8 @@ class PlacementKeeper:
         )
 
     def _removed(self, op: Operation) -> None:
+        if not self.active:
+            return
         if DEVICE_ATTR in op.attributes or CONTROL_INPUTS_ATTR in op.attributes:
             self.removed.append(op)
         for value in op.operands:
@@ -129,7 +143,9 @@ class PlacementKeeper:
 
     def end(self, root: Operation) -> None:
         """The rewrite rooted at `root` is done: carry over, then forget it."""
-        if self.removed or self.feeding or DEVICE_ATTR in root.attributes:
+        if self.active and (
+            self.removed or self.feeding or DEVICE_ATTR in root.attributes
+        ):
             self._carry(root)
         self.clear()
 

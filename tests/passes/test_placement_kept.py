@@ -272,3 +272,26 @@ def test_dead_code_waiting_on_an_effect_goes_without_a_report():
         "nn.exp",
         "func.return",
     ]
+
+
+def test_a_graph_without_placement_has_none_carried(monkeypatch):
+    """An ONNX graph has no device or control input: optimize's rewrites of it
+    carry nothing (the keeper records no removal, so never looks for any), and
+    the result is the same."""
+    from xdsl.context import Context
+
+    from graph_opt.passes.optimize import OptimizePass
+    from graph_opt.rewriting.placement import PlacementKeeper
+    from graph_opt.testing.model_zoo import conv_chain
+
+    def refused(self, root):
+        raise AssertionError(f"placement carried for {root.name}")
+
+    module = api.load(conv_chain(40))
+    monkeypatch.setattr(PlacementKeeper, "_carry", refused)
+    OptimizePass().apply(Context(), module)
+    assert not any(op.name == "nn.batch_norm" for op in module.walk())
+    assert not any(
+        DEVICE_ATTR in op.attributes or CONTROL_INPUTS_ATTR in op.attributes
+        for op in module.walk()
+    )

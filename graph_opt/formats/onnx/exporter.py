@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO
 
 import numpy as np
@@ -56,6 +56,7 @@ from graph_opt.formats.onnx.subgraphs import defined_names, outer_names, rename_
 from graph_opt.formats.onnx.types import array_of, tensor_from_dense, value_info_for
 from graph_opt.gc_pause import collector_paused
 from graph_opt.remarks import warn
+from graph_opt.rewriting.op_dispatch import walk_ops
 
 DEFAULT_OPSET = 18
 CONTRIB_DOMAIN = "com.microsoft"
@@ -262,9 +263,10 @@ def is_large_splat(value: Attribute) -> bool:
     if not isinstance(value, DenseIntOrFPElementsAttr):
         return False
     size = len(value.data.data)
+    if size != value.get_element_type().compile_time_size:
+        return False  # more than one element: not kept as a splat
     count = math.prod(value.get_shape())
-    compact = count > 1 and size == value.get_element_type().compile_time_size
-    return compact and size * count > max_tensor_bytes()
+    return count > 1 and size * count > max_tensor_bytes()
 
 
 def export_large_splat(builder: ExportBuilder, op: ConstantOp) -> None:
@@ -310,7 +312,7 @@ def export_module(
             module = channels_first_copy(module)
             fold_weight_transposes(module)
         model = _export_module(module, function, contrib_ops, deferred_weights)
-    effects = [op for op in module.walk() if is_tensorflow_effect(op)]
+    effects = [op for op in _ops(module) if is_tensorflow_effect(op)]
     if effects:
         kinds = sorted({op.op_type.data for op in effects})  # type: ignore[attr-defined]
         warn(
@@ -341,8 +343,13 @@ def has_channels_last_ops(module: ModuleOp) -> bool:
     return any(
         "data_layout" in op.properties
         and getattr(op.properties["data_layout"], "data", None) != CHANNELS_FIRST
-        for op in module.walk()
+        for op in _ops(module)
     )
+
+
+def _ops(module: ModuleOp) -> Iterator[Operation]:
+    """`module.walk()`, for less per op."""
+    return walk_ops(module.body, reverse=False, region_first=False)
 
 
 def channels_first_copy(module: ModuleOp) -> ModuleOp:

@@ -7,10 +7,11 @@ to the formats)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import onnx
 from onnx import numpy_helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.utils.exceptions import InterpretationError
@@ -19,6 +20,9 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.interpreter.limits import check_size, static_size
 from graph_opt.interpreter.loop_limits import LoopTooLong, loop_name
 from graph_opt.interpreter.onnx_loop import bounded_loop
+
+if TYPE_CHECKING:
+    from onnx.reference import ReferenceEvaluator
 
 
 def _opset(op: OpaqueOp) -> list[onnx.OperatorSetIdProto]:
@@ -128,6 +132,9 @@ def _evaluator(model: onnx.ModelProto, what: str) -> ReferenceEvaluator:
     """onnx's evaluator of the model (its loops bounded, named by `what`), at the
     newest opset when it implements the op only from a later version than the
     model's (the same computation)."""
+    # imported when first needed: onnx.reference is ~200 modules and ~10 MB
+    from onnx.reference import ReferenceEvaluator
+
     new_ops = [bounded_loop(what)]
     try:
         return ReferenceEvaluator(model, new_ops=new_ops)

@@ -1,7 +1,8 @@
 """What onnxruntime would refuse to load, refused before import with one line.
 
 Four checks, on the weight-free copy of the model that shape inference reads
-anyway (`onnx_import._copy_without_weights`, nodes in topological order):
+anyway (`onnx_import._weight_free`, nodes in topological order; the model
+itself when it has no large weights):
 
 - the ai.onnx opset is one onnxruntime implements (7 to onnx's newest), and the
   graph has an output;
@@ -29,6 +30,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import onnx
 from onnx import TensorProto
+from onnx.onnx_cpp2py_export import shape_inference as onnx_shape_inference
 
 from graph_opt.formats.errors import FrontendError
 
@@ -105,8 +107,7 @@ def _check(light: onnx.ModelProto) -> None:
     if error is None:
         return
     if _nameless_nodes(light.graph):  # say which node: name them and check again
-        _name_nodes(light.graph)
-        error = _checker_error(light) or error
+        error = _checker_error(_named_copy(light)) or error
     raise FrontendError(f"invalid model: {_checker_message(error)}")
 
 
@@ -133,22 +134,28 @@ def _checker_message(text: str) -> str:
     return reason
 
 
-def infer_checked(light: onnx.ModelProto, data_prop: bool) -> onnx.ModelProto | None:
-    """The model with inferred types, or None when strict inference stopped on
-    lenient errors only; raises a FrontendError for the first strict one."""
+def infer_checked(light: onnx.ModelProto, data_prop: bool) -> bytes | None:
+    """The model with inferred types, serialized (parsing it back costs as much
+    memory as the model, and most imports never read it), or None when strict
+    inference stopped on lenient errors only; raises a FrontendError for the
+    first strict one."""
     try:
-        return onnx.shape_inference.infer_shapes(
-            light, check_type=True, strict_mode=True, data_prop=data_prop
+        # onnx's compiled inference, bytes to bytes (onnx.shape_inference's
+        # infer_shapes wraps it and parses the result)
+        return onnx_shape_inference.infer_shapes(
+            light.SerializeToString(), True, True, data_prop
         )
     except onnx.shape_inference.InferenceError as e:
         errors = _strict_errors(str(e))
         if not errors:
             return None
     if _nameless_nodes(light.graph):  # say which node: name them and infer again
-        _name_nodes(light.graph)
         try:
             onnx.shape_inference.infer_shapes(
-                light, check_type=True, strict_mode=True, data_prop=data_prop
+                _named_copy(light),
+                check_type=True,
+                strict_mode=True,
+                data_prop=data_prop,
             )
         except onnx.shape_inference.InferenceError as e:
             errors = _strict_errors(str(e)) or errors
@@ -193,11 +200,15 @@ def _nameless_nodes(graph: onnx.GraphProto) -> bool:
     return any(not node.name for node in graph.node)
 
 
-def _name_nodes(graph: onnx.GraphProto) -> None:
-    """Name each nameless node of the copy as the importer does: by its first output."""
-    for node in graph.node:
+def _named_copy(light: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of `light` (which may be the caller's model) whose nameless nodes
+    are named as the importer names them: by their first output."""
+    named = onnx.ModelProto()
+    named.CopyFrom(light)
+    for node in named.graph.node:
         if not node.name:
             node.name = next((o for o in node.output if o), node.op_type)
+    return named
 
 
 def check_integer_divisors(
