@@ -51,10 +51,7 @@ def writing_output_file(path: str | os.PathLike) -> Iterator[BinaryIO]:
         return
     target = Path(os.path.realpath(path))
     mode = stat.S_IMODE(existing.st_mode) if existing else _umask_mode()
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=TEMPORARY_PREFIX, suffix=".tmp"
-    )
-    with _removed_on_signal(temporary):
+    with _temporary_removed_on_signal(target.parent) as (handle, temporary):
         try:
             with os.fdopen(handle, "wb") as out:
                 yield out
@@ -80,22 +77,33 @@ _previous_handlers: dict[int, object] = {}
 
 
 @contextmanager
-def _removed_on_signal(temporary: str) -> Iterator[None]:
-    """Remove `temporary` if a signal whose default action ends the process
-    arrives while the block runs (handlers installed only meanwhile, and only
-    in the main thread, the one Python delivers signals to)."""
+def _temporary_removed_on_signal(directory: Path) -> Iterator[tuple[int, str]]:
+    """A new temporary file in `directory` (its descriptor and name), removed
+    if a signal whose default action ends the process arrives while the block
+    runs. Handlers are installed only meanwhile, and only in the main thread
+    (the one Python delivers signals to); the signals are held while the file
+    is made and registered, so none arrives between the two."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield tempfile.mkstemp(dir=directory, prefix=TEMPORARY_PREFIX, suffix=".tmp")
         return
-    if not _pending:
-        for number in CLEANUP_SIGNALS:
-            previous = signal.getsignal(number)
-            if previous is signal.SIG_DFL:  # Python handlers (KeyboardInterrupt) unwind
-                _previous_handlers[number] = previous
-                signal.signal(number, _remove_and_resignal)
-    _pending.add(temporary)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, CLEANUP_SIGNALS)
     try:
-        yield
+        handle, temporary = tempfile.mkstemp(
+            dir=directory, prefix=TEMPORARY_PREFIX, suffix=".tmp"
+        )
+        if not _pending:
+            for number in CLEANUP_SIGNALS:
+                previous = signal.getsignal(number)
+                if (
+                    previous is signal.SIG_DFL
+                ):  # Python handlers (KeyboardInterrupt) unwind
+                    _previous_handlers[number] = previous
+                    signal.signal(number, _remove_and_resignal)
+        _pending.add(temporary)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    try:
+        yield handle, temporary
     finally:
         _pending.discard(temporary)
         if not _pending:
