@@ -102,33 +102,29 @@ class PassStatistics:
         )
 
     def table(self) -> str:
-        """The statistics as MLIR prints them: the pass, then aligned rows
-        `(S) value name - description` (a pattern's rewrites and the ops
-        before and after by kind have no description)."""
-        rows = [
+        """The statistics as MLIR prints them: the pass, then the counts as
+        `(S) value name - description`, values and names aligned; then, with no
+        description, each pattern's rewrites and the ops before -> after by kind."""
+        counts = [
             (f"{v}", k, self.descriptions.get(k, "undeclared"))
             for k, v in self.counters.items()
         ]
-        rows += [
+        counts += [
             (f"{v}", f"rewrites by {k}", "") for k, v in sorted(self.rewrites.items())
         ]
-        rows += [
-            (f"{before} -> {after}", f"'{kind}' ops", "")
-            for kind, (before, after) in self.changed_ops().items()
-        ]
-        if not rows:
-            rows = [("0", "changes", "")]
-        width = max(len(value) for value, _, _ in rows)
-        name_width = (
-            max(len(name) for _, name, text in rows if text)
-            if any(text for _, _, text in rows)
-            else 0
-        )
+        if not counts and not self.changed_ops():
+            counts = [("0", "changes", "")]
+        width = max((len(value) for value, _, _ in counts), default=0)
+        name_width = max((len(name) for _, name, text in counts if text), default=0)
         lines = [f"'{self.name}' ({self.seconds:.3f} s)"]
         lines += [
             f"  (S) {value.rjust(width)} "
             + (f"{name.ljust(name_width)} - {text}" if text else name)
-            for value, name, text in rows
+            for value, name, text in counts
+        ]
+        lines += [
+            f"  (S) {before} -> {after} '{kind}' ops"
+            for kind, (before, after) in self.changed_ops().items()
         ]
         lines += [f"  warning: {w}" for w in self.warnings]
         return "\n".join(lines)
