@@ -17,8 +17,8 @@ def relief_statistics(verb: str) -> Statistics:
     """What `report_relief` records, `verb` saying what was done to a tensor."""
     return {
         "budget bytes in {where}": "The memory budget of the function on the device",
-        "peak bytes before in {where}": "Its peak memory before the pass",
-        "peak bytes after in {where}": "Its peak memory after the pass",
+        "peak bytes before in {where}": "Peak memory before the pass",
+        "peak bytes after in {where}": "Peak memory after the pass",
         f"tensors {verb} in {{where}}": f"Tensors {verb} to bring the peak under the budget",
         f"bytes {verb} in {{where}}": f"Bytes of the tensors {verb}",
     }

@@ -185,7 +185,8 @@ def pass_page(name: str, pass_class: type[ModulePass], root: Path) -> str:
     if declared:
         lines += [
             "Counts the pass reports (`--pass-statistics`, "
-            "`api.run(..., statistics=[...])`); `{...}` is filled in as it runs:",
+            "`api.run(..., statistics=[...])`); a `{...}` part of a name is "
+            "filled in as the pass runs (e.g. the function and device):",
             "",
             "| statistic | description |",
             "| --- | --- |",

@@ -193,3 +193,12 @@ def test_xdsl_passes_declare_nothing():
     from graph_opt.passes.xdsl_passes import CommonSubexpressionEliminationPass
 
     assert declared_statistics(CommonSubexpressionEliminationPass) == {}
+
+
+def test_list_passes_shows_each_declared_statistic():
+    from graph_opt.tools.pass_docs import describe_passes
+
+    listing = describe_passes(get_all_passes())
+    fold_bn = listing[listing.index("fold-bn: ") : listing.index("\nfold-constants: ")]
+    assert "\n    (S) nn.batch_norm folded - Batch norms folded into" in fold_bn
+    assert "(S) peak bytes in {where} - Peak memory" in listing
