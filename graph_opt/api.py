@@ -248,11 +248,12 @@ def run(
     elif statistics is None:
         passes.apply(context(), module)
     else:
-        from graph_opt.statistics import collecting
+        from graph_opt.statistics import collecting, declared_statistics
 
         ctx = context()
         for one_pass in passes.passes:
-            with collecting(one_pass.name, module) as stats:
+            declared = declared_statistics(type(one_pass))
+            with collecting(one_pass.name, module, declared) as stats:
                 one_pass.apply(ctx, module)
             statistics.append(stats)
     module.verify()

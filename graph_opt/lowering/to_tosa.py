@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf, tosa
@@ -49,11 +50,13 @@ from graph_opt.lowering.tosa_tensor import (
 from graph_opt.lowering.tosa_top_k import LowerTopK
 from graph_opt.passes.common.attention_patterns import DecomposeAttention
 from graph_opt.passes.fold_constants.fold_constants import (
+    FOLD_CONSTANTS_STATISTICS,
     FoldConstantsPass,
     fold_constants,
 )
 from graph_opt.passes.prune.prune import prune
 from graph_opt.remarks import warn
+from graph_opt.statistics import Statistics
 
 PATTERNS = (
     LowerConv,
@@ -126,6 +129,8 @@ class LowerToTosaPass(ModulePass):
     """
 
     name = "lower-to-tosa"
+
+    statistics: ClassVar[Statistics] = FOLD_CONSTANTS_STATISTICS
 
     keep_nested_scf: bool = field(
         default=True,

@@ -10,7 +10,18 @@ from graph_opt.memory.peak_relief import Relief
 from graph_opt.memory.plan import format_bytes
 from graph_opt.memory.reporting import dynamic_dims_warning
 from graph_opt.remarks import warn
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
+
+
+def relief_statistics(verb: str) -> Statistics:
+    """What `report_relief` records, `verb` saying what was done to a tensor."""
+    return {
+        "budget bytes in {where}": "The memory budget of the function on the device",
+        "peak bytes before in {where}": "Peak memory before the pass",
+        "peak bytes after in {where}": "Peak memory after the pass",
+        f"tensors {verb} in {{where}}": f"Tensors {verb} to bring the peak under the budget",
+        f"bytes {verb} in {{where}}": f"Bytes of the tensors {verb}",
+    }
 
 
 def report_relief(

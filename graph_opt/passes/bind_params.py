@@ -9,6 +9,7 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
@@ -24,7 +25,7 @@ from graph_opt.dialects.nn.names import argument_names, set_name_hint
 from graph_opt.dialects.nn.shapes import dims_compatible
 from graph_opt.entry import entry_function
 from graph_opt.remarks import warn
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
 
 class BindError(ValueError):
@@ -129,6 +130,10 @@ class BindParamsPass(ModulePass):
     """
 
     name = "bind-params"
+
+    statistics: ClassVar[Statistics] = {
+        "arguments bound": "Function arguments replaced by constants of the given values",
+    }
 
     file: str = field(
         default="", metadata={"help": "an .npz of the arrays, keyed by argument name"}

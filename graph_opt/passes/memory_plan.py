@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -28,7 +29,7 @@ from graph_opt.memory.reporting import (
     where,
 )
 from graph_opt.remarks import warn
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,15 @@ class MemoryPlanPass(ModulePass):
     """
 
     name = "memory-plan"
+
+    statistics: ClassVar[Statistics] = {
+        "peak bytes in {where}": "Peak memory of the function on the device",
+        "peak at op in {where}": "The op (1-based, in schedule order) at which the peak is reached",
+        "arena bytes in {where}": "Size of an arena holding every tensor at an offset",
+        "constant bytes in {where}": "Bytes of the constants",
+        "largest op bytes in {where}": "Memory the largest op alone needs (no order goes below it)",
+        "memory bytes in {where}": "The device's memory in the cluster",
+    }
 
     dynamic_dim: int = field(
         default=1, metadata={"help": "size assumed for each unknown dim"}

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -28,20 +29,25 @@ from xdsl.utils.exceptions import PassFailedException
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.gc_pause import collector_paused
 from graph_opt.passes.common.constant_patterns import deduplicate_constants
+from graph_opt.passes.common.fusion_patterns import FUSION_STATISTICS
 from graph_opt.passes.fold_bn.fold_bn import fold_batch_norms
 from graph_opt.passes.fold_bn.patterns import fold_bn_patterns
+from graph_opt.passes.fold_bn.patterns.patterns import FOLD_BN_PATTERN_STATISTICS
 from graph_opt.passes.fold_constants.fold_constants import (
+    FOLD_CONSTANTS_STATISTICS,
     FoldConstantsPass,
     fold_constants,
     fold_constants_patterns,
     report_too_large,
 )
 from graph_opt.passes.fuse_ops.fuse_ops import fuse_ops, fuse_patterns
+from graph_opt.passes.fuse_ops.sibling_matmul_patterns import SIBLING_STATISTICS
 from graph_opt.passes.prune.prune import prune, prune_patterns
 from graph_opt.passes.refine_shapes.refine_shapes import refine_shapes
 from graph_opt.progress import Steps
 from graph_opt.rewriting.erasure import has_unused_results
 from graph_opt.rewriting.op_dispatch import dispatching_walker, walk_ops
+from graph_opt.statistics import Statistics
 from graph_opt.xdsl_compat.traits import effects_memoized
 
 
@@ -207,6 +213,13 @@ class OptimizePass(ModulePass):
     """Run prune, fold-constants, fold-bn, fuse-ops, cse and dce until the graph stops changing."""
 
     name = "optimize"
+
+    statistics: ClassVar[Statistics] = {
+        **FOLD_BN_PATTERN_STATISTICS,
+        **FOLD_CONSTANTS_STATISTICS,
+        **FUSION_STATISTICS,
+        **SIBLING_STATISTICS,
+    }
 
     max_iterations: int = 8
 

@@ -4,7 +4,7 @@ before a late reader instead of held on the device until it runs."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import cast
+from typing import ClassVar, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import UNKNOWN_LOC, ModuleOp
@@ -24,8 +24,9 @@ from graph_opt.memory.peak_relief import (
     replace_uses_from,
 )
 from graph_opt.memory.plan import planned_functions
-from graph_opt.memory.relief_report import report_relief
+from graph_opt.memory.relief_report import relief_statistics, report_relief
 from graph_opt.patterns.op_kinds import OpKind, op_kind
+from graph_opt.statistics import Statistics
 
 CHEAP_NAMED_OPS = frozenset(
     "nn.reshape nn.flatten nn.squeeze nn.unsqueeze nn.transpose nn.tile "
@@ -65,6 +66,8 @@ class RecomputePass(ModulePass):
     """
 
     name = "recompute"
+
+    statistics: ClassVar[Statistics] = relief_statistics("recomputed")
 
     budget: int | None = field(
         default=None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -18,7 +19,7 @@ from graph_opt.memory.plan import device_peak, format_bytes, planned_functions
 from graph_opt.memory.reporting import over_memory_warning
 from graph_opt.passes.swap import HOST_DEVICE
 from graph_opt.remarks import warn
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,12 @@ class ScheduleMemoryPass(ModulePass):
     """
 
     name = "schedule-memory"
+
+    statistics: ClassVar[Statistics] = {
+        "peak bytes before in {where}": "Peak memory of the function before reordering",
+        "peak bytes after in {where}": "Peak memory after reordering",
+        "ops moved in {where}": "Ops moved (none when no order lowers the peak)",
+    }
 
     host_device: str = field(
         default=HOST_DEVICE,

@@ -4,6 +4,7 @@ between their reads until each device's peak fits a budget."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
@@ -26,8 +27,8 @@ from graph_opt.memory.peak_relief import (
     replace_uses_from,
 )
 from graph_opt.memory.plan import planned_functions
-from graph_opt.memory.relief_report import report_relief
-from graph_opt.statistics import record
+from graph_opt.memory.relief_report import relief_statistics, report_relief
+from graph_opt.statistics import Statistics, record
 
 HOST_DEVICE = "/device:CPU:0"
 
@@ -56,6 +57,11 @@ class SwapPass(ModulePass):
     """
 
     name = "swap"
+
+    statistics: ClassVar[Statistics] = {
+        **relief_statistics("swapped"),
+        "copy microseconds in {where}": "Time to copy the swapped bytes out and back at the device's bandwidth",
+    }
 
     budget: int | None = field(
         default=None,

@@ -317,14 +317,21 @@ class GraphOptMain(xDSLOptMain):
 
     def _collect_statistics(self, previous, module: ModuleOp, next_pass) -> None:
         """--pass-statistics: each pass's statistics on stderr once it ran."""
-        from graph_opt.statistics import collecting
+        from graph_opt.statistics import (
+            REPORT_HEADER,
+            collecting,
+            declared_statistics,
+        )
 
         if previous is not None and self._collection is not None:
             self._collection.__exit__(None, None, None)
             print(self._statistics.table(), file=sys.stderr)
             self._collection = None
+        if previous is None and next_pass is not None:
+            print(REPORT_HEADER, file=sys.stderr)
         if next_pass is not None:
-            self._collection = collecting(next_pass.name, module)
+            declared = declared_statistics(type(next_pass))
+            self._collection = collecting(next_pass.name, module, declared)
             self._statistics = self._collection.__enter__()
 
     _collection = None

@@ -1,4 +1,4 @@
-"""`--list-passes`: each pass's one-line summary and options, from its class."""
+"""`--list-passes`: each pass's one-line summary, options and statistics, from its class."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import inspect
 from collections.abc import Callable, Mapping
 
 from xdsl.passes import ModulePass
+
+from graph_opt.statistics import declared_statistics
 
 
 def summary(pass_class: type[ModulePass]) -> str:
@@ -56,7 +58,8 @@ def describe_passes(
     available: Mapping[str, Callable[[], type[ModulePass]]],
     also: Mapping[str, str] | None = None,
 ) -> str:
-    """graph-opt's passes, and the named others, one line each with their options below."""
+    """graph-opt's passes, and the named others, one line each with their
+    options and the statistics they declare below."""
     also = also or {}
     lines = []
     for name in sorted(available):
@@ -67,6 +70,10 @@ def describe_passes(
         lines.extend(
             f"    {name}{{{option}}}" + (f"  {help_text}" if help_text else "")
             for option, help_text in options(pass_class)
+        )
+        lines.extend(
+            f"    (S) {key} - {text}"
+            for key, text in declared_statistics(pass_class).items()
         )
     return "\n".join(lines)
 

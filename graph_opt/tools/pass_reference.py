@@ -1,7 +1,7 @@
 """The pass reference of the docs site, generated from the pass registry as
 MLIR's `mlir-tblgen -gen-pass-doc` generates it from `Passes.td`: one Markdown
 page per registered pass (name, summary, description, options with types and
-defaults, the statistics it reports, its FileCheck tests and an example).
+defaults, the statistics it declares, its FileCheck tests and an example).
 
 The docs build calls `pass_pages` (docs/hooks/pass_reference.py); it needs no
 mkdocs, so a test checks the pages without building the site.
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from xdsl.passes import ModulePass
 
+from graph_opt.statistics import declared_statistics
 from graph_opt.tools.pass_docs import option_fields, summary
 
 STATISTIC_FUNCTIONS = {"record", "count"}
@@ -81,7 +82,8 @@ def _statistic_key(arg: ast.expr, module) -> str | None:
 
 def reported_statistics(pass_class: type[ModulePass]) -> list[str]:
     """The keys the pass reports with `graph_opt.statistics.record`/`count`,
-    read from its source (`_scanned_code`); keys computed by a call are left out."""
+    read from its source (`_scanned_code`); keys computed by a call are left
+    out. The tests check them against the pass's declared statistics."""
     keys: list[str] = []
     for tree, module in _scanned_code(pass_class):
         for node in ast.walk(tree):
@@ -179,19 +181,19 @@ def pass_page(name: str, pass_class: type[ModulePass], root: Path) -> str:
     else:
         lines += ["None."]
     lines += ["", "## Statistics", ""]
-    keys = reported_statistics(pass_class)
-    if keys:
+    declared = declared_statistics(pass_class)
+    if declared:
         lines += [
             "Counts the pass reports (`--pass-statistics`, "
-            "`api.run(..., statistics=[...])`); `{...}` is filled in as it runs:",
+            "`api.run(..., statistics=[...])`); a `{...}` part of a name is "
+            "filled in as the pass runs (e.g. the function and device):",
             "",
+            "| statistic | description |",
+            "| --- | --- |",
         ]
-        lines += [f"- `{key}`" for key in keys]
+        lines += [f"| `{key}` | {_cell(text)} |" for key, text in declared.items()]
     else:
-        lines += [
-            "No count is reported in the pass's own source (the patterns it "
-            "runs may report theirs: `--pass-statistics` shows them)."
-        ]
+        lines += ["None declared."]
     lines += [
         "",
         "Every pass's statistics also show the rewrites each pattern made and "

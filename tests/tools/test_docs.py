@@ -42,7 +42,8 @@ def test_each_page_lists_every_option_with_type_and_default(pages):
 def test_fold_bn_page_has_its_statistics_tests_and_example(pages):
     page = pages["passes/fold-bn.md"]
     assert "| `explain` | `bool` | `false` |" in page
-    assert "- `nn.batch_norm folded`" in page
+    assert "| `nn.batch_norm folded` | Batch norms folded into the conv" in page
+    assert "| `decomposed batch norms (x * s + t) folded` | Batch norms written" in page
     assert "- `tests/filecheck/passes/fold-bn.mlir`" in page
     example_part = page.split("## Example", 1)[1]
     assert (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
@@ -37,6 +38,7 @@ from graph_opt.dialects.tf_state import (
 )
 from graph_opt.entry import entry_function
 from graph_opt.passes.auto_parallel.batch_split import (
+    BATCH_SPLIT_STATISTICS,
     PREFIX,
     name_replica,
     node_names,
@@ -44,7 +46,7 @@ from graph_opt.passes.auto_parallel.batch_split import (
     split_batch,
 )
 from graph_opt.remarks import warn
-from graph_opt.statistics import count, record
+from graph_opt.statistics import Statistics, count, record
 
 GRADIENT_OPERAND = {ApplyGradientDescentOp: 2, ApplyMomentumOp: 3, ApplyAdamOp: 9}
 """The operand of each optimizer update that is the gradient."""
@@ -123,6 +125,12 @@ class AutoParallelPass(ModulePass):
     """
 
     name = "auto-parallel"
+
+    statistics: ClassVar[Statistics] = {
+        **BATCH_SPLIT_STATISTICS,
+        "shared-ops": "Ops left shared by the replicas (on parameters only)",
+        "divided-updates": "Parameter updates divided by the number of replicas",
+    }
 
     replicas: int = field(
         default=2, metadata={"help": "how many copies of the training step to make"}

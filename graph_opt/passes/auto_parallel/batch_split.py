@@ -30,8 +30,12 @@ from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp
 from graph_opt.dialects.nn.shapes import normalize_axis
 from graph_opt.dialects.nn.tensor_ops import CastOp, ConcatOp, SplitOp, TransposeOp
 from graph_opt.remarks import warn
-from graph_opt.statistics import count, record
+from graph_opt.statistics import Statistics, count, record
 
+BATCH_SPLIT_STATISTICS: Statistics = {
+    "replicas": "Replicas the function was split into",
+    "replicated-ops": "Ops copied into each replica",
+}
 PREFIX = "AutoParallel"
 SAMPLE_WISE_ON_DATA = (ConvolutionBase, PoolOp, GlobalAvgPoolOp, BatchNormOp)
 """Ops computing each sample of their data operand (operand 0) on its own."""

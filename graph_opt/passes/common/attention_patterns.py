@@ -39,7 +39,7 @@ from graph_opt.patterns.builder import insert, nn
 from graph_opt.patterns.matcher import Match
 from graph_opt.patterns.pattern import DFPattern, is_op, wildcard
 from graph_opt.patterns.rewrite import DFPatternRewrite
-from graph_opt.statistics import count
+from graph_opt.statistics import Statistics, count
 
 SWAP_LAST_TWO = (0, 1, 3, 2)
 
@@ -270,6 +270,9 @@ class FuseAttention(DFPatternRewrite):
 
 
 ATTENTION_PATTERNS: tuple[type[RewritePattern], ...] = (FuseAttention,)
+ATTENTION_STATISTICS: Statistics = {
+    "attention fused into nn.attention": "Scaled dot-product attentions fused into one op"
+}
 
 
 class DecomposeAttention(RewritePattern):

@@ -40,13 +40,16 @@ from graph_opt.passes.common.activation_patterns import (
     ACTIVATION_PATTERNS,
     in_decomposed_activation,
 )
-from graph_opt.passes.common.attention_patterns import ATTENTION_PATTERNS
+from graph_opt.passes.common.attention_patterns import (
+    ATTENTION_PATTERNS,
+    ATTENTION_STATISTICS,
+)
 from graph_opt.patterns.arithmetic import scalar
 from graph_opt.patterns.builder import insert, nn
 from graph_opt.patterns.matcher import Match
 from graph_opt.patterns.pattern import DFPattern, is_constant, is_op, wildcard
 from graph_opt.patterns.rewrite import DFPatternRewrite
-from graph_opt.statistics import count
+from graph_opt.statistics import Statistics, count
 
 FUSED_FORM: dict[type[Operation], type[Operation]] = {
     ConvOp: FusedConvOp,
@@ -384,6 +387,11 @@ class FuseLayerNorm(DFPatternRewrite):
         )
         return fused_root(match, norm)
 
+
+FUSION_STATISTICS: Statistics = {
+    "{activation} fused into {fused op}": "Activations fused into the conv or matmul before them, by kind",
+    **ATTENTION_STATISTICS,
+}
 
 FUSION_PATTERNS: tuple[type[RewritePattern], ...] = (
     *ACTIVATION_PATTERNS,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -32,7 +33,7 @@ from graph_opt.passes.convert_layout.layout_patterns import (
 )
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import keeping_placement
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,10 @@ class ConvertLayoutPass(ModulePass):
     """
 
     name = "convert-layout"
+
+    statistics: ClassVar[Statistics] = {
+        "ops kept in their layout by the cluster": "Ops the cluster's devices run in their layout as it is",
+    }
 
     target: str = field(
         default="NCHW",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -17,8 +18,11 @@ from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp, RescaleOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
-from graph_opt.passes.convert_to_int.float_ops import report_float_ops
-from graph_opt.passes.convert_to_int.io import make_integer_io
+from graph_opt.passes.convert_to_int.float_ops import (
+    FLOAT_OPS_STATISTICS,
+    report_float_ops,
+)
+from graph_opt.passes.convert_to_int.io import IO_STATISTICS, make_integer_io
 from graph_opt.passes.convert_to_int.patterns import (
     FoldWeightFakeQuant,
     convert_to_int_patterns,
@@ -26,7 +30,7 @@ from graph_opt.passes.convert_to_int.patterns import (
 from graph_opt.passes.convert_to_int.reasons import float_reason
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import keeping_placement
-from graph_opt.statistics import count, record
+from graph_opt.statistics import Statistics, count, record
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,15 @@ class ConvertToIntPass(ModulePass):
     """
 
     name = "convert-to-int"
+
+    statistics: ClassVar[Statistics] = {
+        "convolutions and matrix products int8": "Convs and matrix products now computing in int8",
+        "convolutions and matrix products float": "Those left float",
+        "left float: {reason}": "Those left float, by reason",
+        "rescales rounding twice": "Rescales made DOUBLE_ROUND (double-round)",
+        **FLOAT_OPS_STATISTICS,
+        **IO_STATISTICS,
+    }
 
     unsigned_io: bool = field(
         default=False,

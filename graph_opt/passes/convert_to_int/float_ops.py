@@ -14,7 +14,12 @@ from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.qint import DequantizeOp, QuantizeOp
 from graph_opt.remarks import warn
-from graph_opt.statistics import count, record
+from graph_opt.statistics import Statistics, count, record
+
+FLOAT_OPS_STATISTICS: Statistics = {
+    "ops float on int8 values": "Ops left computing in float between a dequantize and a quantize",
+    "float on int8 values: {op}": "Those ops, by kind",
+}
 
 
 def float_ops_on_int8(module: ModuleOp, excluded: tuple[type, ...]) -> list[Operation]:

@@ -28,7 +28,14 @@ from graph_opt.dialects.nn.qint import DequantizeOp, QuantizationOp, QuantizeOp
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.quantization.boundary import QUANTIZATION_ATTR
 from graph_opt.remarks import warn
-from graph_opt.statistics import count, record
+from graph_opt.statistics import Statistics, count, record
+
+IO_STATISTICS: Statistics = {
+    "inputs integer": "Function inputs made integer (integer-io)",
+    "outputs integer": "Function outputs made integer (integer-io)",
+    "inputs and outputs float": "Function inputs and outputs left float (integer-io)",
+    "io float: {reason}": "Those left float, by reason",
+}
 
 
 @dataclass

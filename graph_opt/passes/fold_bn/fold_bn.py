@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -12,10 +13,13 @@ from xdsl.passes import ModulePass
 from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.passes.fold_bn.patterns import explain_fold_bn, fold_bn_patterns
-from graph_opt.passes.fold_bn.patterns.patterns import DECOMPOSED_FOLDED
+from graph_opt.passes.fold_bn.patterns.patterns import (
+    DECOMPOSED_FOLDED,
+    FOLD_BN_PATTERN_STATISTICS,
+)
 from graph_opt.remarks import warn
 from graph_opt.rewriting.op_dispatch import dispatching_walker, rewrite_with
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
 __all__ = ["FoldBatchNormPass", "explain_fold_bn", "fold_batch_norms"]
 
@@ -34,6 +38,12 @@ class FoldBatchNormPass(ModulePass):
     """
 
     name = "fold-bn"
+
+    statistics: ClassVar[Statistics] = {
+        "nn.batch_norm folded": "Batch norms folded into the conv, matmul or scale next to them",
+        "nn.batch_norm left": "Batch norms left (each said with --explain)",
+        **FOLD_BN_PATTERN_STATISTICS,
+    }
 
     explain: bool = field(
         default=False,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -30,7 +31,11 @@ from graph_opt.passes.fold_constants.transpose_patterns import TRANSPOSE_PATTERN
 from graph_opt.passes.refine_shapes.refine_shapes import refine_shapes
 from graph_opt.remarks import warn
 from graph_opt.rewriting.op_dispatch import rewrite_with
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
+
+FOLD_CONSTANTS_STATISTICS: Statistics = {
+    "constant ops left for size": "Ops on constants left unfolded: their result would exceed max-size"
+}
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,8 @@ class FoldConstantsPass(ModulePass):
     """
 
     name = "fold-constants"
+
+    statistics: ClassVar[Statistics] = FOLD_CONSTANTS_STATISTICS
 
     max_size: int = field(
         default=1 << 16,

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 
-from graph_opt.passes.common.fusion_patterns import FUSION_PATTERNS
-from graph_opt.passes.fuse_ops.sibling_matmul_patterns import SIBLING_PATTERNS
+from graph_opt.passes.common.fusion_patterns import FUSION_PATTERNS, FUSION_STATISTICS
+from graph_opt.passes.fuse_ops.sibling_matmul_patterns import (
+    SIBLING_PATTERNS,
+    SIBLING_STATISTICS,
+)
 from graph_opt.remarks import warn
 from graph_opt.rewriting.op_dispatch import dispatching_walker, rewrite_with
+from graph_opt.statistics import Statistics
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,8 @@ class FuseOpsPass(ModulePass):
     """
 
     name = "fuse-ops"
+
+    statistics: ClassVar[Statistics] = FUSION_STATISTICS | SIBLING_STATISTICS
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not rewrite_with(op, fuse_patterns())[1]:

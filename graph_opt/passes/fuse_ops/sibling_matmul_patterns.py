@@ -28,7 +28,7 @@ from graph_opt.dialects.nn.tensor_ops import SplitOp
 from graph_opt.passes.common.activation_patterns import sole_user
 from graph_opt.passes.common.fusion_patterns import activation_of, fusable_producer
 from graph_opt.rewriting.erasure import replace_by_values
-from graph_opt.statistics import count
+from graph_opt.statistics import Statistics, count
 
 Product = MatMulOp | FusedMatMulOp
 
@@ -161,4 +161,7 @@ class MergeSiblingMatMuls(RewritePattern):
 
 
 SIBLING_PATTERNS: tuple[type[RewritePattern], ...] = (MergeSiblingMatMuls,)
+SIBLING_STATISTICS: Statistics = {
+    "{n} sibling matmuls merged": "Groups of n matmuls reading one input merged into one"
+}
 """The sibling-merging rewrites; instantiate them for a walker."""

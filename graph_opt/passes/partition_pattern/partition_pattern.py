@@ -1,6 +1,7 @@
 """partition-pattern: outline every match of a registered pattern into a private function."""
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -8,7 +9,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.remarks import warn
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,11 @@ class PartitionPatternPass(ModulePass):
     """
 
     name = "partition-pattern"
+
+    statistics: ClassVar[Statistics] = {
+        "partitions outlined": "Matches outlined into functions of their own",
+        "partitions written": "Outlined functions written as model files (emit-dir)",
+    }
 
     pattern: str = field(
         metadata={

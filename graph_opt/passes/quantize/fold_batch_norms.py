@@ -60,8 +60,12 @@ from graph_opt.dialects.nn.norm import BatchNormOp
 from graph_opt.dialects.nn.shapes import DYN
 from graph_opt.dialects.nn.training import BatchNormGradOp, BatchNormTrainingOp
 from graph_opt.remarks import warn
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
+FOLD_STATISTICS: Statistics = {
+    "batch norms folded": "Training batch norms folded into the layer before them",
+    "batch norms not folded": "Training batch norms left as they were (each warned about)",
+}
 FOLDED_GRADIENT = "FoldFusedBatchNormGrad"
 FOLD = "BatchNorm_Fold/"
 CORRECTION = f"{FOLD}batch_norm_correction/"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import AnyFloat, ModuleOp, TensorType
@@ -44,13 +45,15 @@ from graph_opt.passes.quantize.fixed_ranges import (
     fixed_range_kinds,
     fixed_ranges,
 )
+from graph_opt.passes.quantize.fold_batch_norms import FOLD_STATISTICS
 from graph_opt.passes.quantize.training import (
+    TRAINING_STATISTICS,
     TrainingQuantization,
     quantize_training_graph,
 )
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import carry_placement, place_like
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,21 @@ class QuantizePass(ModulePass):
     """
 
     name = "quantize"
+
+    statistics: ClassVar[Statistics] = {
+        "parameters materialized": "Computed weights and biases evaluated to constants first",
+        "classifier logits left unrounded": "Final classifier layers whose output stays float",
+        "inputs at their concat's range": "Concat inputs given the concat's range",
+        "fixed ranges used": "Activations given a range fixed by their op (fixed-ranges)",
+        "layers quantized": "Convs and matrix products given fake quantizations",
+        "activations quantized": "Activations given a fake quantization",
+        "biases rounded to the int32 grid": "Biases rounded to multiples of input scale x weight scale",
+        "pattern matches without a layer": "Pattern matches holding no conv or matrix product",
+        "layer inputs left float": "Layer inputs with no calibrated or fixed range",
+        "layers left float": "Convs and matrix products left float (each reason warned)",
+        **TRAINING_STATISTICS,
+        **FOLD_STATISTICS,
+    }
 
     weight_bits: int = field(
         default=8, metadata={"help": "bits of weight fake quantization"}

@@ -71,8 +71,13 @@ from graph_opt.passes.common.quantize_patterns import (
 )
 from graph_opt.passes.quantize.fold_batch_norms import fold_batch_norms
 from graph_opt.remarks import warn
-from graph_opt.statistics import record
+from graph_opt.statistics import Statistics, record
 
+TRAINING_STATISTICS: Statistics = {
+    "layers quantized": "Convs and matrix products given fake quantizations",
+    "activations quantized": "Activations given a fake quantization",
+    "quantizations without gradient": "Fake quantizations whose range no gradient trains",
+}
 STEP_NAME = "fake_quantization_step"
 INITIAL_RANGE = (-6.0, 6.0)
 """Where _InsertQuantOp starts a range (weights, conv_quant, add_quant)."""

@@ -20,9 +20,12 @@ from graph_opt.passes.fold_bn.patterns.into_conv import (
     erase_input_fold,
     plan_input_fold,
 )
-from graph_opt.statistics import count
+from graph_opt.statistics import Statistics, count
 
 DECOMPOSED_FOLDED = "decomposed batch norms (x * s + t) folded"
+FOLD_BN_PATTERN_STATISTICS: Statistics = {
+    DECOMPOSED_FOLDED: "Batch norms written out as a multiply and an add, folded"
+}
 """fold-bn's statistic of the chains FoldDecomposedBatchNorm folds."""
 
 
