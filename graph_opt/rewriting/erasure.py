@@ -34,6 +34,7 @@ def erase_op(rewriter: PatternRewriter, op: Operation) -> None:
     rewriter.handle_operation_removal(op)
     block.detach_op(op)
     op.drop_all_references()
+    op.results = ()  # op and results refer to each other: freed now, not by the collector
 
 
 def replace_by_values(
