@@ -25,7 +25,9 @@ def has_unused_results(op: Operation) -> bool:
 
 
 def erase_op(rewriter: PatternRewriter, op: Operation) -> None:
-    """`rewriter.erase(op)`, without its no-op step for results that are unused."""
+    """`rewriter.erase(op)`, without its no-op step for results that are unused.
+    The erased op loses its results, so that it is freed when its last reader
+    lets go, not by a cyclic collection (which graph-wide passes pause)."""
     block = op.parent
     if op.regions or block is None or not has_unused_results(op):
         rewriter.erase(op)
@@ -34,6 +36,7 @@ def erase_op(rewriter: PatternRewriter, op: Operation) -> None:
     rewriter.handle_operation_removal(op)
     block.detach_op(op)
     op.drop_all_references()
+    op.results = ()  # each refers to the other
 
 
 def replace_by_values(

@@ -1,6 +1,9 @@
 """`erase_op`, `replace_by_values` and `replace_op` leave the IR that xDSL's
 `PatternRewriter.erase` / `replace` leave, and notify the same ops."""
 
+import gc
+import weakref
+
 import pytest
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener
 
@@ -104,3 +107,22 @@ def test_erased_op_drops_its_operand_uses():
     assert not constant.results[0].uses
     assert ops["dead"].parent is None
     assert isinstance(ops["r"], ReluOp)
+
+
+@pytest.mark.parametrize("erase", [erase_dead_fast, forward_identity_fast])
+def test_erased_op_is_freed_without_the_cyclic_collector(erase):
+    """An erased op (and the constants only it held) must not wait for a cyclic
+    collection, which graph-wide passes pause: it stayed in the peak memory."""
+    module, ops, rewriter, _ = setup()
+    name = "dead" if erase is erase_dead_fast else "i"
+    erased = weakref.ref(ops[name])
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        erase(rewriter, ops)
+        del ops, rewriter
+        assert erased() is None
+    finally:
+        if enabled:
+            gc.enable()
+    module.verify()
