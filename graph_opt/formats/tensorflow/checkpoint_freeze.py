@@ -21,7 +21,7 @@ from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.tensorflow.mappings.state import UPDATES, resource_name
 from graph_opt.formats.tensorflow.schema import GraphDef, NodeDef
 from graph_opt.formats.tensorflow.tensor_bundle import TensorBundle
-from graph_opt.formats.tensorflow.tensors import dtype_name, shape_dims
+from graph_opt.formats.tensorflow.tensors import MAPPED_ATTR, dtype_name, shape_dims
 
 VARIABLE_OPS = frozenset({"VariableV2", "VarHandleOp"})
 SAVER_OPS = frozenset(
@@ -96,17 +96,22 @@ def _checked_value(bundle: TensorBundle, node: NodeDef, key: str):
     return bundle.tensor(key), dtype
 
 
-def make_const(node: NodeDef, array, dtype: int) -> None:
-    """Turn `node` (a variable) into a Const of `array`, keeping its name and device."""
+def make_const(node: NodeDef, array, dtype: int, dims=None) -> None:
+    """Turn `node` (a variable) into a Const of `array`, keeping its name and
+    device; with `array` None, a Const of `dims` whose value is held apart
+    (`MAPPED_ATTR`: a mapped weight, see `saved_model`)."""
     name, device = node.name, node.device
     node.Clear()
     node.name, node.op, node.device = name, "Const", device
     node.attr["dtype"].type = dtype
     tensor = node.attr["value"].tensor
     tensor.dtype = dtype
-    for size in array.shape:
+    for size in array.shape if array is not None else dims:
         tensor.tensor_shape.dim.add(size=size)
-    tensor.tensor_content = array.tobytes()
+    if array is None:
+        node.attr[MAPPED_ATTR].b = True
+    else:
+        tensor.tensor_content = array.tobytes()
 
 
 def _without_variable_machinery(nodes: list[NodeDef], variables: set[str]):
