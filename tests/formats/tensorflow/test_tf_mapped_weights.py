@@ -16,6 +16,8 @@ import pytest
 from graph_opt import api
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dense import to_numpy
+from graph_opt.formats.tensorflow.export.exporter import _move_last, drop_unread_nodes
+from graph_opt.formats.tensorflow.schema import GraphDef
 from graph_opt.testing.saved_models import (
     shard_name,
     variable_key,
@@ -91,6 +93,7 @@ def test_save_graph_def_writes_the_mapped_kernel_bitwise(tmp_path, model):
     module = api.load(directory)
     out = tmp_path / "model.pb"
     api.save(module, out)
+    assert resident_bytes() < UNTOUCHED  # given back once copied into the GraphDef
     (data,) = held(api.load(out))
     assert bytes(data) == kernel.tobytes()
 
@@ -119,3 +122,17 @@ def test_a_damaged_mapped_variable_is_refused_before_any_output(
     assert len(lines) == 1, result.stderr
     assert variable_key(variable) in lines[0] and "checksum" in lines[0]
     assert not out.exists()
+
+
+def test_graph_def_nodes_are_reordered_and_dropped_in_place():
+    """The export's last steps move nodes, never copy them (a copy is one more
+    of every constant's bytes): a node held before is the node in the graph."""
+    graph = GraphDef()
+    for name, op in [("y", "Identity"), ("c", "Const"), ("x", "Placeholder")]:
+        graph.node.add(name=name, op=op)
+    graph.node[0].input.append("x")
+    held_node = graph.node[0]
+    drop_unread_nodes(graph.node, {"y"})  # the Const nothing reads
+    _move_last(graph.node, ["y"])
+    held_node.device = "/cpu:0"
+    assert [(n.name, n.device) for n in graph.node] == [("x", ""), ("y", "/cpu:0")]

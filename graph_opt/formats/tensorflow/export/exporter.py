@@ -73,9 +73,8 @@ def tensor_proto(array: np.ndarray, proto) -> None:
     if array.size > 1 and not any(array.strides):  # a splat (to_numpy broadcasts it)
         set_splat_value(proto, array[(0,) * array.ndim])
         return
-    proto.tensor_content = (
-        np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
-    )
+    little = np.ascontiguousarray(array, array.dtype.newbyteorder("<"))
+    proto.tensor_content = little.tobytes()  # (a view as it is: one copy, the bytes)
 
 
 def set_attr(attr, value) -> None:
@@ -257,21 +256,8 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
 def _move_last(nodes, names: list[str]) -> None:
     """Put the named nodes last, in that order: a re-import without named
     outputs takes the unread nodes in graph order as the results."""
-    last = {name: None for name in names}
-    by_name = {node.name: node for node in nodes}
-    order = [n for n in nodes if n.name not in last] + [
-        by_name[name] for name in last if name in by_name
-    ]
-    _set_nodes(nodes, order)
-
-
-def _set_nodes(nodes, order: list) -> None:
-    """Make the repeated field `nodes` hold (copies of) `order`."""
-    copies = [type(n)() for n in order]
-    for copy, node in zip(copies, order):
-        copy.CopyFrom(node)
-    del nodes[:]
-    nodes.extend(copies)
+    rank = {name: i + 1 for i, name in enumerate(dict.fromkeys(names))}
+    nodes.sort(key=lambda node: rank.get(node.name, 0))  # (stable: moves, never copies)
 
 
 def drop_unread_nodes(nodes, kept: set[str]) -> None:
@@ -304,8 +290,9 @@ def drop_unread_nodes(nodes, kept: set[str]) -> None:
             readers[source] -= 1
             if not readers[source] and source in by_name:
                 unread.append(source)
-    if dropped:
-        _set_nodes(nodes, [node for node in nodes if node.name not in dropped])
+    if dropped:  # to the end (a stable sort moves nodes, never copies), then cut
+        nodes.sort(key=lambda node: node.name in dropped)
+        del nodes[len(nodes) - len(dropped) :]
 
 
 def input_node(tensor: str) -> str:

@@ -52,6 +52,7 @@ from graph_opt.formats.tensorflow.export.exporter import (
     set_attr,
 )
 from graph_opt.formats.tensorflow.schema import NodeDef
+from graph_opt.weights import WeightBytes
 
 
 def simple(op_type: str):
@@ -69,7 +70,12 @@ def simple(op_type: str):
 
 @exporter(ConstantOp)
 def export_constant(e, op):
-    return [e.const(to_numpy(op.value), e.node_name(op))]
+    """The value copied into the GraphDef once; a mapped weight's pages are
+    given back as soon as they are copied (the GraphDef holds the bytes)."""
+    name = e.const(to_numpy(op.value), e.node_name(op))
+    if type(op.value.data.data) is WeightBytes:
+        op.value.data.data.release()
+    return [name]
 
 
 for _op_class, _op_type in [
