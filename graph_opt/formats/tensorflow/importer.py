@@ -484,7 +484,8 @@ def import_graph_def(
             freeze_with_checkpoint,
         )
 
-        graph_def = freeze_with_checkpoint(graph_def, checkpoint)
+        mapped = dict(mapped or {})
+        graph_def = freeze_with_checkpoint(graph_def, checkpoint, mapped)
     load_mappings()
     context = ImportContext(
         library_bodies(graph_def), allow_opaque, initial_values(graph_def.node)

@@ -14,14 +14,13 @@ binds each handle to a Const of its value (ReadVariableOp imports as
 an identity), names the arguments and results after the signature's keys, and
 imports that graph as a frozen one.
 
-A variable of more than `MAP_MIN_ELEMENTS` elements is not read: its shard is
-mapped and its constant holds the bytes in place (`graph_opt.weights`), its
-CRC-32C checked at import (`TensorBundle.mapped`).
+A variable of more than `checkpoint_freeze.MAP_MIN_ELEMENTS` elements is not
+read: its shard is mapped and its constant holds the bytes in place
+(`graph_opt.weights`), its CRC-32C checked at import (`TensorBundle.mapped`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.model_files import ModelDirectory
-from graph_opt.formats.tensorflow.checkpoint_freeze import make_const
+from graph_opt.formats.tensorflow.checkpoint_freeze import bind_value
 from graph_opt.formats.tensorflow.importer import import_graph_def
 from graph_opt.formats.tensorflow.schema import (
     GraphDef,
@@ -38,16 +37,12 @@ from graph_opt.formats.tensorflow.schema import (
     TrackableObjectGraph,
 )
 from graph_opt.formats.tensorflow.tensor_bundle import TensorBundle
-from graph_opt.formats.tensorflow.tensors import shape_dims
 from graph_opt.formats.tensorflow.validation import validate_graph_def
 from graph_opt.weights import WeightBytes
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"
-DT_BOOL = 10  # (stored as 0/1, held as 0/0xFF: read, not mapped)
 INTERNAL_SIGNATURES = ("__saved_model_init_op",)
-MAP_MIN_ELEMENTS = 1024
-"""Variables of more elements than this are mapped (as ONNX initializers are)."""
 
 
 def import_saved_model(
@@ -147,18 +142,6 @@ class _Checkpoint:
             )
         return key
 
-    def bind(self, node, key: str, mapped: dict[str, WeightBytes] | None) -> None:
-        """Make `node` a Const of the tensor `key`: mapped into `mapped` when
-        it is large (and `mapped` given), else read."""
-        entry = self.bundle.entries[key]
-        dims = shape_dims(entry.shape) or []
-        large = math.prod(dims) > MAP_MIN_ELEMENTS and entry.dtype != DT_BOOL
-        if mapped is not None and large:
-            mapped[node.name] = self.bundle.mapped(key)
-            make_const(node, None, entry.dtype, dims)
-        else:
-            make_const(node, self.bundle.tensor(key), entry.dtype)
-
     def by_name(self) -> dict[str, int]:
         """Variable node ids by the name their handles share."""
         return {
@@ -203,7 +186,7 @@ def _bind_variables(
         node_id = bound.get(name, by_name.get(shared or name))
         key = None if node_id is None else checkpoint.key(node_id)
         if key is not None:
-            checkpoint.bind(node, key, mapped)
+            bind_value(node, checkpoint.bundle, key, mapped)
 
 
 def _name_inputs(graph: GraphDef, inputs: dict[str, str]) -> None:

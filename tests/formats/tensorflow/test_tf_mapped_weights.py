@@ -19,8 +19,10 @@ from graph_opt.dialects.nn.dense import to_numpy
 from graph_opt.formats.tensorflow.export.exporter import _move_last, drop_unread_nodes
 from graph_opt.formats.tensorflow.schema import GraphDef
 from graph_opt.testing.saved_models import (
+    linear_graph,
     shard_name,
     variable_key,
+    write_bundle,
     write_linear_saved_model,
 )
 from graph_opt.weights import WeightBytes, resident_bytes
@@ -136,3 +138,17 @@ def test_graph_def_nodes_are_reordered_and_dropped_in_place():
     _move_last(graph.node, ["y"])
     held_node.device = "/cpu:0"
     assert [(n.name, n.device) for n in graph.node] == [("x", ""), ("y", "/cpu:0")]
+
+
+def test_a_graph_def_frozen_with_a_checkpoint_maps_its_variables(tmp_path):
+    """`--input-checkpoint`: the same mapping as a SavedModel's variables."""
+    gc.collect()
+    kernel = np.random.default_rng(2).standard_normal((SIZE, SIZE), np.float32)
+    graph = tmp_path / "graph.pb"
+    graph.write_bytes(linear_graph({"w": kernel}).SerializeToString())
+    (tmp_path / "ckpt").mkdir()
+    write_bundle(tmp_path / "ckpt" / "variables", {"w": kernel})
+    module = api.load(graph, checkpoint=tmp_path / "ckpt" / "variables")
+    (data,) = held(module)
+    assert type(data) is WeightBytes and resident_bytes() < UNTOUCHED
+    assert bytes(data) == kernel.tobytes()
