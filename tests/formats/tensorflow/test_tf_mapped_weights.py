@@ -4,6 +4,7 @@ no page of them stays in the process unless a pass reads their values
 (graph_opt/weights.py, tensor_bundle.TensorBundle.mapped)."""
 
 import gc
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,15 @@ import pytest
 
 from graph_opt import api
 from graph_opt.dialects.nn.constant import ConstantOp
-from graph_opt.dialects.nn.dense import to_numpy
-from graph_opt.formats.tensorflow.export.exporter import _move_last, drop_unread_nodes
+from graph_opt.dialects.nn.dense import scaled, to_numpy
+from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.onnx import external_write as onnx_external_write
+from graph_opt.formats.tensorflow.export.exporter import (
+    _move_last,
+    drop_unread_nodes,
+    export_graph_def,
+)
+from graph_opt.formats.tensorflow.export.graph_def_stream import write_graph_def
 from graph_opt.formats.tensorflow.schema import GraphDef
 from graph_opt.testing.saved_models import (
     linear_graph,
@@ -25,7 +33,7 @@ from graph_opt.testing.saved_models import (
     write_bundle,
     write_linear_saved_model,
 )
-from graph_opt.weights import WeightBytes, resident_bytes
+from graph_opt.weights import ScaledWeight, WeightBytes, resident_bytes
 
 SIZE = 1024
 """The kernel: SIZE x SIZE float32 (4 MiB) in shard 0; an unused variable of
@@ -152,3 +160,30 @@ def test_a_graph_def_frozen_with_a_checkpoint_maps_its_variables(tmp_path):
     (data,) = held(module)
     assert type(data) is WeightBytes and resident_bytes() < UNTOUCHED
     assert bytes(data) == kernel.tobytes()
+
+
+@pytest.mark.parametrize("scale", [False, True])
+def test_the_streamed_graph_def_is_the_graph_def_built_whole(model, scale):
+    """Mapped (or scaled mapped) weights written from their mapping after
+    their nodes' other fields parse as the GraphDef the export builds."""
+    directory, kernel, _ = model
+    module = api.load(directory)
+    if scale:
+        op = next(op for op in module.walk() if isinstance(op, ConstantOp))
+        op.value = scaled(op.value, np.float32(0.5))
+        assert type(op.value.data.data) is ScaledWeight
+    out = io.BytesIO()
+    write_graph_def(module, out)
+    assert resident_bytes() < UNTOUCHED  # the pieces written were given back
+    assert GraphDef.FromString(out.getvalue()) == export_graph_def(module)
+
+
+def test_a_streamed_graph_def_past_the_limit_is_refused_before_writing(
+    tmp_path, model, monkeypatch
+):
+    monkeypatch.setattr(onnx_external_write, "PROTOBUF_LIMIT", 1 << 20)
+    module = api.load(model[0])
+    out = tmp_path / "big.pb"
+    with pytest.raises(FrontendError, match="2 GiB") as refused:
+        api.save(module, out)
+    assert "\n" not in str(refused.value) and not out.exists()

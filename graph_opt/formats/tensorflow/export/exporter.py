@@ -142,6 +142,9 @@ class GraphExporter:
         """Exported node name of each TensorFlow name an op's location records."""
         self.op: Operation | None = None
         self.initializers: list[str] = []
+        self.held: list | None = None
+        """Given a list, the graph's mapped weights are held in it, not copied
+        into their Consts (`graph_def_stream`); a function's never are."""
 
     def unique(self, base: str) -> str:
         return unused_name(base or "node", self.taken)
@@ -225,8 +228,11 @@ TERMINATORS = (func.ReturnOp, scf.YieldOp, scf.ConditionOp)
 """Ops that end a function or region: its outputs, not nodes."""
 
 
-def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
-    """The GraphDef of the module's entry function."""
+def export_graph_def(
+    module: ModuleOp, function: str | None = None, held: list | None = None
+) -> GraphDef:
+    """The GraphDef of the module's entry function; given `held`, its mapped
+    weights are held there, their Consts marked (`graph_def_stream`)."""
     try:
         target = entry_function(module, function)
     except Exception as e:
@@ -240,6 +246,7 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
         listing = ", ".join(f"{name} ({n})" for name, n in sorted(missing.items()))
         raise FrontendError(f"ops without a TensorFlow GraphDef form: {listing}")
     e = GraphExporter()
+    e.held = held
     for arg, name in zip(target.body.block.args, argument_names(target)):
         node = e.add("Placeholder", [], name, dtype=dtype_of(arg), shape=shape_of(arg))
         e.tensors[arg] = node.name
