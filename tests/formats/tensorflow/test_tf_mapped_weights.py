@@ -187,3 +187,16 @@ def test_a_streamed_graph_def_past_the_limit_is_refused_before_writing(
     with pytest.raises(FrontendError, match="2 GiB") as refused:
         api.save(module, out)
     assert "\n" not in str(refused.value) and not out.exists()
+
+
+def test_tensorflow_runs_the_streamed_graph_def(tmp_path, model):
+    tf = pytest.importorskip("tensorflow")
+    directory, kernel, _ = model
+    out = tmp_path / "model.pb"
+    api.save(api.load(directory), out)
+    graph_def = tf.compat.v1.GraphDef.FromString(out.read_bytes())
+    with tf.Graph().as_default() as graph:
+        tf.compat.v1.import_graph_def(graph_def, name="")
+        with tf.compat.v1.Session(graph=graph) as session:
+            (y,) = session.run(["y:0"], {"x:0": X})
+    np.testing.assert_allclose(y, X @ kernel, rtol=1e-3, atol=1e-3, equal_nan=True)
