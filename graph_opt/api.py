@@ -336,10 +336,17 @@ def save(
             )
         return
     if kind == "graphdef":
-        from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
+        if extension(path) == "pbtxt":
+            from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
 
-        text = extension(path) == "pbtxt"
-        write_output_file(path, graph_def_bytes(module, text=text))
+            write_output_file(path, graph_def_bytes(module, text=True))
+            return
+        from graph_opt.formats.tensorflow.export.graph_def_stream import (
+            write_graph_def,
+        )
+
+        with writing_output_file(path) as out:
+            write_graph_def(module, out)
         return
     with writing_output_file(path) as out:
         text = TextIOWrapper(out, encoding="utf-8", newline="\n")

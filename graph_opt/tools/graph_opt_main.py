@@ -506,10 +506,16 @@ class GraphOptMain(xDSLOptMain):
             return ""
         if self.args.target == "graphdef" and self.args.output_file is not None:
             from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
+            from graph_opt.formats.tensorflow.export.graph_def_stream import (
+                write_graph_def,
+            )
 
             text = self.args.output_file.lower().endswith(".pbtxt")
             self._output_stream.flush()  # (what --split-input-file wrote before)
-            self._output_binary.write(graph_def_bytes(prog, text=text))
+            if text:
+                self._output_binary.write(graph_def_bytes(prog, text=True))
+            else:
+                write_graph_def(prog, self._output_binary)
             return ""
         if self.args.target == "tflite":
             from graph_opt.formats.tflite.exporter import (

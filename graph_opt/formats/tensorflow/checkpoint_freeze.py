@@ -15,13 +15,15 @@ prefix's own directory, regular files only, every CRC-32C checked.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.tensorflow.mappings.state import UPDATES, resource_name
 from graph_opt.formats.tensorflow.schema import GraphDef, NodeDef
 from graph_opt.formats.tensorflow.tensor_bundle import TensorBundle
-from graph_opt.formats.tensorflow.tensors import dtype_name, shape_dims
+from graph_opt.formats.tensorflow.tensors import MAPPED_ATTR, dtype_name, shape_dims
+from graph_opt.weights import WeightBytes
 
 VARIABLE_OPS = frozenset({"VariableV2", "VarHandleOp"})
 SAVER_OPS = frozenset(
@@ -30,12 +32,18 @@ SAVER_OPS = frozenset(
 )  # fmt: skip
 """Ops that save, restore or query variables: nothing left to do once frozen."""
 DT_REF_OFFSET = 100
+DT_BOOL = 10  # (stored as 0/1, held as 0/0xFF: read, not mapped)
+MAP_MIN_ELEMENTS = 1024
+"""Values of more elements than this are mapped (as ONNX initializers are)."""
 
 
-def freeze_with_checkpoint(graph: GraphDef, prefix: str | Path) -> GraphDef:
+def freeze_with_checkpoint(
+    graph: GraphDef, prefix: str | Path, mapped: dict[str, WeightBytes] | None = None
+) -> GraphDef:
     """A copy of `graph` whose variables are constants of the checkpoint at
     `prefix` (see the module's doc); a variable the checkpoint lacks, or holds
-    at another dtype or shape, is a one-line FrontendError."""
+    at another dtype or shape, is a one-line FrontendError. Given `mapped`,
+    large values are mapped into it (see `bind_value`)."""
     bundle = TensorBundle(prefix)
     frozen = GraphDef()
     frozen.CopyFrom(graph)
@@ -44,12 +52,30 @@ def freeze_with_checkpoint(graph: GraphDef, prefix: str | Path) -> GraphDef:
     for node in frozen.node:
         if node.op in VARIABLE_OPS:
             key = keys.get(node.name, resource_name(node))
-            make_const(node, *_checked_value(bundle, node, key))
+            _check_value(bundle, node, key)
+            bind_value(node, bundle, key, mapped)
             variables.add(node.name)
-    kept = _without_variable_machinery(list(frozen.node), variables)
-    del frozen.node[:]
-    frozen.node.extend(kept)
+    kept = {n.name for n in _without_variable_machinery(list(frozen.node), variables)}
+    frozen.node.sort(key=lambda node: node.name not in kept)  # (moves, never copies)
+    del frozen.node[len(kept) :]
     return frozen
+
+
+def bind_value(
+    node: NodeDef, bundle: TensorBundle, key: str, mapped: dict | None
+) -> None:
+    """Make `node` a Const of the checkpoint tensor `key`: given `mapped`, one
+    of more than MAP_MIN_ELEMENTS elements (not bool) is mapped into it by node
+    name (`TensorBundle.mapped`) and its Const left marked and empty
+    (`MAPPED_ATTR`); any other is read."""
+    entry = bundle.entries[key]
+    dims = shape_dims(entry.shape) or []
+    large = math.prod(dims) > MAP_MIN_ELEMENTS and entry.dtype != DT_BOOL
+    if mapped is not None and large:
+        mapped[node.name] = bundle.mapped(key)
+        make_const(node, None, entry.dtype, dims)
+    else:
+        make_const(node, bundle.tensor(key), entry.dtype)
 
 
 def _source(text: str) -> tuple[str, int]:
@@ -79,7 +105,7 @@ def _restored_keys(nodes) -> dict[str, str]:
     return keys
 
 
-def _checked_value(bundle: TensorBundle, node: NodeDef, key: str):
+def _check_value(bundle: TensorBundle, node: NodeDef, key: str) -> None:
     entry = bundle.entries.get(key)
     if entry is None:
         raise FrontendError(
@@ -93,20 +119,24 @@ def _checked_value(bundle: TensorBundle, node: NodeDef, key: str):
             f"{bundle.prefix}: variable '{node.name}' is {dtype_name(dtype)} "
             f"{shape}, its checkpoint value '{key}' {dtype_name(entry.dtype)} {stored}"
         )
-    return bundle.tensor(key), dtype
 
 
-def make_const(node: NodeDef, array, dtype: int) -> None:
-    """Turn `node` (a variable) into a Const of `array`, keeping its name and device."""
+def make_const(node: NodeDef, array, dtype: int, dims=None) -> None:
+    """Turn `node` (a variable) into a Const of `array`, keeping its name and
+    device; with `array` None, a Const of `dims` whose value is held apart
+    (`MAPPED_ATTR`: a mapped weight, see `saved_model`)."""
     name, device = node.name, node.device
     node.Clear()
     node.name, node.op, node.device = name, "Const", device
     node.attr["dtype"].type = dtype
     tensor = node.attr["value"].tensor
     tensor.dtype = dtype
-    for size in array.shape:
+    for size in array.shape if array is not None else dims:
         tensor.tensor_shape.dim.add(size=size)
-    tensor.tensor_content = array.tobytes()
+    if array is None:
+        node.attr[MAPPED_ATTR].b = True
+    else:
+        tensor.tensor_content = array.tobytes()
 
 
 def _without_variable_machinery(nodes: list[NodeDef], variables: set[str]):

@@ -65,6 +65,7 @@ from graph_opt.formats.tensorflow.tensors import shape_dims, tensor_type
 from graph_opt.formats.tensorflow.validation import validate_graph_def
 from graph_opt.passes.common.constant_eval import computed_constant
 from graph_opt.remarks import warn
+from graph_opt.weights import WeightBytes
 
 OPAQUE_DOMAIN = "tf"
 _REQUIRED = object()
@@ -117,6 +118,8 @@ class ImportBuilder:
         self.builder = Builder(InsertPoint.at_end(block))
         self.node = NodeDef()
         self.context = context or ImportContext({}, allow_opaque=False)
+        self.mapped: Mapping[str, WeightBytes] = {}
+        """The mapped weights of the graph's marked Consts (`MAPPED_ATTR`), by node."""
         self.control_effects: list[str] = []
         """The node's control inputs that run after side effects."""
         self.used_outputs = 1
@@ -461,6 +464,7 @@ def import_graph_def(
     allow_opaque: bool = False,
     validate: bool = True,
     checkpoint: str | os.PathLike | None = None,
+    mapped: Mapping[str, WeightBytes] | None = None,
 ) -> ModuleOp:
     """Convert a frozen GraphDef: placeholders become arguments, the named outputs
     (default: the nodes nothing reads) the results. Unknown ops are an error
@@ -468,7 +472,8 @@ def import_graph_def(
     Functional and v1 control flow become scf regions (see `control_flow`).
     A node TensorFlow's importer would refuse is an error unless not `validate`.
     With a `checkpoint` prefix, the graph's variables take its values first
-    (see `checkpoint_freeze`)."""
+    (see `checkpoint_freeze`). `mapped`: the weights of the graph's Consts
+    marked as held apart (a SavedModel's large variables), by node name."""
     import graph_opt.formats.tensorflow.control_flow  # noqa: F401 (If, While, calls)
     from graph_opt.formats.tensorflow.control_flow_v1 import functionalize
 
@@ -479,7 +484,8 @@ def import_graph_def(
             freeze_with_checkpoint,
         )
 
-        graph_def = freeze_with_checkpoint(graph_def, checkpoint)
+        mapped = dict(mapped or {})
+        graph_def = freeze_with_checkpoint(graph_def, checkpoint, mapped)
     load_mappings()
     context = ImportContext(
         library_bodies(graph_def), allow_opaque, initial_values(graph_def.node)
@@ -512,7 +518,9 @@ def import_graph_def(
     for node, arg in zip(placeholders, block.args):
         values[node.name] = [arg]
         set_name_hint(arg, node.name)
-    _import_nodes(ImportBuilder(block, context), graph, order, values, [])
+    builder = ImportBuilder(block, context)
+    builder.mapped = mapped or {}
+    _import_nodes(builder, graph, order, values, [])
     if context.kept_opaque:
         warn(
             f"{len(context.kept_opaque)} mapped TensorFlow nodes kept as nn.opaque: "

@@ -13,6 +13,10 @@ A call's captured handles are its function's `bound_inputs` there. The import
 binds each handle to a Const of its value (ReadVariableOp imports as
 an identity), names the arguments and results after the signature's keys, and
 imports that graph as a frozen one.
+
+A variable of more than `checkpoint_freeze.MAP_MIN_ELEMENTS` elements is not
+read: its shard is mapped and its constant holds the bytes in place
+(`graph_opt.weights`), its CRC-32C checked at import (`TensorBundle.mapped`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.model_files import ModelDirectory
-from graph_opt.formats.tensorflow.checkpoint_freeze import make_const
+from graph_opt.formats.tensorflow.checkpoint_freeze import bind_value
 from graph_opt.formats.tensorflow.importer import import_graph_def
 from graph_opt.formats.tensorflow.schema import (
     GraphDef,
@@ -34,6 +38,7 @@ from graph_opt.formats.tensorflow.schema import (
 )
 from graph_opt.formats.tensorflow.tensor_bundle import TensorBundle
 from graph_opt.formats.tensorflow.validation import validate_graph_def
+from graph_opt.weights import WeightBytes
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -50,14 +55,22 @@ def import_saved_model(
     """Import one signature of a SavedModel directory (see the module's doc).
     With `validate`, the MetaGraph's graph is checked as TensorFlow's loader
     would (before its variables become constants)."""
-    graph, outputs = saved_model_graph(directory, signature, validate)
-    return import_graph_def(graph, input_shapes, outputs, allow_opaque, validate=False)
+    mapped: dict[str, WeightBytes] = {}
+    graph, outputs = saved_model_graph(directory, signature, validate, mapped)
+    return import_graph_def(
+        graph, input_shapes, outputs, allow_opaque, validate=False, mapped=mapped
+    )
 
 
 def saved_model_graph(
-    directory: str | Path, signature: str = "serving_default", validate: bool = False
+    directory: str | Path,
+    signature: str = "serving_default",
+    validate: bool = False,
+    mapped: dict[str, WeightBytes] | None = None,
 ) -> tuple[GraphDef, list[str]]:
-    """A frozen GraphDef of the signature, and its output node names."""
+    """A frozen GraphDef of the signature, and its output node names. Given
+    `mapped`, the large variables are mapped into it by node name, their Consts
+    left marked and empty (`MAPPED_ATTR`) rather than holding a copy."""
     directory = Path(directory)
     meta_graph = _meta_graph(directory)
     signatures = {
@@ -72,7 +85,7 @@ def saved_model_graph(
         validate_graph_def(meta_graph.graph_def)
     graph = GraphDef()
     graph.CopyFrom(meta_graph.graph_def)
-    _bind_variables(graph, _Checkpoint(directory, meta_graph), meta_graph)
+    _bind_variables(graph, _Checkpoint(directory, meta_graph), meta_graph, mapped)
     definition = signatures[signature]
     _name_inputs(graph, {k: v.name for k, v in definition.inputs.items()})
     outputs = _name_outputs(graph, dict(definition.outputs))
@@ -108,8 +121,8 @@ class _Checkpoint:
                     f"{self.bundle.prefix}: a corrupt checkpoint object graph"
                 ) from e
 
-    def value(self, node_id: int):
-        """(array, dtype) of a variable node, or None when it is not one."""
+    def key(self, node_id: int) -> str | None:
+        """The checkpoint key of a variable node, or None when it is not one."""
         if self.bundle is None or not 0 <= node_id < len(self.objects):
             return None
         if not self.objects[node_id].HasField("variable"):
@@ -127,7 +140,7 @@ class _Checkpoint:
             raise FrontendError(
                 f"{self.bundle.prefix}: no checkpoint value for variable '{name}'"
             )
-        return self.bundle.tensor(key), self.bundle.entries[key].dtype
+        return key
 
     def by_name(self) -> dict[str, int]:
         """Variable node ids by the name their handles share."""
@@ -138,7 +151,12 @@ class _Checkpoint:
         }
 
 
-def _bind_variables(graph: GraphDef, checkpoint: _Checkpoint, meta_graph) -> None:
+def _bind_variables(
+    graph: GraphDef,
+    checkpoint: _Checkpoint,
+    meta_graph,
+    mapped: dict[str, WeightBytes] | None,
+) -> None:
     """Each variable handle a function call captures becomes a Const of its value.
 
     A call's last inputs are its function's captures, in the order of the
@@ -166,9 +184,9 @@ def _bind_variables(graph: GraphDef, checkpoint: _Checkpoint, meta_graph) -> Non
             node.attr["shared_name"].s.decode() if "shared_name" in node.attr else ""
         )
         node_id = bound.get(name, by_name.get(shared or name))
-        found = None if node_id is None else checkpoint.value(node_id)
-        if found is not None:
-            make_const(node, *found)
+        key = None if node_id is None else checkpoint.key(node_id)
+        if key is not None:
+            bind_value(node, checkpoint.bundle, key, mapped)
 
 
 def _name_inputs(graph: GraphDef, inputs: dict[str, str]) -> None:

@@ -11,6 +11,13 @@ As TensorFlow does, every block's and every tensor's masked CRC-32C is checked
 (a mismatch is data loss); beyond that, blocks and tensors may not overlap, so
 an index decodes to no more than its files hold. Files are read through
 `model_files`: from inside the model's directory, regular files only.
+
+A large tensor can be had mapped instead of read (`TensorBundle.mapped`): its
+shard is mapped once and the tensor is a `WeightBytes` region of it. Its CRC is
+still checked when it is mapped, as TensorFlow checks it at restore: the check
+reads the bytes a piece at a time and gives each piece's pages back, so a
+damaged tensor is refused at import while the weight stays out of memory until
+something reads its values.
 """
 
 from __future__ import annotations
@@ -23,16 +30,19 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from graph_opt.formats.errors import FrontendError
-from graph_opt.formats.model_files import ModelDirectory
+from graph_opt.formats.model_files import ModelDirectory, ModelFile
 from graph_opt.formats.tensorflow.crc32c import crc32c, unmask
 from graph_opt.formats.tensorflow.schema import BundleEntryProto, BundleHeaderProto
 from graph_opt.formats.tensorflow.tensors import dtype_name, numpy_dtype, shape_dims
+from graph_opt.weights import MappedFile, WeightBytes
 
 FOOTER_SIZE = 48
 TABLE_MAGIC = 0xDB4775248B80FB57
 BLOCK_TRAILER_SIZE = 5  # compression type, crc32c
 DT_STRING = 7
 KEY_BYTES_PER_TABLE_BYTE = 64
+CHECK_PIECE_BYTES = 16 << 20
+"""A mapped tensor's CRC is taken this many bytes at a time (then released)."""
 """Prefix-compressed keys may decode to at most this many times the index's size."""
 
 
@@ -152,6 +162,7 @@ class TensorBundle:
         if header.endianness != 0:
             raise FrontendError(f"{index}: big-endian checkpoints are not supported")
         self.num_shards = max(header.num_shards, 1)
+        self._shards: dict[int, tuple[ModelFile, MappedFile]] = {}
         self._check_placement(index)
 
     def _check_placement(self, index: Path) -> None:
@@ -176,20 +187,38 @@ class TensorBundle:
             previous = (shard, start, end, key)
 
     def tensor(self, key: str) -> np.ndarray:
+        entry, dtype, dims = self._checked_entry(key)
+        data = self._bytes(entry)
+        self._check_crc(key, entry, crc32c(data))
+        return np.frombuffer(data, dtype, math.prod(dims)).reshape(dims)
+
+    def mapped(self, key: str) -> WeightBytes:
+        """The tensor's bytes, mapped from its shard (its CRC checked: see the
+        module's doc)."""
+        entry, _, _ = self._checked_entry(key)
+        file, mapping = self._shard(entry.shard_id)
+        region = mapping.region(entry.offset, file.span(entry.offset, entry.size))
+        crc = 0
+        for start in range(0, region.nbytes, CHECK_PIECE_BYTES):
+            piece = region[start : start + CHECK_PIECE_BYTES]
+            crc = crc32c(piece, crc)
+            piece.release()
+        self._check_crc(key, entry, crc)
+        return region
+
+    def _checked_entry(self, key: str) -> tuple[BundleEntryProto, np.dtype, list]:
+        """The entry of `key`, its dtype and dims, its size checked against them."""
         entry = self.entries.get(key)
         if entry is None:
             raise FrontendError(f"{self.prefix}: the checkpoint has no tensor '{key}'")
         dtype = numpy_dtype(entry.dtype)
         dims = shape_dims(entry.shape) or []
-        count = math.prod(dims)
-        if min(dims, default=0) < 0 or entry.size != dtype.itemsize * count:
+        if min(dims, default=0) < 0 or entry.size != dtype.itemsize * math.prod(dims):
             raise FrontendError(
                 f"{self.prefix}: tensor '{key}' ({dtype_name(entry.dtype)} {dims}) "
                 f"does not fit its {entry.size} bytes"
             )
-        data = self._bytes(entry)
-        self._check_crc(key, entry, crc32c(data))
-        return np.frombuffer(data, dtype, count).reshape(dims)
+        return entry, dtype, dims
 
     def string(self, key: str) -> bytes:
         """A scalar string tensor: [varint64 length][masked CRC-32C of the length
@@ -222,10 +251,22 @@ class TensorBundle:
 
     def _bytes(self, entry: BundleEntryProto) -> bytes:
         """The entry's bytes, read from its shard alone (never the whole shard)."""
-        name = f"{self._name.name}.data-{entry.shard_id:05d}-of-{self.num_shards:05d}"
         return self.files.read(
-            self._name.with_name(name), entry.offset, entry.size, "the checkpoint data"
+            self._shard_name(entry.shard_id), entry.offset, entry.size, self._DATA
         )
+
+    _DATA = "the checkpoint data"
+
+    def _shard_name(self, shard: int) -> Path:
+        name = f"{self._name.name}.data-{shard:05d}-of-{self.num_shards:05d}"
+        return self._name.with_name(name)
+
+    def _shard(self, shard: int) -> tuple[ModelFile, MappedFile]:
+        """A shard, opened (and closed: its size kept for the bounds) and mapped once."""
+        if shard not in self._shards:
+            with self.files.open(self._shard_name(shard), self._DATA) as file:
+                self._shards[shard] = (file, file.map())
+        return self._shards[shard]
 
     def _check_crc(self, key: str, entry: BundleEntryProto, crc: int) -> None:
         """As TensorFlow's reader: a tensor whose CRC-32C differs from the

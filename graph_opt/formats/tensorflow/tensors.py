@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.dialects.nn.dtypes import element_type
 from graph_opt.dialects.nn.shapes import DYN
@@ -21,6 +22,7 @@ from graph_opt.dialects.nn.types import StringType
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.tensorflow.schema import DATA_TYPES
 from graph_opt.interpreter.limits import check_size
+from graph_opt.weights import WeightBytes
 
 DATA_TYPE_NAMES = {number: name for name, number in DATA_TYPES.items()}
 
@@ -56,6 +58,11 @@ _TYPED_FIELD = {
     "DT_BOOL": "bool_val",
 }
 """The repeated field TensorFlow writes each type's values to when not using tensor_content."""
+
+
+MAPPED_ATTR = "_graph_opt_mapped"
+"""Marks a Const whose value is held apart, a mapped weight (a SavedModel's
+large variables): the import takes it from there."""
 
 
 def dtype_name(dtype: int) -> str:
@@ -117,6 +124,12 @@ def dense_from_tensor(tensor, what: str) -> DenseIntOrFPElementsAttr:
         check_size(f"{what}: its value", dims, dtype)
         values = np.concatenate([values, np.full(count - len(values), values[-1])])
     return from_numpy(values.reshape(dims), element)
+
+
+def dense_from_mapped(dtype: int, dims: list[int], data: WeightBytes):
+    """A dense attribute holding a mapped weight's bytes as they are."""
+    value_type = TensorType(element_type(numpy_dtype(dtype)), dims)
+    return dense_elements(value_type, data)
 
 
 def _all_equal(values: np.ndarray) -> bool:

@@ -73,9 +73,8 @@ def tensor_proto(array: np.ndarray, proto) -> None:
     if array.size > 1 and not any(array.strides):  # a splat (to_numpy broadcasts it)
         set_splat_value(proto, array[(0,) * array.ndim])
         return
-    proto.tensor_content = (
-        np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
-    )
+    little = np.ascontiguousarray(array, array.dtype.newbyteorder("<"))
+    proto.tensor_content = little.tobytes()  # (a view as it is: one copy, the bytes)
 
 
 def set_attr(attr, value) -> None:
@@ -143,6 +142,9 @@ class GraphExporter:
         """Exported node name of each TensorFlow name an op's location records."""
         self.op: Operation | None = None
         self.initializers: list[str] = []
+        self.held: list | None = None
+        """Given a list, the graph's mapped weights are held in it, not copied
+        into their Consts (`graph_def_stream`); a function's never are."""
 
     def unique(self, base: str) -> str:
         return unused_name(base or "node", self.taken)
@@ -226,8 +228,11 @@ TERMINATORS = (func.ReturnOp, scf.YieldOp, scf.ConditionOp)
 """Ops that end a function or region: its outputs, not nodes."""
 
 
-def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
-    """The GraphDef of the module's entry function."""
+def export_graph_def(
+    module: ModuleOp, function: str | None = None, held: list | None = None
+) -> GraphDef:
+    """The GraphDef of the module's entry function; given `held`, its mapped
+    weights are held there, their Consts marked (`graph_def_stream`)."""
     try:
         target = entry_function(module, function)
     except Exception as e:
@@ -241,6 +246,7 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
         listing = ", ".join(f"{name} ({n})" for name, n in sorted(missing.items()))
         raise FrontendError(f"ops without a TensorFlow GraphDef form: {listing}")
     e = GraphExporter()
+    e.held = held
     for arg, name in zip(target.body.block.args, argument_names(target)):
         node = e.add("Placeholder", [], name, dtype=dtype_of(arg), shape=shape_of(arg))
         e.tensors[arg] = node.name
@@ -257,21 +263,8 @@ def export_graph_def(module: ModuleOp, function: str | None = None) -> GraphDef:
 def _move_last(nodes, names: list[str]) -> None:
     """Put the named nodes last, in that order: a re-import without named
     outputs takes the unread nodes in graph order as the results."""
-    last = {name: None for name in names}
-    by_name = {node.name: node for node in nodes}
-    order = [n for n in nodes if n.name not in last] + [
-        by_name[name] for name in last if name in by_name
-    ]
-    _set_nodes(nodes, order)
-
-
-def _set_nodes(nodes, order: list) -> None:
-    """Make the repeated field `nodes` hold (copies of) `order`."""
-    copies = [type(n)() for n in order]
-    for copy, node in zip(copies, order):
-        copy.CopyFrom(node)
-    del nodes[:]
-    nodes.extend(copies)
+    rank = {name: i + 1 for i, name in enumerate(dict.fromkeys(names))}
+    nodes.sort(key=lambda node: rank.get(node.name, 0))  # (stable: moves, never copies)
 
 
 def drop_unread_nodes(nodes, kept: set[str]) -> None:
@@ -304,8 +297,9 @@ def drop_unread_nodes(nodes, kept: set[str]) -> None:
             readers[source] -= 1
             if not readers[source] and source in by_name:
                 unread.append(source)
-    if dropped:
-        _set_nodes(nodes, [node for node in nodes if node.name not in dropped])
+    if dropped:  # to the end (a stable sort moves nodes, never copies), then cut
+        nodes.sort(key=lambda node: node.name in dropped)
+        del nodes[len(nodes) - len(dropped) :]
 
 
 def input_node(tensor: str) -> str:

@@ -51,7 +51,9 @@ from graph_opt.formats.tensorflow.export.exporter import (
     no_form,
     set_attr,
 )
+from graph_opt.formats.tensorflow.export.graph_def_stream import hold_weight
 from graph_opt.formats.tensorflow.schema import NodeDef
+from graph_opt.weights import ScaledWeight, WeightBytes
 
 
 def simple(op_type: str):
@@ -69,7 +71,17 @@ def simple(op_type: str):
 
 @exporter(ConstantOp)
 def export_constant(e, op):
-    return [e.const(to_numpy(op.value), e.node_name(op))]
+    """The value copied into the GraphDef once; a mapped weight's pages are
+    given back as soon as they are copied (the GraphDef holds the bytes), or
+    the weight is held apart when the exporter holds them (`GraphExporter.held`)."""
+    data = op.value.data.data
+    if e.held is not None and type(data) in (WeightBytes, ScaledWeight):
+        if (name := hold_weight(e, op, data)) is not None:
+            return [name]
+    name = e.const(to_numpy(op.value), e.node_name(op))
+    if type(data) is WeightBytes:
+        data.release()
+    return [name]
 
 
 for _op_class, _op_type in [

@@ -8,7 +8,12 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.elementwise import IdentityOp, StopGradientOp
 from graph_opt.formats.tensorflow.op_table import importer, register_simple
-from graph_opt.formats.tensorflow.tensors import dense_from_tensor
+from graph_opt.formats.tensorflow.tensors import (
+    MAPPED_ATTR,
+    dense_from_mapped,
+    dense_from_tensor,
+    shape_dims,
+)
 
 register_simple("Identity", IdentityOp)
 register_simple("StopGradient", StopGradientOp)
@@ -20,6 +25,14 @@ register_simple("PlaceholderWithDefault", IdentityOp)
 def import_const(b, node, inputs):
     if "value" not in node.attr:
         b.decline("attribute 'value' is missing")
+    if MAPPED_ATTR in node.attr:
+        tensor = node.attr["value"].tensor
+        if node.name not in b.mapped:
+            raise b.error("its mapped weight is not in this graph")
+        value = dense_from_mapped(
+            tensor.dtype, shape_dims(tensor.tensor_shape), b.mapped[node.name]
+        )
+        return b.builder.insert(ConstantOp(value))
     value: DenseIntOrFPElementsAttr = dense_from_tensor(
         node.attr["value"].tensor, f"node '{node.name}'"
     )

@@ -1,0 +1,130 @@
+"""A binary GraphDef written as a stream, its mapped weights copied from their
+mapping into the file, never into the protobuf.
+
+The export holds each mapped weight apart (`hold_weight`): its Const gets its
+dtype and shape, no content, and a mark (`HELD_ATTR`, the weight's index).
+`write_graph_def` then writes the graph's fields one node at a time; a marked
+node is written without its `value` attribute, which follows it, framed by
+hand: the map entry ("value", AttrValue{tensor: TensorProto}) whose
+TensorProto is the Const's, serialized, then field 4 (`tensor_content`), its
+length and the weight's bytes in pieces. Protobuf readers take fields in any
+order, so this parses as the GraphDef `export_graph_def` would have built.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import BinaryIO
+
+from xdsl.dialects.builtin import ModuleOp
+
+from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.tensorflow.export.exporter import (
+    DT_OF_NUMPY,
+    export_graph_def,
+)
+from graph_opt.formats.tensorflow.schema import GraphDef, NodeDef
+from graph_opt.weights import ScaledWeight, WeightBytes
+
+HELD_ATTR = "_graph_opt_held"
+PIECE_BYTES = 8 << 20
+
+
+def hold_weight(e, op, data: WeightBytes | ScaledWeight) -> str | None:
+    """A Const of `op`'s mapped value, held in `e.held` (see the module's doc);
+    None for a value its bytes do not spell out whole (a splat)."""
+    value_type = op.value.type
+    element = numpy_dtype(value_type.get_element_type())
+    if len(data) != element.itemsize * math.prod(value_type.get_shape()):
+        return None
+    dtype = DT_OF_NUMPY[element]
+    node = e.add("Const", [], e.node_name(op))
+    node.attr["dtype"].type = dtype
+    tensor = node.attr["value"].tensor
+    tensor.dtype = dtype
+    for size in value_type.get_shape():
+        tensor.tensor_shape.dim.add(size=size)
+    node.attr[HELD_ATTR].i = len(e.held)
+    e.held.append(data)
+    return node.name
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(number: int, length: int) -> bytes:
+    """The tag and length of length-delimited field `number`."""
+    return _varint(number << 3 | 2) + _varint(length)
+
+
+def _framed_node(node: NodeDef, size: int) -> tuple[bytes, bytes]:
+    """(what precedes a held weight's `size` bytes, what follows: nothing) for
+    the marked `node`, as GraphDef field 1."""
+    tensor = node.attr["value"].tensor.SerializeToString()
+    body = NodeDef()
+    body.CopyFrom(node)
+    del body.attr["value"]
+    del body.attr[HELD_ATTR]
+    tensor_len = len(tensor) + len(_field(4, size)) + size
+    attr_len = len(_field(8, tensor_len)) + tensor_len
+    entry_head = _field(1, 5) + b"value" + _field(2, attr_len)
+    entry_len = len(entry_head) + attr_len
+    node_bytes = body.SerializeToString()
+    node_len = len(node_bytes) + len(_field(5, entry_len)) + entry_len
+    head = (
+        _field(1, node_len) + node_bytes + _field(5, entry_len) + entry_head
+        + _field(8, tensor_len) + tensor + _field(4, size)
+    )  # fmt: skip
+    return head, node_len + len(_field(1, node_len))
+
+
+def _pieces(data: WeightBytes | ScaledWeight):
+    """The weight's bytes in pieces, each piece's pages given back once written."""
+    if type(data) is ScaledWeight:
+        yield from (memoryview(piece).cast("B") for piece in data.pieces())
+        return
+    for start in range(0, data.nbytes, PIECE_BYTES):
+        piece = data[start : start + PIECE_BYTES]
+        yield memoryview(piece)
+        piece.release()
+
+
+def write_graph_def(module: ModuleOp, out: BinaryIO) -> None:
+    """Write the module as a binary GraphDef to `out` (see the module's doc),
+    refused in one line, before a byte is written, past protobuf's 2 GiB."""
+    from graph_opt.formats.onnx import external_write as onnx_external_write
+
+    held: list = []
+    graph = export_graph_def(module, held=held)
+    rest = GraphDef()
+    rest.CopyFrom(graph)  # (its nodes hold no weight)
+    del rest.node[:]
+    parts, total = [], rest.ByteSize()
+    for node in graph.node:
+        if HELD_ATTR in node.attr:
+            data = held[node.attr[HELD_ATTR].i]
+            head, size = _framed_node(node, len(data))
+            parts.append((head, data))
+            total += size + len(data)
+        else:
+            body = node.SerializeToString()
+            parts.append((_field(1, len(body)) + body, None))
+            total += len(parts[-1][0])
+    if total > onnx_external_write.PROTOBUF_LIMIT:
+        raise FrontendError(
+            f"the GraphDef would be {total} bytes, past protobuf's 2 GiB limit, "
+            "and a GraphDef keeps its weights inside: write ONNX (-t onnx) instead"
+        )
+    for head, data in parts:
+        out.write(head)
+        if data is not None:
+            for piece in _pieces(data):
+                out.write(piece)
+    out.write(rest.SerializeToString())
