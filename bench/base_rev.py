@@ -20,8 +20,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def checkout(rev: str, into: Path) -> Path:
-    """The tree of `rev` unpacked under `into`; exits with a one-line message
-    when git does not know `rev`."""
+    """The tree of `rev` unpacked under `into` (`rev` itself when it is a
+    directory: a checkout made before); exits with a one-line message when git
+    does not know `rev`."""
+    if Path(rev).is_dir():
+        return Path(rev).resolve()
     target = into / "base"
     target.mkdir()
     archive = subprocess.run(

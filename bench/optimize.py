@@ -17,7 +17,7 @@ chains with Identity nodes at --sizes nodes.
 With `--base REV` it compares graph-opt with itself instead: `fuse-ops` alone
 and `optimize` on each model (`bert_base` too: 12 layers, hidden 768, sequence
 128), the pass's own seconds after loading, this tree against revision REV
-(unpacked by `git archive`), each run in its own process, the two trees taking
+(unpacked by `git archive`, or a directory holding a checkout), each run in its own process, the two trees taking
 turns (A, B, A, B) for --runs rounds; the table gives both medians and their
 ratio.
 
@@ -376,7 +376,8 @@ def main() -> None:
     parser.add_argument(
         "--base",
         metavar="REV",
-        help="time fuse-ops and optimize in this tree against revision REV",
+        help="time fuse-ops and optimize in this tree against revision REV"
+        " (or the checkout in directory REV)",
     )
     args = parser.parse_args()
     if args.worker:
