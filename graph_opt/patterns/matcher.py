@@ -13,6 +13,9 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from graph_opt.patterns.failure import Failure, describe
 from graph_opt.patterns.pattern import SKIPPABLE_OPS, DFPattern, OpPattern
 
+PRECHECK_DEPTH = 1
+"""How many operands deep `match_value` checks op names before matching."""
+
 
 @dataclass
 class Match:
@@ -92,6 +95,9 @@ class Matcher:
     memo: dict[DFPattern, dict] = field(default_factory=dict)
     """Per-pattern facts about values that hold apart from any match (dominance),
     shared by the attempts of one search of an unchanged graph."""
+    explain: bool = True
+    """Whether failures are recorded (`explain`); a search that only wants
+    matches skips building them."""
     failure: Failure | None = None
     values: dict[DFPattern, SSAValue] = field(default_factory=dict)
     ops: dict[DFPattern, Operation] = field(default_factory=dict)
@@ -140,7 +146,7 @@ class Matcher:
 
     def matches_alone(self, pattern: DFPattern, value: SSAValue) -> bool:
         """Whether `pattern` matches `value` with fresh bindings (kept apart from this match)."""
-        scratch = Matcher(self.skip_identity, self.memo)
+        scratch = Matcher(self.skip_identity, self.memo, self.explain)
         if scratch.match_value(pattern, value, skippable=False):
             return True
         self.failure = scratch.failure
@@ -191,7 +197,7 @@ class Matcher:
     def match_elsewhere(self, pattern: DFPattern, op: Operation) -> bool:
         """Match `pattern` on an op outside this match's graph (a called function):
         its values are readable from the match, its ops are not part of it."""
-        scratch = Matcher(self.skip_identity, self.memo)
+        scratch = Matcher(self.skip_identity, self.memo, self.explain)
         if not pattern.match_op(scratch, op) or scratch.finish(pattern, None) is None:
             self.failure = scratch.failure
             return False
@@ -200,13 +206,16 @@ class Matcher:
         return True
 
     def fail(self, pattern: DFPattern, subject, reason: str, *args: Any) -> bool:
-        self.failure = Failure(pattern, subject, reason, args)
+        if self.explain:
+            self.failure = Failure(pattern, subject, reason, args)
         return False
 
     def fail_because(
         self, pattern: DFPattern, subject, reason: str, *args: Any
     ) -> bool:
         """Fail, keeping the sub-pattern failure that caused it."""
+        if not self.explain:
+            return False
         causes = () if self.failure is None else (self.failure,)
         self.failure = Failure(pattern, subject, reason, args, causes)
         return False
@@ -215,6 +224,8 @@ class Matcher:
         self, pattern: DFPattern, subject, reason: str, causes: list[Failure | None]
     ) -> bool:
         """Fail after trying several ways, each with its own failure."""
+        if not self.explain:
+            return False
         self.failure = Failure(
             pattern, subject, reason, (), tuple(c for c in causes if c)
         )
@@ -279,8 +290,14 @@ def match_value(
 
     Attempts that share `memo` (one search of a graph that does not change
     meanwhile) share what they learn about values, e.g. which op dominates them.
+    A value that fails the pattern's cheap checks (`DFPattern.may_match`) is
+    declined before any bindings are made.
     """
-    return _attempt(pattern, value, skip_identity, memo)[0]
+    # skipped identities may stand between an op and its operands' patterns
+    depth = 0 if skip_identity else PRECHECK_DEPTH
+    if not pattern.may_match(value, depth):
+        return None
+    return _attempt(pattern, value, skip_identity, memo, explain=False)[0]
 
 
 def _attempt(
@@ -288,8 +305,9 @@ def _attempt(
     value: SSAValue,
     skip_identity: bool,
     memo: dict[DFPattern, dict] | None = None,
+    explain: bool = True,
 ) -> tuple[Match | None, Failure | None]:
-    matcher = Matcher(skip_identity, {} if memo is None else memo)
+    matcher = Matcher(skip_identity, {} if memo is None else memo, explain)
     if not matcher.match_value(pattern, value, skippable=False):
         return None, matcher.failure
     found = matcher.finish(pattern, value)
