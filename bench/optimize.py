@@ -335,11 +335,10 @@ def compare_with_base(rev: str, names: list[str], runs: int, work: Path) -> None
     warmup = work / "warmup.onnx"
     onnx.save(make_model("bert"), warmup)
     print(
-        f"{runs} rounds of one run per tree (A, B, A, B); median seconds of the pass alone"
+        f"base = {rev}; {runs} rounds of one run per tree (A, B, A, B);"
+        " median seconds of the pass alone"
     )
-    print(
-        f"{'model':<13} {'pass':<9} {rev[:12]:>12} {'this tree':>10} {'this/base':>9}"
-    )
+    print(f"{'model':<13} {'pass':<9} {'base':>12} {'this tree':>10} {'this/base':>9}")
     for name in names:
         src = work / f"{name}.onnx"
         onnx.save(make_model(name), src)
