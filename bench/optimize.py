@@ -19,7 +19,9 @@ and `optimize` on each model (`bert_base` too: 12 layers, hidden 768, sequence
 128), the pass's own seconds after loading, this tree against revision REV
 (unpacked by `git archive`, or a directory holding a checkout), each run in its own process, the two trees taking
 turns (A, B, A, B) for --runs rounds; the table gives both medians and their
-ratio.
+ratio. Times are CPU seconds of the process (time.process_time): the
+pass runs on one thread, and CPU time is what other engineers' load on a
+shared machine disturbs least.
 
 Usage: python bench/optimize.py [--runs 3] [--models resnet50,mobilenet_v2,bert,chains]
        [--sizes 5000,20000,50000] [--tools graph-opt,graph-opt-cli,onnxoptimizer,onnxsim,onnxslim,ort]
@@ -322,9 +324,9 @@ src, warmup, name = sys.argv[1:]
 pass_class = get_all_passes()[name]()
 pass_class().apply(Context(), api.load(warmup))
 module = api.load(src)
-start = time.perf_counter()
+start = time.process_time()
 pass_class().apply(Context(), module)
-print(json.dumps({"seconds": time.perf_counter() - start}))
+print(json.dumps({"seconds": time.process_time() - start}))
 """
 """Seconds of one pass on a loaded model, after a warm-up run on a small one
 (imports of the pass's patterns); runs against whichever tree PYTHONPATH names."""
@@ -336,7 +338,7 @@ def compare_with_base(rev: str, names: list[str], runs: int, work: Path) -> None
     onnx.save(make_model("bert"), warmup)
     print(
         f"base = {rev}; {runs} rounds of one run per tree (A, B, A, B);"
-        " median seconds of the pass alone"
+        " median CPU seconds of the pass alone"
     )
     print(f"{'model':<13} {'pass':<9} {'base':>12} {'this tree':>10} {'this/base':>9}")
     for name in names:

@@ -14,7 +14,8 @@ largest (1.0 = linear). Run: python bench/patterns.py [--runs N]
 
 With `--base REV` (a revision, or a directory holding a checkout) each case
 runs in its own process, this tree and REV taking turns (A, B, A, B) for
---runs rounds; the table gives both medians and their ratio:
+--runs rounds; the table gives both medians (CPU seconds, time.process_time: steadier than
+wall time on a shared machine) and their ratio:
 python bench/patterns.py --base ffce794 --runs 5 [--sizes 5000,50000]
 """
 
@@ -173,9 +174,9 @@ import json, runpy, sys, time
 script, case, size = sys.argv[1:]
 build, run = runpy.run_path(script)["CASES"][case]
 module = build(int(size))
-start = time.perf_counter()
+start = time.process_time()
 run(module)
-print(json.dumps({"seconds": time.perf_counter() - start}))
+print(json.dumps({"seconds": time.process_time() - start}))
 """
 """Seconds of one case on a fresh graph, with graph-opt from PYTHONPATH's tree."""
 
@@ -185,7 +186,7 @@ def compare_with_base(rev: str, sizes: list[int], runs: int) -> None:
     from bench.base_rev import REPO, checkout, interleaved
 
     print(
-        f"base = {rev}; {runs} rounds of one run per tree (A, B, A, B); median seconds"
+        f"base = {rev}; {runs} rounds of one run per tree (A, B, A, B); median CPU seconds"
     )
     print(f"{'case':<12} {'size':>8} {'base':>9} {'this tree':>10} {'this/base':>9}")
     with tempfile.TemporaryDirectory() as tmp:

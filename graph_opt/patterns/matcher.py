@@ -78,12 +78,15 @@ class Match:
     def escaping_values(self) -> list[SSAValue]:
         """Results of covered ops, other than the root, used outside the match."""
         escaping = []
-        for op in self.region:
+        region = self.region
+        for op in region:
             for result in op.results:
-                if result is not self.root and any(
-                    use.operation not in self.region for use in result.uses
-                ):
-                    escaping.append(result)
+                if result is self.root:
+                    continue
+                for use in result.uses:
+                    if use.operation not in region:
+                        escaping.append(result)
+                        break
         return escaping
 
 
@@ -119,7 +122,8 @@ class Matcher:
     ) -> bool:
         if skippable and self.skip_identity:
             value = self._skip_identities(pattern, value)
-        bound = self.values.get(pattern)
+        values = self.values
+        bound = values.get(pattern)
         if bound is not None:
             if bound is value:
                 return True
@@ -128,7 +132,9 @@ class Matcher:
             )
         if not pattern.match_in(self, value):
             return False
-        self._set(self.values, pattern, value)
+        if pattern not in values:  # (as `_set`, inline: this is the hot path)
+            values[pattern] = value
+            self.trail.append((values, pattern))
         return True
 
     def _skip_identities(self, pattern: DFPattern, value: SSAValue) -> SSAValue:
@@ -162,8 +168,13 @@ class Matcher:
         owner = self.op_owners.get(op)
         if owner is not None and owner is not pattern:
             return self.fail(pattern, op, "is already bound to {}", owner)
-        self._set(self.ops, pattern, op)
-        self._set(self.op_owners, op, pattern)
+        trail = self.trail
+        if bound is None:
+            self.ops[pattern] = op
+            trail.append((self.ops, pattern))
+        if owner is None:
+            self.op_owners[op] = pattern
+            trail.append((self.op_owners, op))
         self._set(self.covered, op, None)
         return True
 
@@ -235,8 +246,9 @@ class Matcher:
         return len(self.trail)
 
     def rollback(self, mark: int) -> None:
-        while len(self.trail) > mark:
-            table, key = self.trail.pop()
+        trail = self.trail
+        for _ in range(len(trail) - mark):
+            table, key = trail.pop()
             if isinstance(table, list):
                 table.pop()
             else:

@@ -37,6 +37,7 @@ from graph_opt.dialects.nn.dtypes import element_type
 from graph_opt.patterns.defaults import property_default
 from graph_opt.patterns.failure import Failure, text_of
 from graph_opt.patterns.op_kinds import OpKind, op_kind
+from graph_opt.xdsl_compat.ir import operand_values
 
 if TYPE_CHECKING:
     from graph_opt.patterns.matcher import Match, Matcher
@@ -281,36 +282,40 @@ class OpPattern(DFPattern):
         args = self.args
         if args is None:
             return True
-        count, expected = len(op.operands), len(args)
+        operands = operand_values(op)
+        count, expected = len(operands), len(args)
         if count < expected or (count > expected and not self.variadic):
             return False
         if depth == 0 or not self.ordered_inputs:
             return True
-        operands = op.operands
-        if all(a.may_match(v, depth - 1) for a, v in zip(args, operands)):
+        depth -= 1
+        for arg, operand in zip(args, operands):
+            if not arg.may_match(operand, depth):
+                break
+        else:
             return True
         return (
             self.commutative
             and expected == 2
             and count == 2
             and has_trait(op, Commutative)
-            and args[0].may_match(operands[1], depth - 1)
-            and args[1].may_match(operands[0], depth - 1)
+            and args[0].may_match(operands[1], depth)
+            and args[1].may_match(operands[0], depth)
         )
 
     def _match_applied(self, m: Matcher, op: Operation) -> bool:
         """Match the operands of an op of an accepted name, and bind it."""
         if self.args is not None:
-            count, expected = len(op.operands), len(self.args)
+            operands = operand_values(op)
+            count, expected = len(operands), len(self.args)
             if count < expected or (count > expected and not self.variadic):
                 return m.fail(self, op, "has {} operands, expected {}", count, expected)
-            if not self._match_operands(m, op):
+            if not self._match_operands(m, op, operands):
                 return False
         return m.bind_op(self, op)
 
-    def _match_operands(self, m: Matcher, op: Operation) -> bool:
+    def _match_operands(self, m: Matcher, op: Operation, operands) -> bool:
         assert self.args is not None
-        operands = tuple(op.operands)
         if not self.ordered_inputs:
             orders = itertools.permutations(operands, len(self.args))
         elif (
@@ -319,7 +324,7 @@ class OpPattern(DFPattern):
             and len(operands) == 2
             and has_trait(op, Commutative)
         ):
-            orders = iter([operands, operands[::-1]])
+            orders = (operands, operands[::-1])
         else:
             return self._match_in_order(m, op, operands)
         mark, failures = m.mark(), []
@@ -331,8 +336,9 @@ class OpPattern(DFPattern):
         return m.fail_all(self, op, "operands match in no order", failures[:4])
 
     def _match_in_order(self, m: Matcher, op: Operation, operands) -> bool:
+        match_value = m.match_value
         for index, (arg, operand) in enumerate(zip(self.args or (), operands)):
-            if not m.match_value(arg, operand):
+            if not match_value(arg, operand):
                 return m.fail_because(self, op, "operand #{} does not match", index)
         return True
 
