@@ -2,14 +2,18 @@
 built only when explained, trait lookups once per op class, a deferring
 rewrite that asks the user first."""
 
+import numpy as np
 import pytest
 from xdsl.traits import Commutative, ConstantLike
 
 import graph_opt.patterns.matcher as matcher_module
 import graph_opt.patterns.rewrite as rewrite_module
 from graph_opt import api
+from graph_opt.dialects.nn.constant import ConstantOp
+from graph_opt.dialects.nn.dense import from_numpy
 from graph_opt.passes.common.fusion_patterns import FUSION_PATTERNS, FuseLayerNorm
 from graph_opt.patterns import explain, is_constant, is_op, wildcard
+from graph_opt.patterns.arithmetic import scalar
 from graph_opt.patterns.matcher import _attempt, match_value
 from graph_opt.patterns.pattern import has_trait
 from graph_opt.testing.model_zoo import bert_encoder, mobilenet_v2
@@ -116,3 +120,27 @@ def test_layer_norm_defers_without_matching_at_its_own_root(count_calls):
     attempts = count_calls(rewrite_module, "match_value")
     rewrite.match_and_rewrite(div, None)  # declines: needs no rewriter
     assert [args[1].owner.name for args in attempts] == ["nn.mul"]
+
+
+SCALARS = f"""func.func @f(%x: {T}) -> {T} {{
+  %c = nn.constant dense<3.0> : tensor<f32>
+  %y = nn.mul %x, %c : ({T}, tensor<f32>) -> {T}
+  func.return %y : {T}
+}}"""
+
+
+def test_scalar_decodes_a_constant_once(parse, value, count_calls):
+
+    decoded = count_calls(ConstantOp, "to_array")
+    c = value(parse(SCALARS), "c")
+    assert [scalar(c) for _ in range(3)] == [3.0, 3.0, 3.0]
+    assert len(decoded) == 1
+
+
+def test_scalar_follows_a_replaced_constant_value(parse, value):
+    """The memo is per attribute object: a new value attribute is read anew."""
+
+    c = value(parse(SCALARS), "c")
+    assert scalar(c) == 3.0
+    c.owner.properties["value"] = from_numpy(np.array(5.0, np.float32))
+    assert scalar(c) == 5.0
