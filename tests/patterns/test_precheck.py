@@ -130,7 +130,6 @@ SCALARS = f"""func.func @f(%x: {T}) -> {T} {{
 
 
 def test_scalar_decodes_a_constant_once(parse, value, count_calls):
-
     decoded = count_calls(ConstantOp, "to_array")
     c = value(parse(SCALARS), "c")
     assert [scalar(c) for _ in range(3)] == [3.0, 3.0, 3.0]
@@ -139,7 +138,6 @@ def test_scalar_decodes_a_constant_once(parse, value, count_calls):
 
 def test_scalar_follows_a_replaced_constant_value(parse, value):
     """The memo is per attribute object: a new value attribute is read anew."""
-
     c = value(parse(SCALARS), "c")
     assert scalar(c) == 3.0
     c.owner.properties["value"] = from_numpy(np.array(5.0, np.float32))
