@@ -14,9 +14,19 @@ Models: generated ResNet-50, MobileNetV2 and BERT-like encoder
 (graph_opt.testing.model_zoo, seeded, no downloads) and deep Conv+BN+Relu
 chains with Identity nodes at --sizes nodes.
 
+With `--base REV` it compares graph-opt with itself instead: `fuse-ops` alone
+and `optimize` on each model (`bert_base` too: 12 layers, hidden 768, sequence
+128), the pass's own seconds after loading, this tree against revision REV
+(unpacked by `git archive`, or a directory holding a checkout), each run in its own process, the two trees taking
+turns (A, B, A, B) for --runs rounds; the table gives both medians and their
+ratio. Times are CPU seconds of the process (time.process_time): the
+pass runs on one thread, and CPU time is what other engineers' load on a
+shared machine disturbs least.
+
 Usage: python bench/optimize.py [--runs 3] [--models resnet50,mobilenet_v2,bert,chains]
        [--sizes 5000,20000,50000] [--tools graph-opt,graph-opt-cli,onnxoptimizer,onnxsim,onnxslim,ort]
        [--timeout 600] [--repeat-under 30] [--ort-level extended|basic]
+       python bench/optimize.py --base ffce794 --runs 5 --models bert_base,resnet50,mobilenet_v2,bert
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.base_rev import REPO, checkout, interleaved  # noqa: E402
 from bench.peak_rss import (  # noqa: E402 - after making the repository importable
     ChildFailed,
     graph_opt,
@@ -46,6 +57,8 @@ from bench.peak_rss import (  # noqa: E402 - after making the repository importa
 
 TOOLS = ("graph-opt", "graph-opt-cli", "onnxoptimizer", "onnxsim", "onnxslim", "ort")
 MODELS = ("resnet50", "mobilenet_v2", "bert", "chains")
+OTHER_MODELS = ("bert_base",)
+"""Models given by name only (not in the default list)."""
 LATENCY_MODELS = ("resnet50", "mobilenet_v2", "bert")
 """Models whose onnxruntime latency is measured (a chain's session alone takes long)."""
 
@@ -59,6 +72,9 @@ def make_model(name: str) -> onnx.ModelProto:
         "resnet50": model_zoo.resnet,
         "mobilenet_v2": model_zoo.mobilenet_v2,
         "bert": model_zoo.bert_encoder,
+        "bert_base": lambda: model_zoo.bert_encoder(
+            layers=12, hidden=768, heads=12, seq=128
+        ),
     }[name]()
 
 
@@ -295,6 +311,49 @@ def bench_model(name: str, args, work: Path) -> Iterator[str]:
         )
 
 
+# --- --base REV: this tree's passes against another revision's ---
+
+BASE_PASSES = ("fuse-ops", "optimize")
+
+PASS_TIMER = """
+import json, sys, time
+from xdsl.context import Context
+from graph_opt import api
+from graph_opt.passes import get_all_passes
+src, warmup, name = sys.argv[1:]
+pass_class = get_all_passes()[name]()
+pass_class().apply(Context(), api.load(warmup))
+module = api.load(src)
+start = time.process_time()
+pass_class().apply(Context(), module)
+print(json.dumps({"seconds": time.process_time() - start}))
+"""
+"""Seconds of one pass on a loaded model, after a warm-up run on a small one
+(imports of the pass's patterns); runs against whichever tree PYTHONPATH names."""
+
+
+def compare_with_base(rev: str, names: list[str], runs: int, work: Path) -> None:
+    base = checkout(rev, work)
+    warmup = work / "warmup.onnx"
+    onnx.save(make_model("bert"), warmup)
+    print(
+        f"base = {rev}; {runs} rounds of one run per tree (A, B, A, B);"
+        " median CPU seconds of the pass alone"
+    )
+    print(f"{'model':<13} {'pass':<9} {'base':>12} {'this tree':>10} {'this/base':>9}")
+    for name in names:
+        src = work / f"{name}.onnx"
+        onnx.save(make_model(name), src)
+        for pass_name in BASE_PASSES:
+            then, now = interleaved(
+                [base, REPO], runs, PASS_TIMER, str(src), str(warmup), pass_name
+            )
+            print(
+                f"{name:<13} {pass_name:<9} {then:>12.3f} {now:>10.3f} {now / then:>9.3f}",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -315,6 +374,12 @@ def main() -> None:
     )
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--worker", nargs=3, metavar=("TOOL", "SRC", "DST"))
+    parser.add_argument(
+        "--base",
+        metavar="REV",
+        help="time fuse-ops and optimize in this tree against revision REV"
+        " (or the checkout in directory REV)",
+    )
     args = parser.parse_args()
     if args.worker:
         worker(*args.worker, args.ort_level)
@@ -327,10 +392,14 @@ def main() -> None:
     for model in args.models.split(","):
         if model == "chains":
             names += [f"chain-{size}" for size in args.sizes.split(",")]
-        elif model in MODELS:
+        elif model in MODELS or model in OTHER_MODELS:
             names.append(model)
         else:
             parser.error(f"unknown model: {model}")
+    if args.base:
+        with tempfile.TemporaryDirectory() as tmp:
+            compare_with_base(args.base, names, args.runs, Path(tmp))
+        return
     print(
         f"runs={args.runs} timeout={args.timeout:.0f}s ort-level={args.ort_level};"
         " time = median seconds, load to save; x ours = time / graph-opt's;"

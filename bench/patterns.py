@@ -11,14 +11,23 @@ conv >> batch_norm >> relu of the blocks as a Relax graph pattern
 Prints a table of seconds (median of several runs), ops/second and what was
 found, and per case how the time per op grows from the smallest graph to the
 largest (1.0 = linear). Run: python bench/patterns.py [--runs N]
+
+With `--base REV` (a revision, or a directory holding a checkout) each case
+runs in its own process, this tree and REV taking turns (A, B, A, B) for
+--runs rounds; the table gives both medians (CPU seconds, time.process_time: steadier than
+wall time on a shared machine) and their ratio:
+python bench/patterns.py --base ffce794 --runs 5 [--sizes 5000,50000]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import func
@@ -160,10 +169,50 @@ def time_case(
     return op_count, statistics.median(timings), found
 
 
+CASE_TIMER = """
+import json, runpy, sys, time
+script, case, size = sys.argv[1:]
+build, run = runpy.run_path(script)["CASES"][case]
+module = build(int(size))
+start = time.process_time()
+run(module)
+print(json.dumps({"seconds": time.process_time() - start}))
+"""
+"""Seconds of one case on a fresh graph, with graph-opt from PYTHONPATH's tree."""
+
+
+def compare_with_base(rev: str, sizes: list[int], runs: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.base_rev import REPO, checkout, interleaved
+
+    print(
+        f"base = {rev}; {runs} rounds of one run per tree (A, B, A, B); median CPU seconds"
+    )
+    print(f"{'case':<12} {'size':>8} {'base':>9} {'this tree':>10} {'this/base':>9}")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = checkout(rev, Path(tmp))
+        for name in CASES:
+            for size in sizes:
+                then, now = interleaved(
+                    [base, REPO], runs, CASE_TIMER, __file__, name, str(size)
+                )
+                print(
+                    f"{name:<12} {size:>8} {then:>9.3f} {now:>10.3f} {now / then:>9.3f}",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--base", metavar="REV", help="time each case in this tree against REV"
+    )
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     args = parser.parse_args()
+    if args.base:
+        compare_with_base(args.base, [int(n) for n in args.sizes.split(",")], args.runs)
+        return
     print(f"{'case':<12} {'ops':>8} {'found':>8} {'seconds':>9} {'ops/s':>10}")
     growth = {}
     for name, (build, run) in CASES.items():

@@ -19,7 +19,8 @@ import numpy as np
 from numpy.polynomial import polynomial as poly
 from xdsl.ir import Operation, OpResult, SSAValue
 
-from graph_opt.dialects.nn.constant import constant_value
+from graph_opt.dialects.nn.constant import constant_op
+from graph_opt.identity_memo import IdentityMemo
 from graph_opt.patterns.pattern import DFPattern
 from graph_opt.patterns.structure import TuplePattern
 
@@ -36,10 +37,21 @@ PRODUCT_OPS = frozenset({"nn.mul", "nn.div"})
 POLYNOMIAL_OPS = frozenset({"nn.add", "nn.sub", "nn.mul", "nn.div", "nn.neg", "nn.pow"})
 
 
+_scalars: IdentityMemo[tuple[float | None]] = IdentityMemo(limit=1 << 12)
+"""`scalar` per constant attribute (patterns ask it of the same constants again and again)."""
+
+
 def scalar(value: SSAValue) -> float | None:
     """The value of a one-element constant, else None."""
-    array = constant_value(value)
-    return None if array is None or array.size != 1 else float(array.reshape(()))
+    op = constant_op(value)
+    if op is None:
+        return None
+    found = _scalars.get(op.value)
+    if found is None:
+        array = op.to_array()
+        found = (None if array.size != 1 else float(array.reshape(())),)
+        _scalars.put(op.value, found)
+    return found[0]
 
 
 def exactly(value: float | None, expected: float, ulps: int = F32_ULPS) -> bool:

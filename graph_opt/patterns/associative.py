@@ -41,6 +41,10 @@ class AssociativePattern(OpPattern):
         copy.label = self.label
         return copy
 
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        # the chain's leaves, not the op's operands, match `args`
+        return isinstance(value, OpResult) and value.op.name in self.names
+
     def match_op(self, m: Matcher, op: Operation) -> bool:
         if op.name not in self.names:
             return m.fail(

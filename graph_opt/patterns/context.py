@@ -283,7 +283,7 @@ class _Search:
     def _match(self, node: DFPattern, value: SSAValue) -> Match | None:
         key = (node, value)
         if key not in self.node_matches:
-            matcher = Matcher(memo=self.memo)
+            matcher = Matcher(memo=self.memo, explain=False)
             found = matcher.match_value(node, value, skippable=False)
             self.node_matches[key] = matcher.finish(node, value) if found else None
         return self.node_matches[key]

@@ -13,6 +13,9 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from graph_opt.patterns.failure import Failure, describe
 from graph_opt.patterns.pattern import SKIPPABLE_OPS, DFPattern, OpPattern
 
+PRECHECK_DEPTH = 1
+"""How many operands deep `match_value` checks op names before matching."""
+
 
 @dataclass
 class Match:
@@ -75,12 +78,15 @@ class Match:
     def escaping_values(self) -> list[SSAValue]:
         """Results of covered ops, other than the root, used outside the match."""
         escaping = []
-        for op in self.region:
+        region = self.region
+        for op in region:
             for result in op.results:
-                if result is not self.root and any(
-                    use.operation not in self.region for use in result.uses
-                ):
-                    escaping.append(result)
+                if result is self.root:
+                    continue
+                for use in result.uses:
+                    if use.operation not in region:
+                        escaping.append(result)
+                        break
         return escaping
 
 
@@ -92,6 +98,9 @@ class Matcher:
     memo: dict[DFPattern, dict] = field(default_factory=dict)
     """Per-pattern facts about values that hold apart from any match (dominance),
     shared by the attempts of one search of an unchanged graph."""
+    explain: bool = True
+    """Whether failures are recorded (`explain`); a search that only wants
+    matches skips building them."""
     failure: Failure | None = None
     values: dict[DFPattern, SSAValue] = field(default_factory=dict)
     ops: dict[DFPattern, Operation] = field(default_factory=dict)
@@ -113,7 +122,8 @@ class Matcher:
     ) -> bool:
         if skippable and self.skip_identity:
             value = self._skip_identities(pattern, value)
-        bound = self.values.get(pattern)
+        values = self.values
+        bound = values.get(pattern)
         if bound is not None:
             if bound is value:
                 return True
@@ -122,7 +132,9 @@ class Matcher:
             )
         if not pattern.match_in(self, value):
             return False
-        self._set(self.values, pattern, value)
+        if pattern not in values:  # (as `_set`, inline: this is the hot path)
+            values[pattern] = value
+            self.trail.append((values, pattern))
         return True
 
     def _skip_identities(self, pattern: DFPattern, value: SSAValue) -> SSAValue:
@@ -140,7 +152,7 @@ class Matcher:
 
     def matches_alone(self, pattern: DFPattern, value: SSAValue) -> bool:
         """Whether `pattern` matches `value` with fresh bindings (kept apart from this match)."""
-        scratch = Matcher(self.skip_identity, self.memo)
+        scratch = Matcher(self.skip_identity, self.memo, self.explain)
         if scratch.match_value(pattern, value, skippable=False):
             return True
         self.failure = scratch.failure
@@ -156,8 +168,13 @@ class Matcher:
         owner = self.op_owners.get(op)
         if owner is not None and owner is not pattern:
             return self.fail(pattern, op, "is already bound to {}", owner)
-        self._set(self.ops, pattern, op)
-        self._set(self.op_owners, op, pattern)
+        trail = self.trail
+        if bound is None:
+            self.ops[pattern] = op
+            trail.append((self.ops, pattern))
+        if owner is None:
+            self.op_owners[op] = pattern
+            trail.append((self.op_owners, op))
         self._set(self.covered, op, None)
         return True
 
@@ -191,7 +208,7 @@ class Matcher:
     def match_elsewhere(self, pattern: DFPattern, op: Operation) -> bool:
         """Match `pattern` on an op outside this match's graph (a called function):
         its values are readable from the match, its ops are not part of it."""
-        scratch = Matcher(self.skip_identity, self.memo)
+        scratch = Matcher(self.skip_identity, self.memo, self.explain)
         if not pattern.match_op(scratch, op) or scratch.finish(pattern, None) is None:
             self.failure = scratch.failure
             return False
@@ -200,13 +217,16 @@ class Matcher:
         return True
 
     def fail(self, pattern: DFPattern, subject, reason: str, *args: Any) -> bool:
-        self.failure = Failure(pattern, subject, reason, args)
+        if self.explain:
+            self.failure = Failure(pattern, subject, reason, args)
         return False
 
     def fail_because(
         self, pattern: DFPattern, subject, reason: str, *args: Any
     ) -> bool:
         """Fail, keeping the sub-pattern failure that caused it."""
+        if not self.explain:
+            return False
         causes = () if self.failure is None else (self.failure,)
         self.failure = Failure(pattern, subject, reason, args, causes)
         return False
@@ -215,6 +235,8 @@ class Matcher:
         self, pattern: DFPattern, subject, reason: str, causes: list[Failure | None]
     ) -> bool:
         """Fail after trying several ways, each with its own failure."""
+        if not self.explain:
+            return False
         self.failure = Failure(
             pattern, subject, reason, (), tuple(c for c in causes if c)
         )
@@ -224,8 +246,9 @@ class Matcher:
         return len(self.trail)
 
     def rollback(self, mark: int) -> None:
-        while len(self.trail) > mark:
-            table, key = self.trail.pop()
+        trail = self.trail
+        for _ in range(len(trail) - mark):
+            table, key = trail.pop()
             if isinstance(table, list):
                 table.pop()
             else:
@@ -279,8 +302,14 @@ def match_value(
 
     Attempts that share `memo` (one search of a graph that does not change
     meanwhile) share what they learn about values, e.g. which op dominates them.
+    A value that fails the pattern's cheap checks (`DFPattern.may_match`) is
+    declined before any bindings are made.
     """
-    return _attempt(pattern, value, skip_identity, memo)[0]
+    # skipped identities may stand between an op and its operands' patterns
+    depth = 0 if skip_identity else PRECHECK_DEPTH
+    if not pattern.may_match(value, depth):
+        return None
+    return _attempt(pattern, value, skip_identity, memo, explain=False)[0]
 
 
 def _attempt(
@@ -288,8 +317,9 @@ def _attempt(
     value: SSAValue,
     skip_identity: bool,
     memo: dict[DFPattern, dict] | None = None,
+    explain: bool = True,
 ) -> tuple[Match | None, Failure | None]:
-    matcher = Matcher(skip_identity, {} if memo is None else memo)
+    matcher = Matcher(skip_identity, {} if memo is None else memo, explain)
     if not matcher.match_value(pattern, value, skippable=False):
         return None, matcher.failure
     found = matcher.finish(pattern, value)

@@ -7,6 +7,7 @@ A pattern object used twice in one pattern must match the same value twice.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -29,13 +30,14 @@ from xdsl.ir import (
     SSAValue,
     TypeAttribute,
 )
-from xdsl.traits import Commutative, ConstantLike, SymbolTable
+from xdsl.traits import Commutative, ConstantLike, OpTrait, SymbolTable
 
 from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import element_type
 from graph_opt.patterns.defaults import property_default
 from graph_opt.patterns.failure import Failure, text_of
 from graph_opt.patterns.op_kinds import OpKind, op_kind
+from graph_opt.xdsl_compat.ir import operand_values
 
 if TYPE_CHECKING:
     from graph_opt.patterns.matcher import Match, Matcher
@@ -45,6 +47,16 @@ MAX_UNORDERED_INPUTS = 6
 
 SKIPPABLE_OPS = frozenset({"nn.identity", "nn.stop_gradient"})
 """Identity-like ops that `skip_identity` matching looks through."""
+
+
+def has_trait(op: Operation, trait: type[OpTrait]) -> bool:
+    """`op.has_trait(trait)`, looked up once per op class (traits are the class's)."""
+    return _class_has_trait(type(op), trait)
+
+
+@functools.cache
+def _class_has_trait(op_class: type[Operation], trait: type[OpTrait]) -> bool:
+    return op_class.has_trait(trait)
 
 
 class DFPattern:
@@ -69,6 +81,12 @@ class DFPattern:
     def match_op(self, m: Matcher, op: Operation) -> bool:
         """Match an op itself (for `.result(i)`); only op patterns can."""
         return m.fail(self, op, "only is_op(...) patterns can match an op")
+
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        """A cheap necessary condition for a match at `value`: op names and
+        operand counts, `depth` operands deep. False only where `match_in`
+        would fail; it binds nothing and explains nothing."""
+        return True
 
     def operand_patterns(self) -> tuple[DFPattern, ...] | None:
         """The operands this pattern stands for as an argument of `is_op`: itself
@@ -254,28 +272,59 @@ class OpPattern(DFPattern):
             return m.fail(self, op, "op is {}, expected {}", op.name, _names(self))
         return self._match_applied(m, op)
 
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        if not isinstance(value, OpResult) or value.index != 0:
+            return False
+        return value.op.name in self.names and self._may_apply(value.op, depth)
+
+    def _may_apply(self, op: Operation, depth: int) -> bool:
+        """Whether the operands of `op` may match `args` (`_match_applied`'s cheap half)."""
+        args = self.args
+        if args is None:
+            return True
+        operands = operand_values(op)
+        count, expected = len(operands), len(args)
+        if count < expected or (count > expected and not self.variadic):
+            return False
+        if depth == 0 or not self.ordered_inputs:
+            return True
+        depth -= 1
+        for arg, operand in zip(args, operands):
+            if not arg.may_match(operand, depth):
+                break
+        else:
+            return True
+        return (
+            self.commutative
+            and expected == 2
+            and count == 2
+            and has_trait(op, Commutative)
+            and args[0].may_match(operands[1], depth)
+            and args[1].may_match(operands[0], depth)
+        )
+
     def _match_applied(self, m: Matcher, op: Operation) -> bool:
         """Match the operands of an op of an accepted name, and bind it."""
         if self.args is not None:
-            count, expected = len(op.operands), len(self.args)
+            operands = operand_values(op)
+            count, expected = len(operands), len(self.args)
             if count < expected or (count > expected and not self.variadic):
                 return m.fail(self, op, "has {} operands, expected {}", count, expected)
-            if not self._match_operands(m, op):
+            if not self._match_operands(m, op, operands):
                 return False
         return m.bind_op(self, op)
 
-    def _match_operands(self, m: Matcher, op: Operation) -> bool:
+    def _match_operands(self, m: Matcher, op: Operation, operands) -> bool:
         assert self.args is not None
-        operands = tuple(op.operands)
         if not self.ordered_inputs:
             orders = itertools.permutations(operands, len(self.args))
         elif (
             self.commutative
             and len(self.args) == 2
             and len(operands) == 2
-            and op.has_trait(Commutative)
+            and has_trait(op, Commutative)
         ):
-            orders = iter([operands, operands[::-1]])
+            orders = (operands, operands[::-1])
         else:
             return self._match_in_order(m, op, operands)
         mark, failures = m.mark(), []
@@ -287,8 +336,9 @@ class OpPattern(DFPattern):
         return m.fail_all(self, op, "operands match in no order", failures[:4])
 
     def _match_in_order(self, m: Matcher, op: Operation, operands) -> bool:
+        match_value = m.match_value
         for index, (arg, operand) in enumerate(zip(self.args or (), operands)):
-            if not m.match_value(arg, operand):
+            if not match_value(arg, operand):
                 return m.fail_because(self, op, "operand #{} does not match", index)
         return True
 
@@ -315,9 +365,16 @@ class AnyOpPattern(OpPattern):
         return call
 
     def match_op(self, m: Matcher, op: Operation) -> bool:
-        if op.has_trait(ConstantLike):
+        if has_trait(op, ConstantLike):
             return m.fail(self, op, "is a constant, not an op application")
         return self._match_applied(m, op)
+
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        if not isinstance(value, OpResult) or value.index != 0:
+            return False
+        return not has_trait(value.op, ConstantLike) and self._may_apply(
+            value.op, depth
+        )
 
     def __str__(self) -> str:
         return "*" + super().__str__().removeprefix("is_op()")
@@ -340,6 +397,9 @@ class AltPattern(DFPattern):
         self.left, self.right = left, right
         names = (left.root_names, right.root_names)
         self.root_names = None if None in names else names[0] | names[1]  # type: ignore[operator]
+
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return self.left.may_match(value, depth) or self.right.may_match(value, depth)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         mark = m.mark()
@@ -364,6 +424,9 @@ class AndPattern(DFPattern):
         self.left, self.right = left, right
         names = [n for n in (left.root_names, right.root_names) if n is not None]
         self.root_names = frozenset.intersection(*names) if names else None
+
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return self.left.may_match(value, depth) and self.right.may_match(value, depth)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         for side in (self.left, self.right):
@@ -435,8 +498,11 @@ class ConstantPattern(DFPattern):
     def __init__(self, value: float | np.ndarray | None = None):
         self.value = None if value is None else np.asarray(value)
 
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return isinstance(value, OpResult) and has_trait(value.op, ConstantLike)
+
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
-        if not isinstance(value, OpResult) or not value.op.has_trait(ConstantLike):
+        if not isinstance(value, OpResult) or not has_trait(value.op, ConstantLike):
             return m.fail(self, value, "is not defined by a constant")
         if self.value is not None:
             array = constant_value(value)
@@ -471,6 +537,9 @@ class AttrPattern(DFPattern):
     ):
         self.inner, self.attrs, self.of_callee = inner, attrs, of_callee
         self.root_names = inner.root_names
+
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return self.inner.may_match(value, depth)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
@@ -528,6 +597,9 @@ class PredicatePattern(DFPattern):
         self.inner, self.predicate, self.description = inner, predicate, description
         self.root_names = inner.root_names
 
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return self.inner.may_match(value, depth)
+
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
             return m.fail_because(self, value, "inner pattern does not match")
@@ -550,6 +622,9 @@ class MatchPredicatePattern(DFPattern):
     ):
         self.inner, self.check, self.description = inner, check, description
         self.root_names = inner.root_names
+
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return self.inner.may_match(value, depth)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
@@ -591,6 +666,9 @@ class UsesPattern(DFPattern):
         self.inner, self.count, self.only_in_match = inner, count, only_in_match
         self.root_names = inner.root_names
 
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return self.inner.may_match(value, depth)
+
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
             return m.fail_because(self, value, "inner pattern does not match")
@@ -616,6 +694,9 @@ class SameShapePattern(DFPattern):
     def __init__(self, inner: DFPattern, other: DFPattern):
         self.inner, self.other = inner, other
         self.root_names = inner.root_names
+
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return self.inner.may_match(value, depth)
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
@@ -865,7 +946,7 @@ def _names(pattern: OpPattern) -> str:
 
 
 def _is_constant(value: SSAValue) -> bool:
-    return isinstance(value, OpResult) and value.op.has_trait(ConstantLike)
+    return isinstance(value, OpResult) and has_trait(value.op, ConstantLike)
 
 
 def _attribute(op: Operation, name: str) -> Attribute | None:

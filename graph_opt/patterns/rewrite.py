@@ -93,14 +93,15 @@ class DFPatternRewrite(ClassFilteredPattern):
         if names is not None and op.name not in names:
             return
         for result in op.results:
+            # (first: the user's match holds this one, which need not be found)
+            if self.defer_to_user and self._larger_match_at_user(result):
+                continue  # the user's visit fuses more
             match = match_value(self.pattern, result, skip_identity=self.skip_identity)
             if match is None:
                 continue
             # (reads the region, which erase_unused needs, before the rewrite changes the graph)
             if match.escaping_values() and not self.allow_escaping_interior:
                 continue  # erasing the interior would break its outside users
-            if self.defer_to_user and self._larger_match_at_user(result):
-                continue  # the user's visit fuses more
             token = _target.set(rewriter)  # where nn.<op>(...) builds
             try:
                 replacement = self.rewrite(match, rewriter)
