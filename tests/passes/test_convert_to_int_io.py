@@ -9,7 +9,6 @@ import warnings
 
 import numpy as np
 import pytest
-from test_convert_to_int import conv_props, conv_weights, resnet_block
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -40,6 +39,7 @@ from graph_opt.quantization.boundary import (
 )
 from graph_opt.remarks import GraphOptWarning
 from graph_opt.testing.graph_builder import FakeQuantBuilder
+from graph_opt.testing.quantized_blocks import conv_props, conv_weights, resnet_block
 
 
 def conv_relu_pool_dense(layout: str) -> tuple[FakeQuantBuilder, ModuleOp]:

@@ -4,7 +4,6 @@ fuses them) bit for bit as graph-opt's interpreter on the int8 graph."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +24,7 @@ from graph_opt.formats.tensorflow.saved_model import import_saved_model
 from graph_opt.interpreter import run_function
 from graph_opt.quantization.tensor_quantization import recorded_quantization
 from graph_opt.testing.graph_builder import FakeQuantBuilder
-
-sys.path.insert(0, str(Path(__file__).parents[2] / "passes"))
-from test_convert_to_int import mobilenet_block, resnet_block  # noqa: E402
+from graph_opt.testing.quantized_blocks import mobilenet_block, resnet_block
 
 QAT = Path(__file__).parents[1] / "tensorflow" / "corpus" / "qat_conv_bn_saved_model"
 INPUTS = 64

@@ -34,9 +34,7 @@ from graph_opt.quantization.fixed_point import apply_scale, quantize_multiplier
 from graph_opt.quantization.tensor_quantization import recorded_quantization
 from graph_opt.remarks import GraphOptWarning
 from graph_opt.testing.graph_builder import FakeQuantBuilder
-
-sys.path.insert(0, str(Path(__file__).parents[2] / "passes"))
-from test_convert_to_int import mobilenet_block, resnet_block  # noqa: E402
+from graph_opt.testing.quantized_blocks import mobilenet_block, resnet_block
 
 tflite = pytest.importorskip("tflite")  # the schema package of graph-opt[tflite]
 
