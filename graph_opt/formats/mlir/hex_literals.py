@@ -19,9 +19,9 @@ import codecs
 import re
 from dataclasses import dataclass
 from mmap import mmap
+from typing import IO
 
 from graph_opt.weights import release_pages
-from typing import IO
 
 LONG_HEX_DIGITS = 4096
 """Hex literals of at least this many digits bypass strings; shorter ones stay in

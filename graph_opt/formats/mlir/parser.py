@@ -37,6 +37,7 @@ import math
 import re
 
 import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     UNKNOWN_LOC,
     Float16Type,
@@ -52,7 +53,6 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
-from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.mlir_lexer import MLIRTokenKind
