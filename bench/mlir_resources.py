@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -95,18 +96,14 @@ def main() -> None:
         print("| --- | --- | --- | --- | --- | --- |")
         for job, options in jobs.items():
             target = out.with_suffix(".onnx" if "onnx" in options else ".mlir")
+            command = (str(source), *options, "-o", str(target))
             rows = {
-                name: median_of(
-                    args.runs,
-                    lambda t=tree: graph_opt_run(
-                        t, str(source), *options, "-o", str(target)
-                    ),
-                )
+                name: median_of(args.runs, partial(graph_opt_run, tree, *command))
                 for name, tree in trees.items()
             }
             if job == "print back":
                 rows["iree-opt"] = median_of(
-                    args.runs, lambda: iree_opt_run(source, out)
+                    args.runs, partial(iree_opt_run, source, out)
                 )
             ours_s, ours_mb = rows["this tree"]
             for name, (seconds, mb) in rows.items():
