@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from mmap import mmap
 
 import numpy as np
 from xdsl.context import Context
@@ -167,13 +168,16 @@ def _blob_digits(blob: str | HexWeight) -> tuple[int, str]:
 
 
 def _blob_data(blob: str | HexWeight) -> bytes | HexWeight:
-    """The blob's data after its alignment prefix: decoded from a string;
-    a `HexWeight` of the digits in the file, checked a piece at a time
-    (then given back). Raises ValueError for digits that are not hex."""
+    """The blob's data after its alignment prefix: decoded from a string, or
+    from text read into memory (holding its digits would keep twice the
+    bytes); of a mapped file, a `HexWeight` of the digits, checked a piece at
+    a time (then given back). Raises ValueError for digits that are not hex."""
     if not isinstance(blob, HexWeight):
         return bytes.fromhex(blob[10:])
     head = bytes(blob.source[blob.start : blob.start + 8])
     data = HexWeight(blob.source, blob.start + 8, blob.end, head)
+    if type(blob.source) is not mmap:
+        return data.values()
     for _ in data.pieces():
         pass
     return data

@@ -95,6 +95,16 @@ def test_a_loaded_blob_is_decoded_only_when_read_and_bit_exact(big):
     assert np.array_equal(got.view(np.uint32), values.view(np.uint32))
 
 
+def test_a_blob_of_text_in_memory_is_decoded_at_parse(big):
+    """Holding the digits of bytes read (not mapped) would keep twice the
+    weight: such a blob is decoded, as before."""
+    path, values = big
+    module = api.parse(path.read_bytes())
+    (constant,) = [op for op in module.walk() if isinstance(op, ConstantOp)]
+    assert type(constant.value.data.data) is bytes
+    assert constant.value.data.data == values.tobytes()
+
+
 def test_onnx_export_of_a_lazy_blob_is_the_eager_bytes(big, tmp_path):
     path, _ = big
     lazy, eager = tmp_path / "lazy.onnx", tmp_path / "eager.onnx"
