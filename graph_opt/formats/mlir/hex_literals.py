@@ -27,9 +27,9 @@ LONG_HEX_DIGITS = 4096
 """Hex literals of at least this many digits bypass strings; shorter ones stay in
 the text."""
 HEX_OPEN = b'dense<"0x'
-RESOURCES_OPEN = b"{-#"
 BLOB_KEY = re.compile(rb'([A-Za-z_][\w.$-]*|"[^"\n]*")\s*:\s*"0x$')
-"""A resource section entry up to its digits: `key: "0x`."""
+"""A resource section entry up to its digits: `key: "0x` (attributes take `=`;
+a string cut elsewhere is found out by the parse, see `cut_hex_literals`)."""
 SCAN_WINDOW = 1 << 23
 """Bytes of a mapped file searched at a time before their pages are given back."""
 PLACEHOLDER = "#"
@@ -76,7 +76,6 @@ def cut_hex_literals(source: bytes | mmap) -> HexLiterals | None:
     resources: dict[str, tuple[int, int]] = {}
     length = 0  # of the text in `parts`, in characters
     copied = 0  # of `source`, in bytes
-    section = _find(source, RESOURCES_OPEN, 0)
     start = _find(source, b'"0x', 0)
     try:
         while start >= 0:
@@ -84,7 +83,7 @@ def cut_hex_literals(source: bytes | mmap) -> HexLiterals | None:
             end = _find(source, b'"', digits)
             if end < 0:
                 break
-            key = _blob_key(source, start) if 0 <= section < start else None
+            key = _blob_key(source, start)
             dense = source[start - len(HEX_OPEN) + 3 : start] == HEX_OPEN[:-3]
             if (dense or key) and end - digits >= LONG_HEX_DIGITS:
                 if key is not None:

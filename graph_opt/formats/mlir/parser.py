@@ -483,14 +483,19 @@ def _float_data(body: str, shape: tuple[int, ...], dtype: str) -> bytes | None:
     return data.tobytes()
 
 
-def _hold_cut_blobs(ctx, cut: HexLiterals) -> bool:
+def _blob_store(ctx) -> dict:
+    """The builtin dialect's `dense_resource` blobs, by key (the store itself;
+    an empty dict if it has none)."""
+    interface = ctx.get_dialect("builtin").get_interface(OpAsmDialectInterface)
+    return resource_blobs(interface) if interface is not None else {}
+
+
+def _hold_cut_blobs(blobs: dict, cut: HexLiterals) -> bool:
     """Put a `HexWeight` of each resource blob cut in place of its placeholder
-    in the builtin dialect's store; False if one is not there (it was cut
-    from another dialect's section, a comment or a string)."""
+    in the builtin dialect's store `blobs`; False if one is not there (it was
+    cut from another dialect's section, a comment or a string)."""
     if not cut.resources:
         return True
-    interface = ctx.get_dialect("builtin").get_interface(OpAsmDialectInterface)
-    blobs = resource_blobs(interface) if interface is not None else {}
     placeholder = "0x" + PLACEHOLDER
     if any(blobs.get(key) != placeholder for key in cut.resources):
         return False
@@ -499,14 +504,19 @@ def _hold_cut_blobs(ctx, cut: HexLiterals) -> bool:
     return True
 
 
-def _hold_cut_blobs(ctx, cut: HexLiterals) -> bool:
+def _blob_store(ctx) -> dict:
+    """The builtin dialect's `dense_resource` blobs, by key (the store itself;
+    an empty dict if it has none)."""
+    interface = ctx.get_dialect("builtin").get_interface(OpAsmDialectInterface)
+    return resource_blobs(interface) if interface is not None else {}
+
+
+def _hold_cut_blobs(blobs: dict, cut: HexLiterals) -> bool:
     """Put a `HexWeight` of each resource blob cut in place of its placeholder
-    in the builtin dialect's store; False if one is not there (it was cut
-    from another dialect's section, a comment or a string)."""
+    in the builtin dialect's store `blobs`; False if one is not there (it was
+    cut from another dialect's section, a comment or a string)."""
     if not cut.resources:
         return True
-    interface = ctx.get_dialect("builtin").get_interface(OpAsmDialectInterface)
-    blobs = resource_blobs(interface) if interface is not None else {}
     placeholder = "0x" + PLACEHOLDER
     if any(blobs.get(key) != placeholder for key in cut.resources):
         return False
@@ -529,6 +539,8 @@ def parse_module(
     if not isinstance(source, str):
         cut = cut_hex_literals(source)
         if cut is not None:
+            blobs = _blob_store(ctx)
+            kept = dict(blobs)
             parser = FastParser(ctx, cut.text, name, cut)
             try:
                 module = parser.parse_module(implicit)
@@ -537,8 +549,10 @@ def parse_module(
             if (
                 module is not None
                 and parser.read_every_cut()
-                and _hold_cut_blobs(ctx, cut)
+                and _hold_cut_blobs(blobs, cut)
             ):
                 return module
+            blobs.clear()  # (the keys that parse declared: declared again,
+            blobs.update(kept)  # they would be renamed)
         source = str(source, "utf-8")
     return FastParser(ctx, source, name).parse_module(implicit)

@@ -144,3 +144,28 @@ def test_a_malformed_large_blob_is_refused_in_one_line(tmp_path, digits, message
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "dense_resource<w0>" in lines[0] and message in lines[0]
+
+
+def test_negative_a_blob_like_string_in_a_comment_is_read_as_written(tmp_path):
+    """A comment's `key: "0x..."` is cut too, found out (no blob `key`), and
+    the whole text parsed again: the module is the text's."""
+    values = np.arange(1024, dtype=np.float32)
+    path = tmp_path / "commented.mlir"
+    api.save(weight_module(values), path, weights_as_resources=64)
+    path.write_text(f'// note: "0x{"AB" * 4096}"\n' + path.read_text())
+    module = api.load(path)
+    (constant,) = [op for op in module.walk() if isinstance(op, ConstantOp)]
+    assert type(constant.value.data.data) is bytes
+    assert np.array_equal(constant.to_array(), values)
+
+
+def test_negative_a_dense_literal_in_a_comment_keeps_the_resource_keys(tmp_path):
+    """The parse of the whole text after a cut the fast path did not read
+    starts from the blob store as it was (the keys the first parse declared,
+    declared again, were renamed `w0_0`: no blob of that name)."""
+    values = np.arange(1024, dtype=np.float32)
+    path = tmp_path / "commented.mlir"
+    api.save(weight_module(values), path, weights_as_resources=64)
+    path.write_text(f'// dense<"0x{"AB" * 4096}">\n' + path.read_text())
+    (constant,) = [op for op in api.load(path).walk() if isinstance(op, ConstantOp)]
+    assert np.array_equal(constant.to_array(), values)
