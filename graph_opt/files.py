@@ -13,8 +13,10 @@ from typing import IO
 def mapped(stream: IO[bytes]) -> Iterator[bytes | mmap.mmap]:
     """The bytes of `stream`: a read-only map of a regular file read from its start
     (no copy: the pages are the file's in the page cache, as LLVM's MemoryBuffer
-    maps the files mlir-opt reads), else what `read()` returns. As with mlir-opt,
-    a file cut short while it is read ends the process (SIGBUS)."""
+    maps the files mlir-opt reads), else what `read()` returns. The map outlives
+    the block while something holds it (an MLIR resource blob read lazily,
+    `weights.HexWeight`) and is unmapped when collected. As with mlir-opt, a
+    file cut short while it is read ends the process (SIGBUS)."""
     try:
         if stream.tell() != 0:
             raise io.UnsupportedOperation("not at the start")
@@ -24,5 +26,4 @@ def mapped(stream: IO[bytes]) -> Iterator[bytes | mmap.mmap]:
     if view is None:
         yield stream.read()
         return
-    with view:
-        yield view
+    yield view

@@ -23,6 +23,10 @@ and the pages it reads are the only ones loaded. Nothing else reads them:
 - another weight a pass computes goes to a spill file (`spilled`, for arrays
   of `SPILL_MIN_BYTES` or more) and is held mapped from there, as if imported.
 
+- a weight written as hex digits in a mapped text file (an MLIR resource
+  blob), `HexWeight`, is decoded when read and, at export, piece by piece as
+  it is written; the file's pages are given back as it goes.
+
 `read_weight` is the one accessor for a weight's values (a buffer), and
 `copy_weight` the one that writes its bytes out without decoding them.
 
@@ -33,6 +37,7 @@ loaded (a file rewritten in place under a mapping is not supported).
 
 from __future__ import annotations
 
+import binascii
 import mmap
 import os
 import tempfile
@@ -142,14 +147,15 @@ def write_at(fd: int, data, offset: int) -> None:
 
 
 def copy_weight(data, fd: int, offset: int) -> None:
-    """Write a weight's bytes (bytes, `WeightBytes` or `ScaledWeight`) at
+    """Write a weight's bytes (bytes, `WeightBytes`, `ScaledWeight` or
+    `HexWeight`) at
     `offset` of `fd`."""
     if type(data) is WeightBytes and data.source is not None:
         data.copy_to(fd, offset)
-    elif type(data) is ScaledWeight:
+    elif type(data) in (ScaledWeight, HexWeight):
         for piece in data.pieces():
             write_at(fd, piece, offset)
-            offset += piece.nbytes
+            offset += memoryview(piece).nbytes
     else:
         write_at(fd, data, offset)
 
@@ -197,15 +203,66 @@ class ScaledWeight:
         return np.multiply(rows, factor, out=out, casting="unsafe")  # precision)
 
 
+class HexWeight:
+    """The bytes written as the hex digits `source[start:end]` (an even
+    count, checked by the maker) of a text file kept mapped, decoded when
+    read; `head` is the text before them (an MLIR blob's alignment)."""
+
+    PIECE_DIGITS = 1 << 21
+
+    def __init__(self, source, start: int, end: int, head: bytes = b""):
+        self.source = source
+        self.start = start
+        self.end = end
+        self.head = head
+
+    def __len__(self) -> int:
+        return (self.end - self.start) // 2
+
+    def __bool__(self) -> bool:
+        return self.end > self.start
+
+    def values(self) -> bytes:
+        """The bytes, whole (for passes that read them)."""
+        return b"".join(self.pieces())
+
+    def pieces(self) -> Iterator[bytes]:
+        """The bytes in order, decoded a piece at a time. Raises ValueError
+        (binascii.Error) for digits that are not hex."""
+        for digits in self.digit_pieces():
+            yield binascii.unhexlify(digits)
+
+    def digit_pieces(self) -> Iterator[bytes]:
+        """The hex digits as written, a piece at a time; the file's pages
+        read are given back as it goes."""
+        with memoryview(self.source) as view:
+            for start in range(self.start, self.end, self.PIECE_DIGITS):
+                stop = min(start + self.PIECE_DIGITS, self.end)
+                piece = bytes(view[start:stop])
+                release_pages(self.source, start, stop)
+                yield piece
+
+
+def release_pages(source, start: int, stop: int) -> None:
+    """Give back the pages wholly inside [start, stop) of `source` if it is
+    a mapping (read again, they come back from the file)."""
+    if type(source) is not mmap.mmap:
+        return
+    first = -start % mmap.PAGESIZE + start
+    last = stop - stop % mmap.PAGESIZE
+    if last > first:
+        source.madvise(mmap.MADV_DONTNEED, first, last - first)
+
+
 _read_lately: OrderedDict[tuple[int, int], weakref.ref[WeightBytes]] = OrderedDict()
 """The mapped weights read lately, oldest first (not kept alive by this)."""
 
 
 def read_weight(data):
-    """A buffer of the values of `data` (bytes, `WeightBytes` or
-    `ScaledWeight`): a mapped weight is noted as read, and those read before it
+    """A buffer of the values of `data` (bytes, `WeightBytes`,
+    `ScaledWeight` or `HexWeight`): a mapped weight is noted as read, and those read before it
     beyond `RESIDENT_BUDGET` are released."""
-    if type(data) is ScaledWeight:
+    if type(data) in (ScaledWeight, HexWeight):
         return data.values()
     if type(data) is not WeightBytes or data.source is None:
         return data

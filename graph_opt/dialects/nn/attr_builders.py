@@ -20,9 +20,9 @@ from xdsl.dialects.builtin import (
 )
 
 from graph_opt.identity_memo import IdentityMemo
-from graph_opt.weights import ScaledWeight, WeightBytes
+from graph_opt.weights import HexWeight, ScaledWeight, WeightBytes
 
-_DATA_TYPES = (bytes, WeightBytes, ScaledWeight)
+_DATA_TYPES = (bytes, WeightBytes, ScaledWeight, HexWeight)
 """What a dense attribute's BytesAttr holds: bytes, or a weight held elsewhere."""
 
 _dense_types_checked: IdentityMemo[bool] = IdentityMemo(limit=1 << 16)
@@ -30,7 +30,7 @@ _dense_types_checked: IdentityMemo[bool] = IdentityMemo(limit=1 << 16)
 
 
 def dense_elements(
-    value_type: TensorType, data: bytes | WeightBytes | ScaledWeight
+    value_type: TensorType, data: bytes | WeightBytes | ScaledWeight | HexWeight
 ) -> DenseIntOrFPElementsAttr:
     """`DenseIntOrFPElementsAttr(value_type, BytesAttr(data))`, IRDL-checked once per
     type object (graph-opt's types are interned: see `shapes.tensor_type`)."""

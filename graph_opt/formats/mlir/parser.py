@@ -37,6 +37,7 @@ import math
 import re
 
 import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     UNKNOWN_LOC,
     Float16Type,
@@ -61,9 +62,14 @@ from graph_opt.dialects.nn.base import _fits_flat
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.shapes import tensor_type
 from graph_opt.formats.mlir.forms import has_nn_custom_form
-from graph_opt.formats.mlir.hex_literals import HexLiterals, cut_hex_literals
+from graph_opt.formats.mlir.hex_literals import (
+    PLACEHOLDER,
+    HexLiterals,
+    cut_hex_literals,
+)
 from graph_opt.gc_pause import collector_paused
-from graph_opt.xdsl_compat.ir import new_op
+from graph_opt.weights import HexWeight
+from graph_opt.xdsl_compat.ir import new_op, resource_blobs
 from graph_opt.xdsl_compat.parser import (
     COMPACT_SPLAT_BYTES,
     FloatBitsParser,
@@ -477,6 +483,48 @@ def _float_data(body: str, shape: tuple[int, ...], dtype: str) -> bytes | None:
     return data.tobytes()
 
 
+def _blob_store(ctx) -> dict:
+    """The builtin dialect's `dense_resource` blobs, by key (the store itself;
+    an empty dict if it has none)."""
+    interface = ctx.get_dialect("builtin").get_interface(OpAsmDialectInterface)
+    return resource_blobs(interface) if interface is not None else {}
+
+
+def _hold_cut_blobs(blobs: dict, cut: HexLiterals) -> bool:
+    """Put a `HexWeight` of each resource blob cut in place of its placeholder
+    in the builtin dialect's store `blobs`; False if one is not there (it was
+    cut from another dialect's section, a comment or a string)."""
+    if not cut.resources:
+        return True
+    placeholder = "0x" + PLACEHOLDER
+    if any(blobs.get(key) != placeholder for key in cut.resources):
+        return False
+    for key, (start, end) in cut.resources.items():
+        blobs[key] = HexWeight(cut.source, start, end)
+    return True
+
+
+def _blob_store(ctx) -> dict:
+    """The builtin dialect's `dense_resource` blobs, by key (the store itself;
+    an empty dict if it has none)."""
+    interface = ctx.get_dialect("builtin").get_interface(OpAsmDialectInterface)
+    return resource_blobs(interface) if interface is not None else {}
+
+
+def _hold_cut_blobs(blobs: dict, cut: HexLiterals) -> bool:
+    """Put a `HexWeight` of each resource blob cut in place of its placeholder
+    in the builtin dialect's store `blobs`; False if one is not there (it was
+    cut from another dialect's section, a comment or a string)."""
+    if not cut.resources:
+        return True
+    placeholder = "0x" + PLACEHOLDER
+    if any(blobs.get(key) != placeholder for key in cut.resources):
+        return False
+    for key, (start, end) in cut.resources.items():
+        blobs[key] = HexWeight(cut.source, start, end)
+    return True
+
+
 def parse_module(
     ctx, source: str | bytes, name: str = "<unknown>", implicit: bool = True
 ) -> ModuleOp:
@@ -485,16 +533,26 @@ def parse_module(
     Bytes (or an mmap) are first read with the digits of their long hex literals
     cut out (`cut_hex_literals`). If that parse fails, or xDSL rather than the fast
     path met a placeholder, the whole text is parsed again: a module or an error
-    comes from the text as written, and so do the diagnostics' positions."""
+    comes from the text as written, and so do the diagnostics' positions.
+    The builtin resource blobs cut out stay in `source` (kept mapped): the
+    context's blob store holds a `HexWeight` of each one's digits."""
     if not isinstance(source, str):
         cut = cut_hex_literals(source)
         if cut is not None:
+            blobs = _blob_store(ctx)
+            kept = dict(blobs)
             parser = FastParser(ctx, cut.text, name, cut)
             try:
                 module = parser.parse_module(implicit)
             except Exception:  # reported by the parse of the whole text below
                 module = None
-            if module is not None and parser.read_every_cut():
+            if (
+                module is not None
+                and parser.read_every_cut()
+                and _hold_cut_blobs(blobs, cut)
+            ):
                 return module
+            blobs.clear()  # (the keys that parse declared: declared again,
+            blobs.update(kept)  # they would be renamed)
         source = str(source, "utf-8")
     return FastParser(ctx, source, name).parse_module(implicit)

@@ -8,7 +8,11 @@ whose blob store lives on the dialect object, which xDSL shares across
 contexts: graph-opt's contexts get a builtin dialect with a store of their own
 (`builtin_dialect`), and `resolve_resources` turns the `dense_resource`s a
 parse produced back into dense elements (so every pass, the interpreter and
-the exporters see ordinary constants) and empties the store.
+the exporters see ordinary constants) and empties the store. A blob the parse
+left in the mapped file (`parse_module` cuts large ones out of the text)
+becomes dense elements holding a `HexWeight`: its digits are checked, not
+kept decoded, and decoded again only when a pass reads them; printed back
+as a resource, its digits are copied through as written.
 `ResourcePrinter` prints large dense elements as resources and writes their
 blobs itself, in pieces (xDSL's `print_metadata` takes every blob's hex at
 once, twice the weights as text).
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from mmap import mmap
 
 import numpy as np
 from xdsl.context import Context
@@ -36,9 +41,9 @@ from xdsl.ir import Attribute, Dialect, Operation
 
 from graph_opt.dialects.nn.attr_builders import dense_elements
 from graph_opt.dialects.nn.dtypes import numpy_dtype
-from graph_opt.formats.mlir.hex_literals import write_hex
+from graph_opt.formats.mlir.hex_literals import write_digits, write_hex
 from graph_opt.formats.mlir.printer import BitExactPrinter
-from graph_opt.weights import read_weight
+from graph_opt.weights import HexWeight, read_weight
 from graph_opt.xdsl_compat.ir import replace_resource_blobs, resource_blobs
 
 DEFAULT_MIN_BYTES = 64
@@ -56,7 +61,7 @@ class ResourceBlobs(OpAsmDialectInterface):
     def holds_any(self) -> bool:
         return bool(resource_blobs(self))
 
-    def take(self, key: str) -> str | None:
+    def take(self, key: str) -> str | HexWeight | None:
         """The blob of `key`, removed from the store (a blob is decoded once)."""
         return resource_blobs(self).pop(key, None)
 
@@ -117,7 +122,7 @@ def resolve_resources(module: ModuleOp, ctx: Context) -> None:
 
 
 def _dense_from_blob(
-    attr: DenseResourceAttr, blob: str | None
+    attr: DenseResourceAttr, blob: str | HexWeight | None
 ) -> DenseIntOrFPElementsAttr:
     key, value_type = attr.resource_handle.data, attr.type
     where = f"dense_resource<{key}>"
@@ -125,11 +130,14 @@ def _dense_from_blob(
         raise ResourceError(
             f"{where}: no blob of that name in the file's dialect_resources section"
         )
-    if len(blob) < 10:
+    count, head = _blob_digits(blob)
+    if count < 8:
         raise ResourceError(f"{where}: the blob has no 4-byte alignment prefix")
+    if count % 2:
+        raise ResourceError(f"{where}: the blob is not a hex string")
     try:
-        alignment = int.from_bytes(bytes.fromhex(blob[2:10]), "little")
-        data = bytes.fromhex(blob[10:])
+        alignment = int.from_bytes(bytes.fromhex(head), "little")
+        data = _blob_data(blob)
     except ValueError:
         raise ResourceError(f"{where}: the blob is not a hex string") from None
     if alignment == 0 or alignment & (alignment - 1):
@@ -147,7 +155,32 @@ def _dense_from_blob(
         )
     if isinstance(value_type, TensorType):
         return dense_elements(value_type, data)
-    return DenseIntOrFPElementsAttr(value_type, BytesAttr(data))
+    return DenseIntOrFPElementsAttr(value_type, BytesAttr(read_weight(data)))
+
+
+def _blob_digits(blob: str | HexWeight) -> tuple[int, str]:
+    """How many characters the blob has after `0x`, and its first 8 (the
+    alignment)."""
+    if isinstance(blob, HexWeight):
+        head = blob.source[blob.start : blob.start + 8]
+        return blob.end - blob.start, str(head, "ascii", "replace")
+    return len(blob) - 2, blob[2:10]
+
+
+def _blob_data(blob: str | HexWeight) -> bytes | HexWeight:
+    """The blob's data after its alignment prefix: decoded from a string, or
+    from text read into memory (holding its digits would keep twice the
+    bytes); of a mapped file, a `HexWeight` of the digits, checked a piece at
+    a time (then given back). Raises ValueError for digits that are not hex."""
+    if not isinstance(blob, HexWeight):
+        return bytes.fromhex(blob[10:])
+    head = bytes(blob.source[blob.start : blob.start + 8])
+    data = HexWeight(blob.source, blob.start + 8, blob.end, head)
+    if type(blob.source) is not mmap:
+        return data.values()
+    for _ in data.pieces():
+        pass
+    return data
 
 
 INLINE_OPERANDS = {"tosa.rescale": (1, 2)}
@@ -198,7 +231,8 @@ class ResourcePrinter(BitExactPrinter):
         super().print_attribute(attribute)
 
     def _as_resource(self, attribute: DenseIntOrFPElementsAttr) -> bool:
-        """Large enough, in a standard element type, and not a splat."""
+        """Large enough, in a standard element type, and not a splat (or a
+        blob read lazily)."""
         data = attribute.data.data
         if len(data) < max(self.min_bytes, 1):
             return False
@@ -208,20 +242,29 @@ class ResourcePrinter(BitExactPrinter):
             return False
         if len(data) != itemsize * math.prod(attribute.type.get_shape()):
             return False
+        if type(data) is HexWeight:  # (read as a resource: printed as one unread)
+            return True
         elements = np.frombuffer(read_weight(data), dtype=f"u{itemsize}")
         return bool((elements != elements[0]).any())
 
     def print_resources(self) -> None:
         """The `{-# dialect_resources ... #-}` section of the resources printed,
-        as MLIR lays it out; each blob's hex is written in pieces, never whole."""
+        as MLIR lays it out; each blob's hex is written in pieces, never whole
+        (a `HexWeight`'s copied from its file, not decoded)."""
         if not self._blobs:
             return
         write = self.stream.write
         write("\n\n{-#\n  dialect_resources: {\n    builtin: {\n")
         for index, (key, attr) in enumerate(self._blobs.items()):
             write(f'      {key}: "0x')
-            for piece in _blob_pieces(attr):
-                write_hex(self.stream, piece)
+            data = attr.data.data
+            if type(data) is HexWeight:  # (its digits as written)
+                write_digits(self.stream, data.head)
+                for digits in data.digit_pieces():
+                    write_digits(self.stream, digits)
+            else:
+                for piece in _blob_pieces(attr):
+                    write_hex(self.stream, piece)
             write('",\n' if index + 1 < len(self._blobs) else '"\n')
         write("    }\n  }\n#-}")
 

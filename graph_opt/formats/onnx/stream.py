@@ -18,7 +18,7 @@ from typing import IO
 
 import onnx
 
-from graph_opt.weights import ScaledWeight, WeightBytes
+from graph_opt.weights import HexWeight, ScaledWeight, WeightBytes
 
 DEFERRED_MIN_BYTES = 1 << 12
 """Initializers of at least this many raw bytes are deferred to `write_model`."""
@@ -83,7 +83,7 @@ def _write_raw(raw, stream: IO[bytes]) -> None:
         position = stream.tell()
         raw.copy_to(stream.fileno(), position)
         stream.seek(position + len(raw))
-    elif type(raw) is ScaledWeight:
+    elif type(raw) in (ScaledWeight, HexWeight):
         for piece in raw.pieces():
             stream.write(piece)
     else:
