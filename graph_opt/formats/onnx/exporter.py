@@ -83,8 +83,10 @@ class ExportBuilder:
         """Domains of the nodes written by `contrib_node`, for the opset imports."""
         self.names: dict[SSAValue, str] = {}
         self.taken: set[str] = set()
-        self.nodes: list[onnx.NodeProto] = []
         self.model = onnx.ModelProto()
+        self.nodes = self.model.graph.node
+        """Built in place (`add()`): a standalone NodeProto copied in by `extend`
+        costs about three times the memory (docs/performance.md)."""
         self.initializers = self.model.graph.initializer
         """Filled in place: large weights are copied once, into the model."""
         self.counter = 0
@@ -136,17 +138,15 @@ class ExportBuilder:
             attrs = self.attrs(**attrs)
         names = self.names
         out_names = [o if type(o) is str else names[o] for o in outputs]
-        node = onnx.NodeProto(
-            op_type=op_type,
-            input=[i if type(i) is str else names[i] for i in inputs],
-            output=out_names,
-            name=out_names[0] if out_names else self.fresh(op_type),
-        )
+        node = self.nodes.add()
+        node.input.extend([i if type(i) is str else names[i] for i in inputs])
+        node.output.extend(out_names)
+        node.name = out_names[0] if out_names else self.fresh(op_type)
+        node.op_type = op_type
         if domain:
             node.domain = domain
         if attrs:
             node.attribute.extend(attrs)
-        self.nodes.append(node)
         return node
 
     def contrib_node(
@@ -163,7 +163,9 @@ class ExportBuilder:
 
     def initializer(self, array: np.ndarray, hint: str = "const") -> str:
         name = self.fresh(hint)
-        self.initializers.append(onnx.numpy_helper.from_array(np.asarray(array), name))
+        self.initializers.add().CopyFrom(
+            onnx.numpy_helper.from_array(np.asarray(array), name)
+        )
         return name
 
     @staticmethod
@@ -438,7 +440,6 @@ def _export_module(
     _drop_superseded_nodes(builder, outputs)
     _drop_unread_initializers(builder, outputs)
     model.graph.name = "main"
-    model.graph.node.extend(builder.nodes)
     model.graph.input.extend(inputs)
     model.graph.output.extend(outputs)
     model.opset_import.extend(opset_ids)
@@ -476,8 +477,7 @@ def _drop_superseded_nodes(
         if not dropped:
             return
         pending = {i for node in dropped for i in node.input if i}
-        ids = {id(node) for node in dropped}
-        builder.nodes = [n for n in builder.nodes if id(n) not in ids]
+        _delete(builder.nodes, dropped)
 
 
 def _drop_unread_initializers(
@@ -489,9 +489,14 @@ def _drop_unread_initializers(
     initializers = builder.initializers
     if all(t.name in read for t in initializers):
         return
-    kept = [t for t in initializers if t.name in read]
-    del initializers[:]
-    initializers.extend(kept)
+    _delete(initializers, [t for t in initializers if t.name not in read])
+
+
+def _delete(repeated, doomed: list) -> None:
+    """Delete `doomed` (elements of the repeated field) in place, keeping the order."""
+    ids = {id(x) for x in doomed}
+    for i in reversed([i for i, x in enumerate(repeated) if id(x) in ids]):
+        del repeated[i]
 
 
 def _reserve_names(

@@ -62,13 +62,13 @@ def _graph(
     inputs: Sequence[onnx.ValueInfoProto],
 ) -> onnx.GraphProto:
     """A subgraph of the nodes `emit()` adds; its outputs copy the values it returns."""
-    outer, e.nodes = e.nodes, []
-    outputs = []
+    graph = onnx.GraphProto(name=name)
+    outer, e.nodes = e.nodes, graph.node
     for value in emit():
         output = e.fresh(f"{name}_out")
         e.node("Identity", [value], [output])
-        outputs.append(_info(output, value))
-    graph = onnx.helper.make_graph(e.nodes, name, list(inputs), outputs)
+        graph.output.append(_info(output, value))
+    graph.input.extend(inputs)
     e.nodes = outer
     return graph
 
