@@ -37,6 +37,7 @@ loaded (a file rewritten in place under a mapping is not supported).
 
 from __future__ import annotations
 
+import atexit
 import binascii
 import mmap
 import os
@@ -284,6 +285,7 @@ class _SpillFile:
     def __init__(self):
         self.file = tempfile.TemporaryFile(prefix="graph-opt-weights-")
         self.end = 0
+        atexit.register(self.file.close)  # its mappings hold their own descriptors
 
     def add(self, array: np.ndarray) -> WeightBytes:
         offset = -self.end % mmap.ALLOCATIONGRANULARITY + self.end
