@@ -429,6 +429,10 @@ def _declared_output_types(node: NodeDef) -> list[Attribute] | None:
         return None
 
 
+VARIABLE_OPS = frozenset(["VariableV2", "Variable", "VarHandleOp"])
+"""Ops holding a variable, whose values a checkpoint gives (--input-checkpoint)."""
+
+
 def _check_supported(graph: _Graph, order: list[str]) -> None:
     """Refuse, in one line, every unsupported op and attribute value."""
     unsupported = Counter(
@@ -448,6 +452,11 @@ def _check_supported(graph: _Graph, order: list[str]) -> None:
         )
         problems.append(f"unsupported TensorFlow ops: {listing}")
     nodes = [graph.nodes[n] for n in order]
+    if unsupported and any(n.op in VARIABLE_OPS for n in nodes):
+        problems.append(
+            "the graph has variables: give their values with "
+            "--input-checkpoint=PREFIX (api.load(checkpoint=...))"
+        )
     refused = refused_values(
         n for n in nodes if n.op in IMPORTERS and not string_valued(n)
     )
