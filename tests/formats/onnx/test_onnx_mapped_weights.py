@@ -267,3 +267,39 @@ def test_optimize_computes_no_scaled_weight_before_writing_it(tmp_path, monkeypa
     api.save(module, out, external_data=True)
     assert computed == []  # written piece by piece
     np.testing.assert_allclose(run(out), expected, rtol=1e-4, atol=1e-4)
+
+
+def scaled_weight(
+    tmp_path: Path, factor: np.ndarray
+) -> tuple[ScaledWeight, np.ndarray]:
+    """A mapped 64 x 32 float32 weight scaled by `factor`, and the weight."""
+    w = np.random.default_rng(0).standard_normal((64, 32), np.float32)
+    w.tofile(tmp_path / "w.bin")
+    fd = os.open(tmp_path / "w.bin", os.O_RDONLY)
+    try:
+        mapped = weights.MappedFile(fd, w.nbytes, "w.bin")
+    finally:
+        os.close(fd)
+    return ScaledWeight(mapped.region(0, w.nbytes), w.shape, np.float32, factor), w
+
+
+def test_a_factor_float32_holds_scales_in_float32_with_the_same_bits(tmp_path):
+    """fold-bn's factor comes as float64; when float32 holds it exactly, the
+    products are computed in float32 (no cast to float64 and back) and are
+    the bits the float64 product rounds to."""
+    factor = np.random.default_rng(1).standard_normal(32).astype(np.float32)
+    weight, w = scaled_weight(tmp_path, factor.astype(np.float64))
+    assert weight.factor.dtype == np.float32
+    expected = (w * factor.astype(np.float64)).astype(np.float32)
+    got = np.concatenate([np.asarray(p).ravel() for p in weight.pieces()])
+    np.testing.assert_array_equal(got.view(np.uint32), expected.ravel().view(np.uint32))
+
+
+def test_a_factor_float32_cannot_hold_keeps_its_precision(tmp_path):
+    factor = 1 + np.random.default_rng(1).standard_normal(32) * 1e-9
+    weight, w = scaled_weight(tmp_path, factor)
+    assert weight.factor.dtype == np.float64
+    expected = (w * factor).astype(np.float32)
+    np.testing.assert_array_equal(
+        weight.values().view(np.uint32), expected.view(np.uint32)
+    )
