@@ -303,3 +303,42 @@ def test_a_factor_float32_cannot_hold_keeps_its_precision(tmp_path):
     np.testing.assert_array_equal(
         weight.values().view(np.uint32), expected.view(np.uint32)
     )
+
+
+@pytest.mark.parametrize("trans_b", [0, 1])
+def test_fold_bn_scales_a_mapped_gemm_weight_lazily(tmp_path, trans_b):
+    """Gemm's b, like MatMul's, is scaled when read or written (no copy
+    computed by the pass), with the bits the eager fold gives."""
+    rng = np.random.default_rng(2)
+    b = rng.standard_normal((SIZE, SIZE), np.float32) / 32
+    s = rng.uniform(0.5, 1.5, SIZE).astype(np.float32)
+    inits = [
+        numpy_helper.from_array(b, "b"),
+        numpy_helper.from_array(rng.standard_normal(SIZE, np.float32), "c"),
+        numpy_helper.from_array(s, "s"),
+    ]
+    nodes = [
+        helper.make_node("Gemm", ["x", "b", "c"], ["g"], transB=trans_b, beta=0.5),
+        helper.make_node("Mul", ["g", "s"], ["y"]),
+    ]
+    io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, SIZE]) for n in "xy"]
+    graph = helper.make_graph(nodes, "g", io[:1], io[1:], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    path = tmp_path / "gemm.onnx"
+    onnx.save(model, path, save_as_external_data=True, location="weights.bin")
+    lazy, eager = api.load(path), api.load(onnx.load(path))
+    for module in (lazy, eager):
+        api.run(module, "fold-bn")
+    (folded,) = [
+        op for op in constants(lazy) if type(op.value.data.data) is ScaledWeight
+    ]
+    (expected,) = [
+        op for op in constants(eager) if op.value.get_shape() == (SIZE, SIZE)
+    ]
+    np.testing.assert_array_equal(
+        to_numpy(folded.value).view(np.uint32), to_numpy(expected.value).view(np.uint32)
+    )
+    out = tmp_path / "folded.onnx"
+    api.save(lazy, out, external_data="folded.bin")
+    np.testing.assert_allclose(run(out), run(path), rtol=1e-4, atol=1e-4)
