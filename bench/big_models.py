@@ -13,7 +13,9 @@ with numpy from the mapped weights, so the check holds no whole model).
 against `onnx.load` + `onnx.save`.
 
 A last row writes the 2.5 GB of new bytes fold-bn's output holds (each MatMul
-weight read, scaled, written) with plain numpy: the floor for that write.
+weight read, scaled, written) with plain numpy. The tools run in turn, each
+run starting one tool later: writing new data costs more in memory the guest
+gave back to its host (this VM), so no tool always follows the same one.
 
 Usage: python bench/big_models.py [--layers 40] [--size 4096] [--runs 3]
        [--tools graph-opt,onnxscript] [--resnet] [--dir /tmp]
@@ -65,8 +67,8 @@ with open(out, "wb") as f:
             w = np.fromfile(data, np.float32, count, offset=offset)
             (w * np.float32(1.5)).tofile(f)
 """
-"""The floor for fold-bn's output: every MatMul weight read, scaled and
-written as new bytes by plain numpy, in pieces of 8 MiB (no model)."""
+"""fold-bn's new bytes without graph-opt: every MatMul weight read, scaled
+and written by plain numpy, in pieces of 8 MiB (no model)."""
 
 ONNX_LOAD_SAVE = """
 import sys, onnx
@@ -219,8 +221,9 @@ def measure(args, directory: Path, commands, check) -> list[tuple]:
     times: dict[str, list[float]] = {t: [] for t in commands}
     peaks: dict[str, list[float]] = {t: [] for t in commands}
     ok: dict[str, str] = {}
-    for _ in range(args.runs):
-        for tool, command in commands.items():
+    tools = list(commands.items())
+    for run in range(args.runs):
+        for tool, command in tools[run % len(tools) :] + tools[: run % len(tools)]:
             out = directory / f"out-{re.sub('[^a-z.+-]', '_', tool)}.onnx"
             os.sync()  # (no tool pays for the writeback of files made before it)
             try:
