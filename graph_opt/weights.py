@@ -171,7 +171,7 @@ class ScaledWeight:
         self.base = base
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
-        self.factor = factor
+        self.factor = _narrowed(factor, self.dtype)
 
     def __len__(self) -> int:
         return self.base.nbytes
@@ -202,6 +202,16 @@ class ScaledWeight:
         rows = base[start:stop]
         out = np.empty(rows.shape, self.dtype)  # (the product in the factor's
         return np.multiply(rows, factor, out=out, casting="unsafe")  # precision)
+
+
+def _narrowed(factor: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`factor` in the weights' float `dtype` when that holds it exactly: the
+    products are the same bits (each is rounded once either way), computed
+    without a cast to float64 and back (a third of the fold's time at export)."""
+    if not np.issubdtype(dtype, np.floating) or factor.dtype.itemsize <= dtype.itemsize:
+        return factor
+    narrow = factor.astype(dtype)
+    return narrow if np.array_equal(narrow, factor) else factor
 
 
 class HexWeight:

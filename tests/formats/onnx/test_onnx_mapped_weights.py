@@ -267,3 +267,78 @@ def test_optimize_computes_no_scaled_weight_before_writing_it(tmp_path, monkeypa
     api.save(module, out, external_data=True)
     assert computed == []  # written piece by piece
     np.testing.assert_allclose(run(out), expected, rtol=1e-4, atol=1e-4)
+
+
+def scaled_weight(
+    tmp_path: Path, factor: np.ndarray
+) -> tuple[ScaledWeight, np.ndarray]:
+    """A mapped 64 x 32 float32 weight scaled by `factor`, and the weight."""
+    w = np.random.default_rng(0).standard_normal((64, 32), np.float32)
+    w.tofile(tmp_path / "w.bin")
+    fd = os.open(tmp_path / "w.bin", os.O_RDONLY)
+    try:
+        mapped = weights.MappedFile(fd, w.nbytes, "w.bin")
+    finally:
+        os.close(fd)
+    return ScaledWeight(mapped.region(0, w.nbytes), w.shape, np.float32, factor), w
+
+
+def test_a_factor_float32_holds_scales_in_float32_with_the_same_bits(tmp_path):
+    """fold-bn's factor comes as float64; when float32 holds it exactly, the
+    products are computed in float32 (no cast to float64 and back) and are
+    the bits the float64 product rounds to."""
+    factor = np.random.default_rng(1).standard_normal(32).astype(np.float32)
+    weight, w = scaled_weight(tmp_path, factor.astype(np.float64))
+    assert weight.factor.dtype == np.float32
+    expected = (w * factor.astype(np.float64)).astype(np.float32)
+    got = np.concatenate([np.asarray(p).ravel() for p in weight.pieces()])
+    np.testing.assert_array_equal(got.view(np.uint32), expected.ravel().view(np.uint32))
+
+
+def test_a_factor_float32_cannot_hold_keeps_its_precision(tmp_path):
+    factor = 1 + np.random.default_rng(1).standard_normal(32) * 1e-9
+    weight, w = scaled_weight(tmp_path, factor)
+    assert weight.factor.dtype == np.float64
+    expected = (w * factor).astype(np.float32)
+    np.testing.assert_array_equal(
+        weight.values().view(np.uint32), expected.view(np.uint32)
+    )
+
+
+@pytest.mark.parametrize("trans_b", [0, 1])
+def test_fold_bn_scales_a_mapped_gemm_weight_lazily(tmp_path, trans_b):
+    """Gemm's b, like MatMul's, is scaled when read or written (no copy
+    computed by the pass), with the bits the eager fold gives."""
+    rng = np.random.default_rng(2)
+    b = rng.standard_normal((SIZE, SIZE), np.float32) / 32
+    s = rng.uniform(0.5, 1.5, SIZE).astype(np.float32)
+    inits = [
+        numpy_helper.from_array(b, "b"),
+        numpy_helper.from_array(rng.standard_normal(SIZE, np.float32), "c"),
+        numpy_helper.from_array(s, "s"),
+    ]
+    nodes = [
+        helper.make_node("Gemm", ["x", "b", "c"], ["g"], transB=trans_b, beta=0.5),
+        helper.make_node("Mul", ["g", "s"], ["y"]),
+    ]
+    io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, SIZE]) for n in "xy"]
+    graph = helper.make_graph(nodes, "g", io[:1], io[1:], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    path = tmp_path / "gemm.onnx"
+    onnx.save(model, path, save_as_external_data=True, location="weights.bin")
+    lazy, eager = api.load(path), api.load(onnx.load(path))
+    for module in (lazy, eager):
+        api.run(module, "fold-bn")
+    (folded,) = [
+        op for op in constants(lazy) if type(op.value.data.data) is ScaledWeight
+    ]
+    (expected,) = [
+        op for op in constants(eager) if op.value.get_shape() == (SIZE, SIZE)
+    ]
+    np.testing.assert_array_equal(
+        to_numpy(folded.value).view(np.uint32), to_numpy(expected.value).view(np.uint32)
+    )
+    out = tmp_path / "folded.onnx"
+    api.save(lazy, out, external_data="folded.bin")
+    np.testing.assert_allclose(run(out), run(path), rtol=1e-4, atol=1e-4)

@@ -299,10 +299,12 @@ def _matmul(op: MatMulOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str
 
 
 def _gemm(op: GemmOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
-    """alpha * a @ b + beta * c: scale b's output columns; c becomes beta * c * s + t, beta 1."""
-    weights = float_constant(op.b, "the gemm b")
+    """alpha * a @ b + beta * c: scale b's output columns (lazily, as for
+    matmul); c becomes beta * c * s + t, beta 1."""
+    weights = float_constant_op(op.b, "the gemm b")
     if isinstance(weights, str):
         return weights
+    shape = weights.value.get_shape()  # (b's values are read only to fold)
     c = float_constant(op.c, "the gemm c") if op.c is not None else None
     if isinstance(c, str):
         return c
@@ -323,7 +325,11 @@ def _gemm(op: GemmOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
             freed=freed,
         )
         new_b = folded_weight(
-            weights * along(affine.scale, b_axis, 2), op.b, "bn_folded", op, rewriter
+            scaled(weights.value, along(affine.scale, b_axis, 2)),
+            op.b,
+            "bn_folded",
+            op,
+            rewriter,
         )
         properties = {**op.properties, "beta": f32_attr(1.0)}
         gemm = GemmOp.create_inferred(
@@ -332,7 +338,7 @@ def _gemm(op: GemmOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
         gemm.location = op.location
         rewriter.replace(op, [gemm], [gemm.output])
 
-    return OutputChannelFold(1, weights.shape[b_axis], rewrite)
+    return OutputChannelFold(1, shape[b_axis], rewrite)
 
 
 _PLANNERS: dict[type[Operation], Callable[..., OutputChannelFold | str]] = {
