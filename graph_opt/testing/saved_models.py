@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graph_opt.formats.protobuf_wire import varint
 from graph_opt.formats.tensorflow.crc32c import crc32c, mask
 from graph_opt.formats.tensorflow.export.exporter import DT_OF_NUMPY
 from graph_opt.formats.tensorflow.schema import (
@@ -37,15 +38,6 @@ OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 SHARD = "variables.data-00000-of-00001"
 """The data shard of a one-shard checkpoint."""
 INDEX = "variables.index"
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def _block(entries: list[tuple[bytes, bytes]]) -> bytes:

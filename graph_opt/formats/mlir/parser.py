@@ -504,27 +504,6 @@ def _hold_cut_blobs(blobs: dict, cut: HexLiterals) -> bool:
     return True
 
 
-def _blob_store(ctx) -> dict:
-    """The builtin dialect's `dense_resource` blobs, by key (the store itself;
-    an empty dict if it has none)."""
-    interface = ctx.get_dialect("builtin").get_interface(OpAsmDialectInterface)
-    return resource_blobs(interface) if interface is not None else {}
-
-
-def _hold_cut_blobs(blobs: dict, cut: HexLiterals) -> bool:
-    """Put a `HexWeight` of each resource blob cut in place of its placeholder
-    in the builtin dialect's store `blobs`; False if one is not there (it was
-    cut from another dialect's section, a comment or a string)."""
-    if not cut.resources:
-        return True
-    placeholder = "0x" + PLACEHOLDER
-    if any(blobs.get(key) != placeholder for key in cut.resources):
-        return False
-    for key, (start, end) in cut.resources.items():
-        blobs[key] = HexWeight(cut.source, start, end)
-    return True
-
-
 def parse_module(
     ctx, source: str | bytes, name: str = "<unknown>", implicit: bool = True
 ) -> ModuleOp:

@@ -18,6 +18,7 @@ from typing import IO
 
 import onnx
 
+from graph_opt.formats.protobuf_wire import length_delimited_key, varint
 from graph_opt.weights import HexWeight, ScaledWeight, WeightBytes
 
 DEFERRED_MIN_BYTES = 1 << 12
@@ -26,20 +27,6 @@ DEFERRED_MIN_BYTES = 1 << 12
 _GRAPH_FIELD = 7  # ModelProto.graph
 _INITIALIZER_FIELD = 5  # GraphProto.initializer
 _RAW_DATA_FIELD = 9  # TensorProto.raw_data
-_LENGTH_DELIMITED = 2
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _key(field: int) -> bytes:
-    return _varint(field << 3 | _LENGTH_DELIMITED)
 
 
 def write_model(
@@ -53,13 +40,13 @@ def write_model(
         header = tensor.SerializeToString()
         raw = deferred.get(tensor.name, b"")
         if raw:
-            header += _key(_RAW_DATA_FIELD) + _varint(len(raw))
+            header += length_delimited_key(_RAW_DATA_FIELD) + varint(len(raw))
         tensors.append((header, raw))
     graph.ClearField("initializer")
     graph_bytes = graph.SerializeToString()
     model.ClearField("graph")
     entries = [
-        _key(_INITIALIZER_FIELD) + _varint(len(header) + len(raw))
+        length_delimited_key(_INITIALIZER_FIELD) + varint(len(header) + len(raw))
         for header, raw in tensors
     ]
     graph_size = len(graph_bytes) + sum(
@@ -67,7 +54,7 @@ def write_model(
         for entry, (header, raw) in zip(entries, tensors)
     )
     stream.write(model.SerializeToString())
-    stream.write(_key(_GRAPH_FIELD) + _varint(graph_size))
+    stream.write(length_delimited_key(_GRAPH_FIELD) + varint(graph_size))
     stream.write(graph_bytes)
     for entry, (header, raw) in zip(entries, tensors):
         stream.write(entry)

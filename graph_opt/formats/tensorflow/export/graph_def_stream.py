@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.protobuf_wire import length_delimited_head
 from graph_opt.formats.tensorflow.export.exporter import (
     DT_OF_NUMPY,
     export_graph_def,
@@ -50,20 +51,6 @@ def hold_weight(e, op, data: WeightBytes | ScaledWeight) -> str | None:
     return node.name
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _field(number: int, length: int) -> bytes:
-    """The tag and length of length-delimited field `number`."""
-    return _varint(number << 3 | 2) + _varint(length)
-
-
 def _framed_node(node: NodeDef, size: int) -> tuple[bytes, bytes]:
     """(what precedes a held weight's `size` bytes, what follows: nothing) for
     the marked `node`, as GraphDef field 1."""
@@ -72,17 +59,19 @@ def _framed_node(node: NodeDef, size: int) -> tuple[bytes, bytes]:
     body.CopyFrom(node)
     del body.attr["value"]
     del body.attr[HELD_ATTR]
-    tensor_len = len(tensor) + len(_field(4, size)) + size
-    attr_len = len(_field(8, tensor_len)) + tensor_len
-    entry_head = _field(1, 5) + b"value" + _field(2, attr_len)
+    tensor_len = len(tensor) + len(length_delimited_head(4, size)) + size
+    attr_len = len(length_delimited_head(8, tensor_len)) + tensor_len
+    entry_head = (
+        length_delimited_head(1, 5) + b"value" + length_delimited_head(2, attr_len)
+    )
     entry_len = len(entry_head) + attr_len
     node_bytes = body.SerializeToString()
-    node_len = len(node_bytes) + len(_field(5, entry_len)) + entry_len
+    node_len = len(node_bytes) + len(length_delimited_head(5, entry_len)) + entry_len
     head = (
-        _field(1, node_len) + node_bytes + _field(5, entry_len) + entry_head
-        + _field(8, tensor_len) + tensor + _field(4, size)
+        length_delimited_head(1, node_len) + node_bytes + length_delimited_head(5, entry_len) + entry_head
+        + length_delimited_head(8, tensor_len) + tensor + length_delimited_head(4, size)
     )  # fmt: skip
-    return head, node_len + len(_field(1, node_len))
+    return head, node_len + len(length_delimited_head(1, node_len))
 
 
 def _pieces(data: WeightBytes | ScaledWeight):
@@ -115,7 +104,7 @@ def write_graph_def(module: ModuleOp, out: BinaryIO) -> None:
             total += size + len(data)
         else:
             body = node.SerializeToString()
-            parts.append((_field(1, len(body)) + body, None))
+            parts.append((length_delimited_head(1, len(body)) + body, None))
             total += len(parts[-1][0])
     if total > onnx_external_write.PROTOBUF_LIMIT:
         raise FrontendError(
