@@ -39,12 +39,20 @@ def _arg_reduction(fn):
 def cumsum(x: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarray:
     if reverse:
         x = np.flip(x, axis)
-    sums = np.cumsum(x, axis=axis, dtype=x.dtype)
+    sums = np.cumsum(x, axis=axis, dtype=_accumulator(x.dtype)).astype(x.dtype)
     if exclusive:  # shift by one along the axis, a zero first
         sums = np.concatenate(
             [np.zeros_like(np.take(sums, [0], axis)), np.delete(sums, -1, axis)], axis
         )
     return np.flip(sums, axis) if reverse else sums
+
+
+def _accumulator(dtype: np.dtype) -> np.dtype:
+    """Floats narrower than float32 (float16, and ml_dtypes' bfloat16, kind "V")
+    are summed in float32 and each sum rounded, as onnxruntime does: in float16
+    a running sum of ones stops growing at 2048."""
+    narrow_float = dtype.kind == "f" and dtype.itemsize < 4
+    return np.dtype(np.float32) if narrow_float or dtype.kind == "V" else dtype
 
 
 @register_impls

@@ -225,6 +225,14 @@ def test_cumsum(attrs, axis, x):
     check_against_ort(*model, "nn.cumsum")
 
 
+@pytest.mark.parametrize("attrs", [{}, {"exclusive": 1, "reverse": 1}])
+def test_cumsum_of_float16_sums_in_float32(attrs):
+    # a float16 running sum of ones stalls at 2048; onnxruntime's reaches 3000
+    x = np.ones(3000, np.float16)
+    model = model_of("CumSum", {"x": x}, consts={"axis": np.array(0)}, **attrs)
+    check_against_ort(*model, "nn.cumsum")
+
+
 def test_cumsum_with_runtime_axis_stays_opaque():
     model, _ = model_of("CumSum", {"x": A, "axis": np.array(1)})
     assert "nn.opaque" in [op.name for op in import_model(model).walk()]

@@ -179,7 +179,9 @@ class ArgMinOp(ArgReduceOp):
 @irdl_op_definition
 class CumSumOp(NNOperation):
     """Running sums along `axis` (ONNX CumSum, TF Cumsum): `exclusive` leaves out
-    the element itself, `reverse` sums from the end."""
+    the element itself, `reverse` sums from the end. Half floats are summed in
+    float32, each sum rounded, as onnxruntime does (TF's CPU kernel sums float16
+    in float16, which stalls at 2048)."""
 
     name = "nn.cumsum"
     RESULT_TYPES_FROM_SIGNATURE: ClassVar[bool] = True
