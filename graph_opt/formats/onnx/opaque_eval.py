@@ -20,6 +20,7 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.interpreter.limits import check_size, static_size
 from graph_opt.interpreter.loop_limits import LoopTooLong, loop_name
 from graph_opt.interpreter.onnx_loop import bounded_loop
+from graph_opt.interpreter.onnx_overrides import reference_overrides
 
 if TYPE_CHECKING:
     from onnx.reference import ReferenceEvaluator
@@ -129,13 +130,14 @@ def _check_inferred_sizes(op: OpaqueOp, model: onnx.ModelProto, args) -> None:
 
 
 def _evaluator(model: onnx.ModelProto, what: str) -> ReferenceEvaluator:
-    """onnx's evaluator of the model (its loops bounded, named by `what`), at the
-    newest opset when it implements the op only from a later version than the
-    model's (the same computation)."""
+    """onnx's evaluator of the model (its loops bounded, named by `what`; the
+    kernels of `onnx_overrides` instead of its own), at the newest opset when
+    it implements the op only from a later version than the model's (the same
+    computation)."""
     # imported when first needed: onnx.reference is ~200 modules and ~10 MB
     from onnx.reference import ReferenceEvaluator
 
-    new_ops = [bounded_loop(what)]
+    new_ops = [bounded_loop(what), *reference_overrides()]
     try:
         return ReferenceEvaluator(model, new_ops=new_ops)
     except RuntimeError as e:
