@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from graph_opt.interpreter.onnx_lp_normalization import lp_normalization_kernel
 from graph_opt.interpreter.onnx_lrn import lrn_kernel
+from graph_opt.interpreter.onnx_mean import mean_kernel
 
 if TYPE_CHECKING:
     from onnx.reference.op_run import OpRun
@@ -37,6 +39,24 @@ OVERRIDES = (
         "the batch size keep a square sum of 0 and those before it sum a window "
         "of channels, so every output but one with N == C is wrong",
         lrn_kernel,
+    ),
+    Override(
+        "LpNormalization",
+        "1.23.0",
+        "onnx/reference/ops/op_lp_normalization.py computes the norm as "
+        "`np.power(x, p).sum(axis)` ** (1/p), without the absolute value: with "
+        "p=1 negative elements subtract from the L1 norm (wrong values, or a "
+        "division by a zero or negative norm)",
+        lp_normalization_kernel,
+    ),
+    Override(
+        "Mean",
+        "1.23.0",
+        "onnx/reference/ops/op_mean.py adds the inputs in place into a copy of "
+        "the first (`res += m`), so a first input smaller than the broadcast "
+        "shape raises `non-broadcastable output operand` instead of "
+        "broadcasting as the operator's definition says",
+        mean_kernel,
     ),
 )
 
