@@ -30,7 +30,9 @@ def main(verbose: bool) -> None:
             if r.roundtrip != PASSED:
                 print(f"  {r.roundtrip}: {r.name}: {r.reason}")
             if r.interpreter not in (None, PASSED):
-                print(f"  interpreter {r.interpreter}: {r.name}: {r.interpreter_reason}")
+                print(
+                    f"  interpreter {r.interpreter}: {r.name}: {r.interpreter_reason}"
+                )
 
 
 if __name__ == "__main__":

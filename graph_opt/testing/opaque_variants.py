@@ -86,9 +86,10 @@ def one_node(
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    first_type = graph.input[0].type.tensor_type.elem_type
     for output in model.graph.output:  # not inferred through a function body
         if not output.type.HasField("tensor_type"):
-            output.type.tensor_type.elem_type = graph.input[0].type.tensor_type.elem_type
+            output.type.tensor_type.elem_type = first_type
     return model
 
 

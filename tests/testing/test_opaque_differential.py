@@ -17,6 +17,7 @@ from graph_opt.testing.opaque_variants import VARIANTS, variant
 
 pytest.importorskip("onnxruntime")
 
+
 class HypothesisPick:
     def __init__(self, data) -> None:
         self.data = data
