@@ -121,10 +121,12 @@ def check_case(case: Case) -> Outcome:
         warnings.simplefilter("ignore")
         try:
             actual = run_function(import_model(case.model), list(case.inputs))
-            interpreter, interpreter_error = judge(case, expected, actual)
-            detail = ""
         except Exception as e:  # a refusal, or a failure: either is no wrong number
-            interpreter, interpreter_error, detail = ERROR, 0.0, _first_line(e)
+            actual, detail = None, _first_line(e)
+        if actual is None:
+            interpreter, interpreter_error = ERROR, 0.0
+        else:
+            (interpreter, interpreter_error), detail = judge(case, expected, actual), ""
         fold, fold_error = _check_fold(case, expected)
     return Outcome(case, interpreter, interpreter_error, fold, fold_error, detail)
 
@@ -195,10 +197,10 @@ def compare(expected: Sequence, actual: Sequence) -> tuple[str, float]:
 
 
 def _max_error(want: np.ndarray, got: np.ndarray) -> float:
-    both = np.isnan(want.astype(np.float64)) & np.isnan(got.astype(np.float64))
+    want, got = np.atleast_1d(want, got)
     diff = np.abs(want.astype(np.float64) - got.astype(np.float64))
-    diff[both | (want == got)] = 0.0  # equal infinities
-    return float(np.nanmax(diff, initial=0.0)) if not np.isnan(diff).all() else 0.0
+    diff[want == got] = 0.0  # equal infinities
+    return float(np.nanmax(diff, initial=0.0))
 
 
 def _tolerance(dtype: np.dtype) -> tuple[float, float]:
