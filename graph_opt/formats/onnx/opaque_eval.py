@@ -56,6 +56,7 @@ class OpaqueFunctions(InterpreterFunctions):
         for i, value in enumerate(op.results):
             builder.names[value] = f"out{i}"
         export_opaque(builder, op)
+        _name_left_out_outputs(builder.nodes[-1])
         graph = onnx.helper.make_graph(
             builder.nodes,
             "opaque",
@@ -80,6 +81,14 @@ class OpaqueFunctions(InterpreterFunctions):
             raise InterpretationError(f"{op.op_type.data}: {e}") from e
         _check_declared_shapes(op, outputs)
         return tuple(outputs)
+
+
+def _name_left_out_outputs(node: onnx.NodeProto) -> None:
+    """Name the optional outputs the exporter leaves out (unused ones: an RNN's
+    Y where only Y_h is read), which the interpreter returns too."""
+    for index, name in enumerate(node.output):
+        if name == "":
+            node.output[index] = f"out{index}"
 
 
 def _check_declared_shapes(op: OpaqueOp, outputs: list) -> None:
