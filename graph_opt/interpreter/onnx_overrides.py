@@ -33,7 +33,7 @@ class Override:
 OVERRIDES = (
     Override(
         "LRN",
-        "1.23.0",
+        "1.23.2",
         "onnx/reference/ops/op_lrn.py loops `for c in range(x.shape[0])`, over "
         "the batch size instead of the channels (x.shape[1]): channels at or past "
         "the batch size keep a square sum of 0 and those before it sum a window "
@@ -42,7 +42,7 @@ OVERRIDES = (
     ),
     Override(
         "LpNormalization",
-        "1.23.0",
+        "1.23.2",
         "onnx/reference/ops/op_lp_normalization.py computes the norm as "
         "`np.power(x, p).sum(axis)` ** (1/p), without the absolute value: with "
         "p=1 negative elements subtract from the L1 norm (wrong values, or a "
@@ -51,7 +51,7 @@ OVERRIDES = (
     ),
     Override(
         "Mean",
-        "1.23.0",
+        "1.23.2",
         "onnx/reference/ops/op_mean.py adds the inputs in place into a copy of "
         "the first (`res += m`), so a first input smaller than the broadcast "
         "shape raises `non-broadcastable output operand` instead of "
