@@ -16,16 +16,23 @@ def main(verbose: bool) -> None:
     passed, total = summary["roundtrip"]
     unsupported, cases = summary["runtime_unsupported"]
     interpreted_ok, interpreted = summary["interpreter"]
+    opaque_ok, opaque = summary["interpreter_opaque"]
+    wrong, _ = summary["interpreter_opaque_wrong"]
+    refused, _ = summary["interpreter_opaque_refused"]
     print(f"backend node cases:            {cases}")
     print(f"round trip passed:             {passed}/{total}")
     print(f"not runnable by any runtime:   {unsupported}")
     print(f"interpreter passed:            {interpreted_ok}/{interpreted}")
+    print(f"interpreter, nn.opaque cases:  {opaque_ok}/{opaque}", end=" ")
+    print(f"({wrong} wrong outputs, {refused} refused)")
     if verbose:
         for r in results:
             if r.roundtrip != PASSED:
                 print(f"  {r.roundtrip}: {r.name}: {r.reason}")
             if r.interpreter not in (None, PASSED):
-                print(f"  interpreter: {r.name}: {r.interpreter_reason}")
+                print(
+                    f"  interpreter {r.interpreter}: {r.name}: {r.interpreter_reason}"
+                )
 
 
 if __name__ == "__main__":

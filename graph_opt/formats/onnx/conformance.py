@@ -23,6 +23,10 @@ FAILED = "failed"
 RUNTIME_UNSUPPORTED = "runtime-unsupported"
 """Neither onnxruntime nor onnx's reference evaluator reproduces the expected outputs
 from the original model, so the round trip cannot be judged."""
+WRONG = "wrong"
+"""The interpreter ran a case holding an `nn.opaque` and gave other outputs."""
+REFUSED = "refused"
+"""The interpreter raised on a case holding an `nn.opaque`: no wrong number."""
 
 
 @dataclass(frozen=True)
@@ -31,8 +35,11 @@ class CaseResult:
     roundtrip: str
     reason: str = ""
     interpreter: str | None = None
-    """PASSED / FAILED when every imported op is first-class, else None."""
+    """PASSED, FAILED, or for a case with an `nn.opaque` WRONG (it ran and
+    its outputs differ) or REFUSED (it raised); None when it did not import."""
     interpreter_reason: str = ""
+    opaque: bool = False
+    """Whether the imported case holds an `nn.opaque` (run by onnx.reference)."""
 
 
 def run_onnxruntime(model: onnx.ModelProto, inputs: Sequence) -> list:
@@ -79,9 +86,8 @@ def _first_line(error: BaseException) -> str:
 
 
 def check_backend_case(case) -> CaseResult:
-    """Round-trip one onnx backend node test case and compare with its expected outputs."""
-    from graph_opt.interpreter import run_function
-
+    """Round-trip one onnx backend node test case and compare with its expected
+    outputs; run it in graph-opt's interpreter too."""
     inputs, expected = case.data_sets[0]
     inputs = [_normalize(x) for x in inputs]
     expected = [_normalize(x) for x in expected]
@@ -94,14 +100,11 @@ def check_backend_case(case) -> CaseResult:
         exported = export_module(module)
     except Exception as e:  # every failure of ours is a result to report
         return CaseResult(case.name, FAILED, _first_line(e))
-    interpreter, interpreter_reason = None, ""
-    if not has_opaque(module):
-        try:
-            compare(run_function(module, inputs))
-            interpreter = PASSED
-        except Exception as e:  # the interpreter may raise anything on a bug
-            interpreter, interpreter_reason = FAILED, _first_line(e)
-    result = partial(CaseResult, case.name, interpreter=interpreter)
+    opaque = has_opaque(module)
+    interpreter, interpreter_reason = _check_interpreter(module, inputs, compare)
+    if not opaque and interpreter != PASSED:
+        interpreter = FAILED
+    result = partial(CaseResult, case.name, interpreter=interpreter, opaque=opaque)
     result = partial(result, interpreter_reason=interpreter_reason)
     unsupported = ""
     for run in (run_onnxruntime, run_reference):
@@ -117,6 +120,22 @@ def check_backend_case(case) -> CaseResult:
             continue
         return result(FAILED, failure)
     return result(RUNTIME_UNSUPPORTED, unsupported)
+
+
+def _check_interpreter(module: ModuleOp, inputs, compare) -> tuple[str, str]:
+    """PASSED; REFUSED and the first line of what the run raised; or WRONG and
+    how its outputs differ."""
+    from graph_opt.interpreter import run_function
+
+    try:
+        outputs = run_function(module, inputs)
+    except Exception as e:  # the interpreter may raise anything on a bug
+        return REFUSED, _first_line(e)
+    try:
+        compare(outputs)
+    except Exception as e:  # outputs of another type or structure raise too
+        return WRONG, _first_line(e)
+    return PASSED, ""
 
 
 def _supported_opset(model: onnx.ModelProto) -> bool:
@@ -156,14 +175,22 @@ def check_all_backend_cases() -> list[CaseResult]:
 
 
 def counts(results: Sequence[CaseResult]) -> dict[str, tuple[int, int]]:
-    """(passed, total) of the round trip (cases onnxruntime can run) and of the interpreter."""
+    """(passed, total) of the round trip (cases onnxruntime can run), of the
+    interpreter on cases whose ops are all first-class and on those holding an
+    `nn.opaque`; (wrong, total) and (refused, total) of the latter."""
     judged = [r for r in results if r.roundtrip != RUNTIME_UNSUPPORTED]
     interpreted = [r for r in results if r.interpreter is not None]
+    first_class = [r for r in interpreted if not r.opaque]
+    opaque = [r for r in interpreted if r.opaque]
+
+    def count(rs: list[CaseResult], state: str) -> tuple[int, int]:
+        return sum(r.interpreter == state for r in rs), len(rs)
+
     return {
         "roundtrip": (sum(r.roundtrip == PASSED for r in judged), len(judged)),
         "runtime_unsupported": (len(results) - len(judged), len(results)),
-        "interpreter": (
-            sum(r.interpreter == PASSED for r in interpreted),
-            len(interpreted),
-        ),
+        "interpreter": count(first_class, PASSED),
+        "interpreter_opaque": count(opaque, PASSED),
+        "interpreter_opaque_wrong": count(opaque, WRONG),
+        "interpreter_opaque_refused": count(opaque, REFUSED),
     }

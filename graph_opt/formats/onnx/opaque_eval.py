@@ -20,6 +20,7 @@ from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.interpreter.limits import check_size, static_size
 from graph_opt.interpreter.loop_limits import LoopTooLong, loop_name
 from graph_opt.interpreter.onnx_loop import bounded_loop
+from graph_opt.interpreter.onnx_overrides import reference_overrides
 
 if TYPE_CHECKING:
     from onnx.reference import ReferenceEvaluator
@@ -55,6 +56,7 @@ class OpaqueFunctions(InterpreterFunctions):
         for i, value in enumerate(op.results):
             builder.names[value] = f"out{i}"
         export_opaque(builder, op)
+        _name_left_out_outputs(builder.nodes[-1])
         graph = onnx.helper.make_graph(
             builder.nodes,
             "opaque",
@@ -79,6 +81,14 @@ class OpaqueFunctions(InterpreterFunctions):
             raise InterpretationError(f"{op.op_type.data}: {e}") from e
         _check_declared_shapes(op, outputs)
         return tuple(outputs)
+
+
+def _name_left_out_outputs(node: onnx.NodeProto) -> None:
+    """Name the optional outputs the exporter leaves out (unused ones: an RNN's
+    Y where only Y_h is read), which the interpreter returns too."""
+    for index, name in enumerate(node.output):
+        if name == "":
+            node.output[index] = f"out{index}"
 
 
 def _check_declared_shapes(op: OpaqueOp, outputs: list) -> None:
@@ -129,13 +139,14 @@ def _check_inferred_sizes(op: OpaqueOp, model: onnx.ModelProto, args) -> None:
 
 
 def _evaluator(model: onnx.ModelProto, what: str) -> ReferenceEvaluator:
-    """onnx's evaluator of the model (its loops bounded, named by `what`), at the
-    newest opset when it implements the op only from a later version than the
-    model's (the same computation)."""
+    """onnx's evaluator of the model (its loops bounded, named by `what`; the
+    kernels of `onnx_overrides` instead of its own), at the newest opset when
+    it implements the op only from a later version than the model's (the same
+    computation)."""
     # imported when first needed: onnx.reference is ~200 modules and ~10 MB
     from onnx.reference import ReferenceEvaluator
 
-    new_ops = [bounded_loop(what)]
+    new_ops = [bounded_loop(what), *reference_overrides()]
     try:
         return ReferenceEvaluator(model, new_ops=new_ops)
     except RuntimeError as e:

@@ -1,6 +1,7 @@
 """onnx's backend node test cases, imported and exported again, run in onnxruntime
-(or onnx's reference evaluator where onnxruntime cannot run the original) and,
-when every op is first-class, in graph-opt's interpreter."""
+(or onnx's reference evaluator where onnxruntime cannot run the original) and
+in graph-opt's interpreter (`nn.opaque` run by onnx's reference evaluator and
+graph-opt's overrides of it)."""
 
 from fnmatch import fnmatchcase
 
@@ -9,7 +10,9 @@ import pytest
 from graph_opt.formats.onnx.conformance import (
     FAILED,
     PASSED,
+    REFUSED,
     RUNTIME_UNSUPPORTED,
+    WRONG,
     check_all_backend_cases,
     counts,
 )
@@ -40,6 +43,40 @@ KNOWN_INTERPRETER_FAILURES = {
     },
 }
 """Interpreter failures (cases whose ops are all first-class), by name pattern."""
+
+_SEQUENCE_OUTPUTS = (
+    "run_function returns a sequence or optional output as one stacked array "
+    "(interpreter/runner.py), not the list the case expects"
+)
+
+KNOWN_OPAQUE_WRONG = {
+    "test_bernoulli*": "random outputs (Bernoulli draws; onnxruntime cannot run it)",
+    "test_range_*16_type_positive_delta_expanded": (
+        "Range as a Loop in 16-bit floats: onnx's reference evaluator (which "
+        "runs the Loop) gives the same values; onnxruntime cannot run it"
+    ),
+    "test_attention_4d_causal_fp16_expanded": (
+        "float16 rounding: 4.9e-4 off against the case's atol of 1e-7"
+    ),
+    **{
+        pattern: _SEQUENCE_OUTPUTS
+        for pattern in (
+            "test_identity_sequence",
+            "test_identity_opt",
+            "test_if_seq",
+            "test_if_opt",
+            "test_optional_get_element_*sequence",
+            "test_sequence_map_identity_1_sequence",
+            "test_sequence_map_identity_1_sequence_expanded",
+            "test_sequence_map_add_1_sequence_1_tensor*",
+            "test_split_to_sequence_1",
+            "test_split_to_sequence_nokeepdims",
+        )
+    },
+}
+"""Cases holding an `nn.opaque` whose interpreter outputs differ from the
+expected ones, by name pattern, with the reason: none is an operator that
+onnx's reference evaluator computes wrong (those have overrides)."""
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +113,7 @@ def test_most_cases_can_be_judged(results):
 
 
 def test_interpreter_matches_expected_outputs(results):
-    interpreted = [r for r in results if r.interpreter is not None]
+    interpreted = [r for r in results if r.interpreter is not None and not r.opaque]
     unexpected = [
         f"{r.name}: {r.interpreter_reason}"
         for r in interpreted
@@ -89,3 +126,24 @@ def test_interpreter_matches_expected_outputs(results):
         fixed = [r.name for r in matched if r.interpreter == PASSED]
         assert not fixed, f"fixed, drop from KNOWN_INTERPRETER_FAILURES: {fixed}"
     assert len(interpreted) > 100
+
+
+def test_interpreter_gives_no_wrong_outputs_on_opaque_cases(results):
+    """On a case holding an nn.opaque the interpreter may refuse (raise), but
+    outputs it gives match the expected ones, but for the known cases."""
+    opaque = [r for r in results if r.opaque and r.interpreter is not None]
+    unexpected = [
+        f"{r.name}: {r.interpreter_reason}"
+        for r in opaque
+        if r.interpreter == WRONG and not _known(r.name, KNOWN_OPAQUE_WRONG)
+    ]
+    assert not unexpected, "\n".join(unexpected)
+    for pattern in KNOWN_OPAQUE_WRONG:
+        matched = [r for r in opaque if fnmatchcase(r.name, pattern)]
+        assert matched, f"{pattern} matches no opaque case"
+        fixed = [r.name for r in matched if r.interpreter != WRONG]
+        assert not fixed, f"fixed, drop from KNOWN_OPAQUE_WRONG: {fixed}"
+    passed, total = counts(results)["interpreter_opaque"]
+    refused, _ = counts(results)["interpreter_opaque_refused"]
+    assert total > 1000 and passed > 1000 and refused < 150
+    assert {r.interpreter for r in opaque} <= {PASSED, WRONG, REFUSED}
