@@ -13,8 +13,9 @@ or split gives the tensor its shape, and a loop that writes items of a static
 shape gives the array that shape from the start. Refused, by name: dynamic_size=True (no known bound)
 and identical_element_shapes=False with an element shape not fully known
 (items of several shapes) before import (`attr_support`); a read of an array
-still of unknown element shape, and ops on non-constant indices or lengths
-where a constant is needed.
+still of unknown element shape, ops on non-constant indices or lengths
+where a constant is needed, and (TensorFlow raises) items that do not fit the
+array's known element shape (`check_item_shape`).
 """
 
 from __future__ import annotations
