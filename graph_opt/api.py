@@ -336,17 +336,18 @@ def save(
             )
         return
     if kind == "graphdef":
-        if extension(path) == "pbtxt":
-            from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
-
-            write_output_file(path, graph_def_bytes(module, text=True))
-            return
         from graph_opt.formats.tensorflow.export.graph_def_stream import (
             write_graph_def,
+            write_graph_def_text,
         )
 
         with writing_output_file(path) as out:
-            write_graph_def(module, out)
+            if extension(path) == "pbtxt":
+                text = TextIOWrapper(out, encoding="utf-8", newline="\n")
+                write_graph_def_text(module, text)
+                text.detach()  # (flushed; `out` is closed by writing_output_file)
+            else:
+                write_graph_def(module, out)
         return
     with writing_output_file(path) as out:
         text = TextIOWrapper(out, encoding="utf-8", newline="\n")

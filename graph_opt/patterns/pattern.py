@@ -524,7 +524,19 @@ class ConstantPattern(DFPattern):
         return "is_constant()" if self.value is None else f"is_constant({self.value})"
 
 
-class AttrPattern(DFPattern):
+class WrapperPattern(DFPattern):
+    """`inner` with one more condition: it can define only what `inner` can
+    (same root names, same cheap precheck); subclasses add the condition."""
+
+    def __init__(self, inner: DFPattern):
+        self.inner = inner
+        self.root_names = inner.root_names
+
+    def may_match(self, value: SSAValue, depth: int) -> bool:
+        return self.inner.may_match(value, depth)
+
+
+class AttrPattern(WrapperPattern):
     """`inner` whose defining op has the given attributes (or property defaults).
 
     `TOpPattern` (TVM's operator attribute) compares the op's OpKind. With
@@ -535,11 +547,8 @@ class AttrPattern(DFPattern):
     def __init__(
         self, inner: DFPattern, attrs: dict[str, Any], of_callee: bool = False
     ):
-        self.inner, self.attrs, self.of_callee = inner, attrs, of_callee
-        self.root_names = inner.root_names
-
-    def may_match(self, value: SSAValue, depth: int) -> bool:
-        return self.inner.may_match(value, depth)
+        super().__init__(inner)
+        self.attrs, self.of_callee = attrs, of_callee
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
@@ -588,17 +597,14 @@ class AttrPattern(DFPattern):
         return f"{self.inner}.has_attr({self.attrs})"
 
 
-class PredicatePattern(DFPattern):
+class PredicatePattern(WrapperPattern):
     """`inner` whose value satisfies a predicate (type, shape, dtype, custom)."""
 
     def __init__(
         self, inner: DFPattern, predicate: Callable[[SSAValue], bool], description: str
     ):
-        self.inner, self.predicate, self.description = inner, predicate, description
-        self.root_names = inner.root_names
-
-    def may_match(self, value: SSAValue, depth: int) -> bool:
-        return self.inner.may_match(value, depth)
+        super().__init__(inner)
+        self.predicate, self.description = predicate, description
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
@@ -611,7 +617,7 @@ class PredicatePattern(DFPattern):
         return f"{self.inner}.{self.description}"
 
 
-class MatchPredicatePattern(DFPattern):
+class MatchPredicatePattern(WrapperPattern):
     """`inner` whose value satisfies a predicate of the whole match, checked once it is found."""
 
     def __init__(
@@ -620,11 +626,8 @@ class MatchPredicatePattern(DFPattern):
         check: Callable[[Match, SSAValue], bool],
         description: str,
     ):
-        self.inner, self.check, self.description = inner, check, description
-        self.root_names = inner.root_names
-
-    def may_match(self, value: SSAValue, depth: int) -> bool:
-        return self.inner.may_match(value, depth)
+        super().__init__(inner)
+        self.check, self.description = check, description
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
@@ -659,15 +662,12 @@ class ResultPattern(DFPattern):
         return f"{self.inner}.result({self.index})"
 
 
-class UsesPattern(DFPattern):
+class UsesPattern(WrapperPattern):
     """`inner` with exactly `count` uses, or used only by ops of the match."""
 
     def __init__(self, inner: DFPattern, count: int | None, only_in_match: bool):
-        self.inner, self.count, self.only_in_match = inner, count, only_in_match
-        self.root_names = inner.root_names
-
-    def may_match(self, value: SSAValue, depth: int) -> bool:
-        return self.inner.may_match(value, depth)
+        super().__init__(inner)
+        self.count, self.only_in_match = count, only_in_match
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):
@@ -688,15 +688,12 @@ class UsesPattern(DFPattern):
         return f"{self.inner}.{check}"
 
 
-class SameShapePattern(DFPattern):
+class SameShapePattern(WrapperPattern):
     """`inner`, whose value has the shape of the value `other` matches."""
 
     def __init__(self, inner: DFPattern, other: DFPattern):
-        self.inner, self.other = inner, other
-        self.root_names = inner.root_names
-
-    def may_match(self, value: SSAValue, depth: int) -> bool:
-        return self.inner.may_match(value, depth)
+        super().__init__(inner)
+        self.other = other
 
     def match_in(self, m: Matcher, value: SSAValue) -> bool:
         if not m.match_value(self.inner, value, skippable=False):

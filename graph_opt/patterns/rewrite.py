@@ -16,7 +16,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from graph_opt.patterns.builder import _target
-from graph_opt.patterns.matcher import Match, match_value
+from graph_opt.patterns.matcher import PRECHECK_DEPTH, Match, match_value
 from graph_opt.patterns.pattern import DFPattern
 from graph_opt.rewriting.erasure import erase_op, has_unused_results
 from graph_opt.rewriting.op_dispatch import ClassFilteredPattern
@@ -78,6 +78,8 @@ class DFPatternRewrite(ClassFilteredPattern):
     this root) for that user: a forward walk sees the inner op first, and an
     optional trailing op (`p.optional(...)`) should still be taken."""
     stats: RewriteStats | None = None
+    _deferred: _KeptMatch | None = None
+    """The larger match a deferral found, for the visit of its root."""
 
     def rewrite(self, match: Match, rewriter: PatternRewriter) -> SSAValue | None:
         raise NotImplementedError
@@ -93,10 +95,18 @@ class DFPatternRewrite(ClassFilteredPattern):
         if names is not None and op.name not in names:
             return
         for result in op.results:
-            # (first: the user's match holds this one, which need not be found)
-            if self.defer_to_user and self._larger_match_at_user(result):
-                continue  # the user's visit fuses more
-            match = match_value(self.pattern, result, skip_identity=self.skip_identity)
+            if self.defer_to_user:
+                match = self._deferred_match(result)
+                if match is None:
+                    match = self._larger_match_above(result)
+                    if match is not None:
+                        self._deferred = _KeptMatch(match)
+                        continue  # the visit of its root fuses more
+                    match = self._match(result)
+                elif match.root is not result:
+                    continue  # held by a larger match, found before
+            else:
+                match = self._match(result)
             if match is None:
                 continue
             # (reads the region, which erase_unused needs, before the rewrite changes the graph)
@@ -116,23 +126,60 @@ class DFPatternRewrite(ClassFilteredPattern):
             self.stats.record(type(self).__name__)
             return
 
-    def _larger_match_at_user(self, result: SSAValue) -> bool:
-        use = result.first_use
-        if use is None or not result.has_one_use():
-            return False
-        user = use.operation
-        names = self.pattern.root_names
-        if names is not None and user.name not in names:
-            return False
-        for user_result in user.results:
-            match = match_value(
-                self.pattern, user_result, skip_identity=self.skip_identity
-            )
+    def _match(self, value: SSAValue) -> Match | None:
+        return match_value(self.pattern, value, skip_identity=self.skip_identity)
+
+    def _deferred_match(self, result: SSAValue) -> Match | None:
+        """The larger match found at an earlier visit, if it holds `result`
+        and the ops it covers are unchanged since."""
+        kept = self._deferred
+        if kept is None or not kept.holds(result):
+            return None
+        current = kept.is_current()
+        if result is kept.match.root or not current:
+            self._deferred = None  # used now, or out of date
+        return kept.match if current else None
+
+    def _larger_match_above(self, result: SSAValue) -> Match | None:
+        """A match rooted at a user of `result` (or a user of that user, while
+        each is the only user and may match) that holds `result`'s op; the
+        farthest root first, so the walk matches a chain once, not at each op."""
+        names, roots, value = self.pattern.root_names, [], result
+        while value.has_one_use():
+            user = value.first_use.operation  # type: ignore[union-attr]
+            if names is not None and user.name not in names:
+                break
+            roots.extend(user.results)
+            if len(user.results) != 1 or not self.pattern.may_match(
+                user.results[0], PRECHECK_DEPTH
+            ):
+                break
+            value = user.results[0]
+        for root in reversed(roots):
+            match = self._match(root)
             if match is None or result.owner not in match.region:
                 continue
             if not match.escaping_values() or self.allow_escaping_interior:
-                return True
-        return False
+                return match
+        return None
+
+
+class _KeptMatch:
+    """A match kept for a later visit, with the operands of the ops it covers
+    then (a rewrite in between that touches them makes it out of date)."""
+
+    def __init__(self, match: Match):
+        self.match = match
+        self.operands = {op: tuple(op.operands) for op in match.region}
+
+    def holds(self, value: SSAValue) -> bool:
+        return value is self.match.root or value.owner in self.operands
+
+    def is_current(self) -> bool:
+        return all(
+            op.parent is not None and tuple(op.operands) == operands
+            for op, operands in self.operands.items()
+        )
 
 
 class _Redirect(DFPatternRewrite):

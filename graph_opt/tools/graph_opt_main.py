@@ -505,15 +505,15 @@ class GraphOptMain(xDSLOptMain):
                 ELISION.larger_than = None
             return ""
         if self.args.target == "graphdef" and self.args.output_file is not None:
-            from graph_opt.formats.tensorflow.export.exporter import graph_def_bytes
             from graph_opt.formats.tensorflow.export.graph_def_stream import (
                 write_graph_def,
+                write_graph_def_text,
             )
 
             text = self.args.output_file.lower().endswith(".pbtxt")
             self._output_stream.flush()  # (what --split-input-file wrote before)
             if text:
-                self._output_binary.write(graph_def_bytes(prog, text=True))
+                write_graph_def_text(prog, self._output_stream)
             else:
                 write_graph_def(prog, self._output_binary)
             return ""

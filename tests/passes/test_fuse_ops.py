@@ -10,6 +10,8 @@ from xdsl.utils.exceptions import VerifyException
 from graph_opt import api
 from graph_opt.interpreter import run_function
 from graph_opt.passes.fuse_ops.fuse_ops import FuseOpsPass
+from graph_opt.patterns import rewrite
+from graph_opt.patterns.matcher import match_value
 
 RNG_SEED = 0
 
@@ -223,6 +225,31 @@ def test_decomposed_layer_norm_mul_self_without_affine():
         "nn.layer_norm",
         ("nn.reduce_mean", "nn.sub", "nn.mul", "nn.sqrt", "nn.div"),
     )
+
+
+def test_layer_norm_is_matched_once(monkeypatch):
+    """The walk meets the div, then gamma's mul, then beta's add: the match
+    found when the div defers to the add is kept for the add's visit, not
+    found again at each op (it was found three times)."""
+    found = []
+
+    def counting_match_value(pattern, value, **options):
+        match = match_value(pattern, value, **options)
+        if match is not None and any(op.name == "nn.sqrt" for op in match.region):
+            found.append(value.owner.name)
+        return match
+
+    monkeypatch.setattr(rewrite, "match_value", counting_match_value)
+    affine = """
+          %y = nn.mul %n, %g : (tensor<2x3x6xf32>, tensor<6xf32>) -> tensor<2x3x6xf32>
+          %z = nn.add %b, %y : (tensor<1x6xf32>, tensor<2x3x6xf32>) -> tensor<2x3x6xf32>"""
+    check_fusion(
+        layer_norm_text("nn.pow %d, %two", affine, "%z"),
+        [(2, 3, 6)],
+        "nn.layer_norm",
+        ("nn.reduce_mean", "nn.div", "nn.mul", "nn.add"),
+    )
+    assert found == ["nn.add"]
 
 
 def test_fusion_declined_when_interior_value_is_returned():

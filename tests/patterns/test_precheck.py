@@ -1,9 +1,10 @@
 """The matcher's cheap work: the root's checks before any bindings, failures
 built only when explained, trait lookups once per op class, a deferring
-rewrite that asks the user first."""
+rewrite that asks the farthest user first and keeps what it found."""
 
 import numpy as np
 import pytest
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.traits import Commutative, ConstantLike
 
 import graph_opt.patterns.matcher as matcher_module
@@ -107,9 +108,9 @@ def test_precheck_never_declines_a_match(model, depth, monkeypatch):
 
 
 def test_layer_norm_defers_without_matching_at_its_own_root(count_calls):
-    """At the div of a LayerNorm with gamma, the rewrite asks the user (the
-    gamma mul) first and, as that match holds the div, matches nothing at the
-    div itself: one match attempt, not two."""
+    """At the div of a LayerNorm with gamma and beta, the rewrite asks the
+    farthest user that may root a match (the beta add) first and, as that
+    match holds the div, matches nothing else: one match attempt."""
     module = api.load(bert_encoder(layers=1))
     div = next(
         op
@@ -119,7 +120,32 @@ def test_layer_norm_defers_without_matching_at_its_own_root(count_calls):
     rewrite = FuseLayerNorm()
     attempts = count_calls(rewrite_module, "match_value")
     rewrite.match_and_rewrite(div, None)  # declines: needs no rewriter
-    assert [args[1].owner.name for args in attempts] == ["nn.mul"]
+    assert [args[1].owner.name for args in attempts] == ["nn.add"]
+
+
+def test_a_kept_match_serves_its_ops_until_they_change(count_calls):
+    """The match found when the div deferred is kept: the gamma mul is left
+    for it with no match attempt; once an op of it changes (the mul's operands
+    swapped), the beta add's visit matches again instead of trusting it."""
+    module = api.load(bert_encoder(layers=1))
+    div = next(
+        op
+        for op in module.walk()
+        if op.name == "nn.div" and op.results[0].first_use.operation.name == "nn.mul"
+    )
+    mul = div.results[0].first_use.operation
+    add = mul.results[0].first_use.operation
+    rewrite = FuseLayerNorm()
+    attempts = count_calls(rewrite_module, "match_value")
+    rewrite.match_and_rewrite(div, None)  # defers: needs no rewriter
+    rewrite.match_and_rewrite(mul, None)
+    assert [args[1].owner.name for args in attempts] == ["nn.add"]
+    mul.operands = [mul.operands[1], mul.operands[0]]
+    rewrite.match_and_rewrite(add, PatternRewriter(add))
+    assert [args[1].owner.name for args in attempts[1:]][-1] == "nn.add"
+    assert add.parent is None and any(
+        op.name == "nn.layer_norm" for op in module.walk()
+    )
 
 
 SCALARS = f"""func.func @f(%x: {T}) -> {T} {{

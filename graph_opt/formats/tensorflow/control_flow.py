@@ -116,9 +116,13 @@ def import_if(b, node, inputs):
     )
 
 
-def _loop_regions(b, types: list[Attribute]):
+def _loop_regions(b, types: list[Attribute], inputs: list[SSAValue]):
     cond_name, body_name = _function_name(b, "cond"), _function_name(b, "body")
     before, after = Block(arg_types=types), Block(arg_types=types)
+    unsized = b.context.unsized_lists
+    for value, *args in zip(inputs, before.args, after.args):
+        if value in unsized:  # a list whose open dims the loop's writes size
+            unsized.update(dict.fromkeys(args, unsized[value]))
     (flag_tensor, *extra) = b.import_function(cond_name, before.args, before) or [None]
     if flag_tensor is None or extra:
         raise b.error(f"the loop condition '{cond_name}' must return one value")
@@ -133,7 +137,7 @@ def _loop_regions(b, types: list[Attribute]):
 @importer("While", "StatelessWhile")
 def import_while(b, node, inputs):
     types = [v.type for v in inputs]
-    before, after, flag_tensor, results = _loop_regions(b, types)
+    before, after, flag_tensor, results = _loop_regions(b, types, inputs)
     sized = [sized_list(b, v, r.type) for v, r in zip(inputs, results)]
     if any(sized):
         for placeholder, s in zip(inputs, sized):
@@ -142,13 +146,13 @@ def import_while(b, node, inputs):
                 Rewriter.erase_op(placeholder.owner)
         inputs = [s or v for s, v in zip(sized, inputs)]
         types = [v.type for v in inputs]
-        before, after, flag_tensor, results = _loop_regions(b, types)
+        before, after, flag_tensor, results = _loop_regions(b, types, inputs)
     if [r.type for r in results] != types:
         try:
             types = [joined_type(t, r.type) for t, r in zip(types, results)]
         except FrontendError as e:
             raise b.error(str(e)) from e
-        before, after, flag_tensor, results = _loop_regions(b, types)
+        before, after, flag_tensor, results = _loop_regions(b, types, inputs)
     before_builder = Builder(InsertPoint.at_end(before))
     flag = predicate(b, before_builder, flag_tensor)
     before_builder.insert(scf.ConditionOp(flag, *before.args))

@@ -168,9 +168,13 @@ _MESSAGES = [
     Message("BundleHeaderProto", [
         "int32 num_shards = 1", "int32 endianness = 2", "VersionDef version = 3",
     ]),
+    Message("TensorSliceProto", ["repeated Extent extent = 1"], [
+        Message("Extent", ["int64 start = 1", "oneof has_length int64 length = 2"]),
+    ]),
     Message("BundleEntryProto", [
         "DataType dtype = 1", "TensorShapeProto shape = 2", "int32 shard_id = 3",
         "int64 offset = 4", "int64 size = 5", "fixed32 crc32c = 6",
+        "repeated TensorSliceProto slices = 7",
     ]),
 ]  # fmt: skip
 

@@ -33,6 +33,7 @@ from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.model_files import ModelDirectory, ModelFile
 from graph_opt.formats.tensorflow.crc32c import crc32c, unmask
 from graph_opt.formats.tensorflow.schema import BundleEntryProto, BundleHeaderProto
+from graph_opt.formats.tensorflow.tensor_slices import Extents, slice_key
 from graph_opt.formats.tensorflow.tensors import dtype_name, numpy_dtype, shape_dims
 from graph_opt.weights import MappedFile, WeightBytes
 
@@ -44,6 +45,18 @@ KEY_BYTES_PER_TABLE_BYTE = 64
 CHECK_PIECE_BYTES = 16 << 20
 """A mapped tensor's CRC is taken this many bytes at a time (then released)."""
 """Prefix-compressed keys may decode to at most this many times the index's size."""
+
+
+def _slice_label(key: bytes) -> str:
+    """A stored slice's key, shown by its tensor's name (`tensor_slices`)."""
+    name = key[1:].partition(b"\x00\x01")[0]
+    return f"a slice of {name.decode('utf-8', 'replace')}"
+
+
+def _extents_text(extents: Extents) -> str:
+    return (
+        "[" + ",".join(f"{start}:{start + length}" for start, length in extents) + "]"
+    )
 
 
 class TableError(ValueError):
@@ -148,14 +161,19 @@ class TensorBundle:
                 f"{index}: not a TensorFlow checkpoint index ({e})"
             ) from e
         self.entries: dict[str, BundleEntryProto] = {}
+        self.slices: dict[bytes, BundleEntryProto] = {}
+        """The stored slices of tensors saved in slices, by their keys (`tensor_slices`)."""
         header = BundleHeaderProto()
         try:
             for key, value in entries:
                 if key == b"":
                     header.ParseFromString(value)
+                    continue
+                entry = BundleEntryProto()
+                entry.ParseFromString(value)
+                if key.startswith(b"\x00"):
+                    self.slices[key] = entry
                 else:
-                    entry = BundleEntryProto()
-                    entry.ParseFromString(value)
                     self.entries[key.decode("utf-8", "replace")] = entry
         except DecodeError as e:
             raise FrontendError(f"{index}: a corrupt checkpoint entry ({e})") from e
@@ -168,9 +186,10 @@ class TensorBundle:
     def _check_placement(self, index: Path) -> None:
         """Refuse entries in a shard that does not exist, or sharing bytes (an
         index of a few bytes would otherwise decode to many copies of one tensor)."""
+        slices = {_slice_label(key): entry for key, entry in self.slices.items()}
         placed = sorted(
             (entry.shard_id, entry.offset, entry.offset + entry.size, key)
-            for key, entry in self.entries.items()
+            for key, entry in (self.entries | slices).items()
             if entry.size
         )
         previous = (-1, 0, 0, "")
@@ -205,6 +224,79 @@ class TensorBundle:
             piece.release()
         self._check_crc(key, entry, crc)
         return region
+
+    def stored_part(self, key: str, extents: Extents) -> str | None:
+        """The key of the tensor holding exactly the part `extents` of tensor
+        `key`: `key` itself, stored whole and wanted whole, or one of its
+        stored slices (then entered as a tensor of its own); None when the
+        part is to be assembled (`assembled_part`)."""
+        for part, part_key in self._stored_parts(key):
+            if part == tuple(extents):
+                return part_key
+        return None
+
+    def assembled_part(self, key: str, extents: Extents) -> np.ndarray:
+        """The part `extents` of tensor `key`, copied from the stored slices
+        (or the whole tensor) it overlaps, as TensorFlow's checkpoint reader
+        assembles it; refused unless they cover it once."""
+        dtype = numpy_dtype(self.entries[key].dtype)
+        shape = [length for _, length in extents]
+        part, filled = np.empty(shape, dtype), np.zeros(shape, bool)
+        for stored, part_key in self._stored_parts(key):
+            common = [
+                (max(s, w), min(s + n, w + m))
+                for (s, n), (w, m) in zip(stored, extents)
+            ]
+            if any(start >= end for start, end in common):
+                continue
+            source = tuple(
+                slice(a - s, b - s) for (a, b), (s, _) in zip(common, stored)
+            )
+            target = tuple(
+                slice(a - w, b - w) for (a, b), (w, _) in zip(common, extents)
+            )
+            if filled[target].any():
+                raise FrontendError(f"{self.prefix}: slices of '{key}' overlap")
+            part[target] = self.tensor(part_key)[source]
+            filled[target] = True
+        if not filled.all():
+            raise FrontendError(
+                f"{self.prefix}: the slices of '{key}' stored do not cover "
+                f"{_extents_text(extents)}"
+            )
+        return part
+
+    def _stored_parts(self, key: str) -> list[tuple[Extents, str]]:
+        """The parts of tensor `key` the checkpoint stores, and their keys."""
+        entry = self.entries[key]
+        dims = shape_dims(entry.shape) or []
+        if not entry.slices:
+            return [(tuple((0, size) for size in dims), key)]
+        parts = []
+        for stored in entry.slices:
+            extents = tuple(
+                (e.start, e.length if e.HasField("length") else -1)
+                for e in stored.extent
+            )
+            found = self.slices.get(slice_key(key, extents))
+            whole = tuple(
+                (s, size if n == -1 else n) for (s, n), size in zip(extents, dims)
+            )
+            label = f"{key}{_extents_text(whole)}"
+            if (
+                found is None
+                or len(extents) != len(dims)
+                or found.dtype != entry.dtype
+                or shape_dims(found.shape) != [n for _, n in whole]
+                or any(s < 0 or s + n > size for (s, n), size in zip(whole, dims))
+            ):
+                raise FrontendError(
+                    f"{self.prefix}: slice {label} is missing or does not fit "
+                    f"'{key}' {dims}: a corrupt checkpoint"
+                )
+            self.entries[label] = found
+            parts.append((whole, label))
+        return parts
 
     def _checked_entry(self, key: str) -> tuple[BundleEntryProto, np.dtype, list]:
         """The entry of `key`, its dtype and dims, its size checked against them."""

@@ -190,3 +190,77 @@ def test_scatter_split_write_outside_a_loop():
     np.testing.assert_array_equal(joined, [2, 3, 0, 0, 7, 7])
     np.testing.assert_array_equal(items, x[[2, 0]][:, None, :])
     assert size == 3
+
+
+def _write(item_shape: str, array_shape: str) -> str:
+    """A write of a zero item of `item_shape` into an array of element shape `array_shape`."""
+    return f"""
+    node {{ name: "array" op: "TensorArrayV3" input: "size" {FLOAT}
+      attr {{ key: "element_shape" value {{ shape {{ {array_shape} }} }} }}
+      attr {{ key: "identical_element_shapes" value {{ b: true }} }} }}
+    node {{ name: "zero" op: "Const" attr {{ key: "dtype" value {{ type: DT_INT32 }} }}
+      attr {{ key: "value" value {{ tensor {{ dtype: DT_INT32 tensor_shape {{}} int_val: 0 }} }} }} }}
+    node {{ name: "item" op: "Const" {FLOAT}
+      attr {{ key: "value" value {{ tensor {{ dtype: DT_FLOAT tensor_shape {{ {item_shape} }} float_val: 1 }} }} }} }}
+    node {{ name: "write" op: "TensorArrayWriteV3" input: "array" input: "zero" input: "item" input: "array:1" {T} }}
+    """
+
+
+@pytest.mark.parametrize(
+    "item_shape, array_shape, shapes",
+    [
+        (
+            "dim { size: 3 }",
+            "dim { size: 2 }",
+            r"\[3\] does not fit the element shape \[2\]",
+        ),
+        (
+            "dim { size: 1 }",
+            "dim { size: 2 }",
+            r"\[1\] does not fit the element shape \[2\]",
+        ),
+        (
+            "dim { size: 4 } dim { size: 3 }",
+            "dim { size: -1 } dim { size: 2 }",
+            r"\[4,3\] does not fit the element shape \[\?,2\]",
+        ),
+        ("dim { size: 2 } dim { size: 1 }", "dim { size: 2 }", r"\[2,1\] does not fit"),
+    ],
+)
+def test_a_write_of_another_shape_is_refused(item_shape, array_shape, shapes):
+    """TensorFlow raises for a write whose item does not fit a known element
+    shape; the select that writes an item must not broadcast it instead."""
+    graph = _graph(_write(item_shape, array_shape))
+    with pytest.raises(
+        FrontendError,
+        match=rf"node 'write' \(TensorArrayWriteV3\): an item of shape {shapes}",
+    ):
+        import_graph_def(graph, outputs=["write"])
+
+
+def test_a_write_fitting_a_partly_known_shape_is_imported():
+    graph = _graph(
+        _write("dim { size: 4 } dim { size: 2 }", "dim { size: -1 } dim { size: 2 }")
+    )
+    (array,) = run_function(import_graph_def(graph, outputs=["write"]), {})
+    np.testing.assert_array_equal(
+        array, np.eye(3, 1).reshape(3, 1, 1) * np.ones((3, 4, 2))
+    )
+
+
+def test_a_scatter_of_another_item_shape_is_refused():
+    graph = _graph(
+        f"""
+        node {{ name: "array" op: "TensorArrayV3" input: "size" {FLOAT}
+          attr {{ key: "element_shape" value {{ shape {{ dim {{ size: 3 }} }} }} }}
+          attr {{ key: "identical_element_shapes" value {{ b: true }} }} }}
+        node {{ name: "idx" op: "Const" attr {{ key: "dtype" value {{ type: DT_INT32 }} }}
+          attr {{ key: "value" value {{ tensor {{ dtype: DT_INT32 tensor_shape {{ dim {{ size: 3 }} }} tensor_content: "\\000\\000\\000\\000\\001\\000\\000\\000\\002\\000\\000\\000" }} }} }} }}
+        node {{ name: "scatter" op: "TensorArrayScatterV3" input: "array" input: "idx" input: "x" input: "array:1" {T} }}
+        """
+    )
+    with pytest.raises(
+        FrontendError,
+        match=r"'scatter' \(TensorArrayScatterV3\): an item of shape \[2\] does not fit the element shape \[3\]",
+    ):
+        import_graph_def(graph, outputs=["scatter"])

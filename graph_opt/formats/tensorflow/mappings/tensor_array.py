@@ -13,14 +13,15 @@ or split gives the tensor its shape, and a loop that writes items of a static
 shape gives the array that shape from the start. Refused, by name: dynamic_size=True (no known bound)
 and identical_element_shapes=False with an element shape not fully known
 (items of several shapes) before import (`attr_support`); a read of an array
-still of unknown element shape, and ops on non-constant indices or lengths
-where a constant is needed.
+still of unknown element shape, ops on non-constant indices or lengths
+where a constant is needed, and (TensorFlow raises) items that do not fit the
+array's known element shape (`check_item_shape`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.ir import SSAValue
+from xdsl.ir import BlockArgument, SSAValue
 
 from graph_opt.dialects.nn.base import i64_attr
 from graph_opt.dialects.nn.compare import SelectOp
@@ -29,6 +30,7 @@ from graph_opt.dialects.nn.tensor_ops import GatherOp
 from graph_opt.formats.tensorflow.mappings.index_ops import static_shape
 from graph_opt.formats.tensorflow.mappings.shape_ops import int_constant
 from graph_opt.formats.tensorflow.mappings.tensor_list import (
+    check_item_shape,
     joined_items,
     set_item,
     with_item_rank,
@@ -47,7 +49,8 @@ def import_tensor_array(b, node, inputs):
 
 
 def _read_items(b, items: SSAValue) -> SSAValue:
-    if b.context.unsized_lists.get(items, False) is None:
+    unwritten = b.context.unsized_lists.get(items, False) is None
+    if unwritten and not isinstance(items, BlockArgument):  # (a loop sizes its own)
         b.decline("a TensorArray of unknown element shape read before any write")
     return items
 
@@ -67,6 +70,7 @@ def import_scatter(b, node, inputs):
     value_shape = static_shape(b, value, "the scattered value")
     if value_shape[0] != len(targets):
         raise b.error(f"{len(targets)} indices for {value_shape[0]} rows")
+    check_item_shape(b, items, value_shape[1:])
     items = with_item_rank(b, items, len(value_shape) - 1)
     size = static_shape(b, items, "the TensorArray")[0]
     if ((targets < 0) | (targets >= size)).any():
@@ -90,6 +94,7 @@ def import_split(b, node, inputs):
     size = static_shape(b, items, "the TensorArray")[0]
     if len(counts) != 1 or counts.pop() * size != shape[0]:
         b.decline("a split needs equal lengths, one per item")
+    check_item_shape(b, items, [shape[0] // size, *shape[1:]])
     new_shape = b.constant(np.array([size, shape[0] // size, *shape[1:]], np.int64))
     return b.create(ReshapeOp, [value, new_shape])
 

@@ -4,12 +4,15 @@ first axis indexes the list."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 
 from graph_opt.dialects.nn.base import i64_array, i64_attr
 from graph_opt.dialects.nn.compare import EqualOp, SelectOp
 from graph_opt.dialects.nn.dtypes import numpy_dtype as element_dtype
+from graph_opt.dialects.nn.elementwise import IdentityOp
 from graph_opt.dialects.nn.shape_ops import ReshapeOp, UnsqueezeOp
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.dialects.nn.tensor_ops import GatherOp
@@ -110,6 +113,7 @@ def import_set_item(b, node, inputs):
 def set_item(b, items: SSAValue, index: SSAValue, item: SSAValue) -> Operation:
     """The list with item `index` replaced: a select on `range(length) == index`."""
     item_rank = _rank(b, item, "the item")
+    check_item_shape(b, items, ranked(item).get_shape())
     items = with_item_rank(b, items, item_rank)
     length = ranked(items).get_shape()[0]
     if length == DYN:
@@ -119,6 +123,32 @@ def set_item(b, items: SSAValue, index: SSAValue, item: SSAValue) -> Operation:
     mask = b.create(EqualOp, [b.constant(positions.astype(index_dtype)), index])
     row = b.create(UnsqueezeOp, [item], {"axes": i64_array([0])})
     return b.create(SelectOp, [mask.results[0], row.results[0], items])
+
+
+def check_item_shape(b, items: SSAValue, item_shape: Sequence[int]) -> None:
+    """Refuse items whose static dims differ from the list's known element
+    dims, as TensorFlow does (the select that writes them would broadcast)."""
+    list_type = ranked(items)
+    while isinstance(items, OpResult) and isinstance(items.op, IdentityOp):
+        items = items.op.operands[0]  # (a v1 loop's flow passes Identity nodes)
+    unknown = b.context.unsized_lists.get(items, False)
+    if unknown is None or list_type is None:
+        return  # the rank is not known yet: the first write gives the shape
+    element = list(list_type.get_shape()[1:])
+    if unknown is not False:
+        element = [DYN if u else d for u, d in zip(unknown[1:], element)]
+    if len(element) == len(item_shape) and all(
+        DYN in (e, i) or e == i for e, i in zip(element, item_shape)
+    ):
+        return
+    raise b.error(
+        f"an item of shape {_shape_text(item_shape)} does not fit the element "
+        f"shape {_shape_text(element)}"
+    )
+
+
+def _shape_text(dims: Sequence[int]) -> str:
+    return "[" + ",".join("?" if d == DYN else str(d) for d in dims) + "]"
 
 
 def with_item_rank(b, items: SSAValue, item_rank: int) -> SSAValue:
