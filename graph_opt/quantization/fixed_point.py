@@ -12,13 +12,14 @@ MIN_SHIFT, MAX_SHIFT = 2, 62
 
 def quantize_multiplier(real_scale: float, scale32: bool = True) -> tuple[int, int]:
     """(multiplier, shift) with real_scale ~= multiplier * 2^-shift, as TFLite and
-    TOSA compute them: a 31-bit (15-bit without `scale32`) mantissa rounded to
-    nearest, shift capped at 62 by shifting the multiplier down."""
+    TOSA compute them: a 31-bit (15-bit without `scale32`) mantissa rounded
+    half away from zero (std::round), shift capped at 62 by shifting the
+    multiplier down."""
     if not math.isfinite(real_scale) or real_scale <= 0:
         raise ValueError(f"scale must be positive and finite, got {real_scale}")
     bits = 31 if scale32 else 15
     mantissa, exponent = math.frexp(real_scale)
-    multiplier = round(mantissa * (1 << bits))
+    multiplier = math.floor(mantissa * (1 << bits) + 0.5)
     if multiplier == 1 << bits:
         multiplier //= 2
         exponent += 1

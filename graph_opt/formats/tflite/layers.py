@@ -38,6 +38,7 @@ from graph_opt.dialects.nn.reduce import ReduceSumOp, reduced_axes
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.formats.tflite.exporter import TFLiteExporter
 from graph_opt.formats.tflite.flatbuffer import Tensor, schema
+from graph_opt.formats.tflite.recipe_check import check_add, check_rounding
 from graph_opt.quantization.fixed_point import quantize_multipliers
 from graph_opt.quantization.tensor_quantization import TensorQuantization
 from graph_opt.remarks import warn
@@ -173,7 +174,9 @@ def clamp_ops(
 def check_multipliers(
     ex: TFLiteExporter, rescale: RescaleOp, real_scales: np.ndarray
 ) -> None:
-    """Warn when the rescale's multipliers are not those TFLite computes."""
+    """Warn when the rescale's multipliers are not those TFLite computes, or
+    it rounds otherwise than the recorded recipe's runtime."""
+    check_rounding(ex, rescale)
     expected_m, expected_s = quantize_multipliers(real_scales)
     m, s = rescale.multipliers, rescale.shifts
     if len(m) == 1 and len(expected_m) > 1:
@@ -343,13 +346,24 @@ def write_qmatmul(ex: TFLiteExporter, op: QMatMulOp) -> None:
 
 def _widened(ex: TFLiteExporter, op: Operation, value: SSAValue) -> int:
     """The int8 tensor an nn.rescale to i32 (no scaling but the zero point) reads."""
-    widen = value.owner
-    if not isinstance(widen, RescaleOp) or not int8(widen.input):
+    return _to_i32(ex, op, value)[0]
+
+
+def _to_i32(
+    ex: TFLiteExporter, op: Operation, value: SSAValue
+) -> tuple[int, list[RescaleOp]]:
+    """The int8 tensor behind an i32 operand and the rescales taking it there."""
+    chain: list[RescaleOp] = []
+    while isinstance(value.owner, RescaleOp) and not int8(value):
+        chain.insert(0, value.owner)
+        value = value.owner.input
+    if not chain or not int8(value):
         raise ex.fail(
             op, "an i32 operand that is not a widened int8 value (no TFLite form)"
         )
-    ex.done.add(widen)
-    return int8_input(ex, op, widen.input, int_value(widen.properties, "input_zp", 0))
+    ex.done.update(chain)
+    zero_point = int_value(chain[0].properties, "input_zp", 0)
+    return int8_input(ex, op, value, zero_point), chain
 
 
 def write_add(ex: TFLiteExporter, op: AddOp) -> None:
@@ -357,11 +371,16 @@ def write_add(ex: TFLiteExporter, op: AddOp) -> None:
         raise ex.fail(
             op, "has no TFLite form here (export an int8 graph: convert-to-int)"
         )
-    inputs = [_widened(ex, op, op.lhs), _widened(ex, op, op.rhs)]
-    _, out, clamps, activation = requantized_output(ex, op, op.output)
+    (lhs, lhs_chain), (rhs, rhs_chain) = (
+        _to_i32(ex, op, op.lhs),
+        _to_i32(ex, op, op.rhs),
+    )
+    rescale, out, clamps, activation = requantized_output(ex, op, op.output)
+    scales = [tensor_quantization(ex, t).scales[0] for t in (lhs, rhs, out)]
+    check_add(ex, op, [*lhs_chain, *rhs_chain, rescale], scales)
     ex.emit(
         "ADD",
-        inputs,
+        [lhs, rhs],
         [out],
         ("AddOptions", {"FusedActivationFunction": activation}),
         version=2,

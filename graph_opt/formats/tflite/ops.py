@@ -54,8 +54,8 @@ def write_op(ex: TFLiteExporter, op: Operation) -> None:
 def write_rescale(ex: TFLiteExporter, op: RescaleOp) -> None:
     users = {type(use.operation) for use in op.output.uses}
     if not int8(op.output):
-        if users <= {AddOp, ReduceSumOp}:
-            return  # written with its user
+        if users <= {AddOp, ReduceSumOp, RescaleOp}:
+            return  # written with the add or mean it feeds (i32 rescales lead there)
         raise ex.fail(op, "widens to i32 for an op with no TFLite form")
     if op.flag("per_channel"):
         raise ex.fail(op, "a per-channel requantization on its own has no TFLite form")

@@ -200,11 +200,25 @@ def rescale(
         multipliers, shifts = quantize_multipliers(np.asarray(real_scales))
     except ValueError:
         return None
+    return fixed_rescale(value, multipliers, shifts, input_zp, output_zp, out_element)
+
+
+def fixed_rescale(
+    value: SSAValue,
+    multipliers: np.ndarray,
+    shifts: np.ndarray,
+    input_zp: int,
+    output_zp: int,
+    out_element=i8,
+    rounding_mode: str = "SINGLE_ROUND",
+) -> RescaleOp:
+    """nn.rescale by the given multipliers and shifts (one, or one per last-dim index)."""
     t = ranked(value)
     assert t is not None
     props = rescale_props(
-        multipliers, shifts, input_zp, output_zp, per_channel=len(multipliers) > 1
-    )
+        multipliers, shifts, input_zp, output_zp,
+        rounding_mode=rounding_mode, per_channel=len(multipliers) > 1,
+    )  # fmt: skip
     return RescaleOp.create_inferred(
         [value], props, [TensorType(out_element, t.get_shape())]
     )

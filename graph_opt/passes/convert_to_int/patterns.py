@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType, f32, i8, i32
+from xdsl.dialects.builtin import TensorType, f32, i8
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -47,6 +47,7 @@ from graph_opt.passes.common.fusion_patterns import (
     is_float_activation,
 )
 from graph_opt.passes.convert_to_int.accumulator import Accumulation, accumulation
+from graph_opt.passes.convert_to_int.add import lower_add
 from graph_opt.passes.convert_to_int.params import (
     INT8_MAX,
     INT8_MIN,
@@ -78,8 +79,6 @@ channel and the channel axis; None when they cannot be built."""
 
 CONV_PROPS = ("strides", "pads", "dilations", "group", "auto_pad", "data_layout")
 TRANSPOSED_CONV_PROPS = (*CONV_PROPS, "output_padding", "output_shape")
-ADD_LEFT_SHIFT = 20
-"""Headroom bits of the common i32 scale of an integer add (as in TFLite)."""
 
 
 def activation_range(op: Operation) -> tuple[float, float] | None:
@@ -251,27 +250,6 @@ def to_params(x: IntValue, params: ActivationParams) -> Lowered | None:
     return None if op is None else ([op], op.output)
 
 
-def lower_add(op: AddOp, params: ActivationParams) -> Lowered | None:
-    """TFLite's integer add: both inputs to i32 at a common scale, add, requantize."""
-    lhs, rhs = int_value_of(op.lhs), int_value_of(op.rhs)
-    if lhs is None or rhs is None:
-        return None  # an operand is not int8
-    common = 2 * max(lhs.scale, rhs.scale) / (1 << ADD_LEFT_SHIFT)
-    ops: list[Operation] = []
-    for side in (lhs, rhs):
-        widened = rescale(
-            side.value, np.array([side.scale / common]), side.zero_point, 0, i32
-        )
-        if widened is None:
-            return None
-        ops.append(widened)
-    total = AddOp.create_inferred([ops[0].results[0], ops[1].results[0]])
-    out = rescale(total.output, np.array([common / params.scale]), 0, params.zero_point)
-    if out is None:
-        return None  # the output scale has no multiplier and shift
-    return [*ops, total, out], out.output
-
-
 def lower_concat(op: ConcatOp, params: ActivationParams) -> Lowered | None:
     inputs = [x for v in op.inputs if (x := int_value_of(v)) is not None]
     if len(inputs) != len(op.inputs):
@@ -289,9 +267,10 @@ def lower_concat(op: ConcatOp, params: ActivationParams) -> Lowered | None:
 
 
 def lower_producer(
-    value: SSAValue, params: ActivationParams
+    value: SSAValue, params: ActivationParams, recipe: str = "tosa"
 ) -> tuple[Lowered, tuple[float, float]] | None:
-    """The int8 computation of a fake quant's input and the activation range to clamp to."""
+    """The int8 computation of a fake quant's input and the activation range to
+    clamp to; adds requantize as `recipe` says."""
     inf = float("inf")
     act = (-inf, inf)
     core = value.owner
@@ -311,7 +290,7 @@ def lower_producer(
             return None  # sigmoid, tanh and leaky_relu stay float
         act = (max(act[0], fused[0]), min(act[1], fused[1]))
     if isinstance(core, AddOp):
-        lowered = lower_add(core, params)
+        lowered = lower_add(core, params, recipe)
     elif isinstance(core, ConcatOp):
         lowered = lower_concat(core, params)
     elif isinstance(core, MEAN_OPS):
@@ -328,9 +307,11 @@ class ConvertFakeQuant(RewritePattern):
     """A per-tensor activation fake quant (<= 8 bits) becomes the dequantization
     of an int8 value: computed from int8 inputs when the producer allows, else
     quantized from the float input (graph inputs via uint8 with
-    `unsigned_inputs`); clamped to the levels and the folded activation."""
+    `unsigned_inputs`); clamped to the levels and the folded activation.
+    Adds requantize as `recipe` (runtime_recipes.RECIPES) says."""
 
     unsigned_inputs: bool = False
+    recipe: str = "tosa"
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: FakeQuantOp, rewriter: PatternRewriter) -> None:
@@ -342,7 +323,7 @@ class ConvertFakeQuant(RewritePattern):
         params = activation_params(op)
         if params is None:
             return  # per channel or wider than 8 bits: stays float
-        lowered = lower_producer(op.input, params)
+        lowered = lower_producer(op.input, params, self.recipe)
         if lowered is None:
             unsigned = self.unsigned_inputs and isinstance(op.input, BlockArgument)
             ops = [quantize(op.input, params, unsigned)]
@@ -465,10 +446,13 @@ class UnsignedOutputs(RewritePattern):
             rewriter.notify_op_modified(op)
 
 
-def convert_to_int_patterns(unsigned_io: bool = False) -> list[RewritePattern]:
-    """The conversion patterns; with `unsigned_io`, inputs and outputs are uint8."""
+def convert_to_int_patterns(
+    unsigned_io: bool = False, recipe: str = "tosa"
+) -> list[RewritePattern]:
+    """The conversion patterns; with `unsigned_io`, inputs and outputs are
+    uint8; adds requantize as `recipe` says."""
     patterns: list[RewritePattern] = [
-        ConvertFakeQuant(unsigned_io),
+        ConvertFakeQuant(unsigned_io, recipe),
         MoveThroughScalePreserving(),
         IntegerConvFloatActivation(),
     ]

@@ -1,0 +1,96 @@
+"""Whether an int8 graph's requantizations are what TFLite will compute.
+
+A .tflite file carries only the tensors' scales: each runtime derives its
+own multipliers from them (graph_opt.quantization.runtime_recipes). The
+export warns, naming the op, where the graph's rescales are not those of
+the runtime its recipe (`convert-to-int{recipe=...}`, the module attribute
+`nn.int8_recipe`) names, or, with no recipe recorded, of either runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Operation
+
+from graph_opt.dialects.nn.qint import RescaleOp
+from graph_opt.formats.tflite.exporter import TFLiteExporter
+from graph_opt.quantization.runtime_recipes import (
+    TFLITE_ADD_LEFT_SHIFT,
+    AddRequantization,
+    tflite_add,
+    xnnpack_add,
+)
+from graph_opt.remarks import warn
+
+Step = tuple[int, int, bool]
+"""One rescale as the runtime computes it: multiplier, shift, rounding twice."""
+EXACT_SHIFT = 10
+RUNTIMES = {"xnnpack": "the default interpreter (XNNPACK)",
+            "tflite-builtin": "the builtin kernels"}  # fmt: skip
+
+
+def step(rescale: RescaleOp) -> Step:
+    """A rescale's (multiplier, shift, double rounding where it changes anything)."""
+    multiplier, shift = int(rescale.multipliers[0]), int(rescale.shifts[0])
+    return multiplier, shift, rescale.rounding == "DOUBLE_ROUND" and shift > 31
+
+
+def exact(factor: int) -> Step:
+    return factor << EXACT_SHIFT, EXACT_SHIFT, False
+
+
+def add_steps(recipe: str, scales: Sequence[float]) -> list[Step] | None:
+    """The rescales of an integer add as `recipe`'s runtime computes them:
+    lhs's, rhs's, then the output's; None when that runtime has no such ADD."""
+    try:
+        r: AddRequantization | None = (
+            xnnpack_add(*scales) if recipe == "xnnpack" else tflite_add(*scales)
+        )
+    except ValueError:
+        return None
+    if r is None:
+        return None
+    if recipe == "xnnpack":
+        out = (1 << 30, 30 + r.output[1], False)
+        return [exact(r.lhs[0]), exact(r.rhs[0]), out]
+    sides = [
+        [exact(1 << TFLITE_ADD_LEFT_SHIFT), (m, s, s > 31)] for m, s in (r.lhs, r.rhs)
+    ]
+    return [*sides[0], *sides[1], (*r.output, r.output[1] > 31)]
+
+
+def check_add(
+    ex: TFLiteExporter,
+    op: Operation,
+    rescales: Sequence[RescaleOp],
+    scales: Sequence[float],
+) -> None:
+    """Warn unless the add's rescales (lhs's, rhs's, output's) are those
+    TFLite's ADD computes in the recorded recipe's runtime (or, with none
+    recorded, in either)."""
+    actual = [step(r) for r in rescales]
+    wanted = [ex.recipe] if ex.recipe in RUNTIMES else list(RUNTIMES)
+    if any(add_steps(recipe, scales) == actual for recipe in wanted):
+        return
+    where = f"nn.add %{ex.name_of(op.results[0])}"
+    if ex.recipe in RUNTIMES:
+        warn(f"tflite export: {where}: not TFLite's int8 ADD in {RUNTIMES[ex.recipe]} "
+             f"(recipe={ex.recipe}); TFLite's results may differ by a step")  # fmt: skip
+        return
+    warn(f"tflite export: {where}: rounds as no TFLite runtime adds int8 values; "
+         "TFLite's results may differ by a step (convert-to-int{recipe=xnnpack} or "
+         "{recipe=tflite-builtin} computes what that runtime does)")  # fmt: skip
+
+
+def check_rounding(ex: TFLiteExporter, rescale: RescaleOp) -> None:
+    """Warn when a layer's rescale rounds otherwise than the recipe's runtime:
+    once in XNNPACK, twice (where the shift exceeds 31) in the builtin kernels."""
+    if ex.recipe not in RUNTIMES:
+        return
+    twice = rescale.rounding == "DOUBLE_ROUND"
+    if twice == (ex.recipe == "tflite-builtin") or max(rescale.shifts) <= 31:
+        return
+    name = ex.name_of(rescale.output)
+    warn(f"tflite export: nn.rescale %{name}: rounds "
+         f"{'twice' if twice else 'once'}, not as {RUNTIMES[ex.recipe]} "
+         f"(recipe={ex.recipe}); TFLite's results may differ by a step")  # fmt: skip

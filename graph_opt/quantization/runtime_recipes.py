@@ -1,0 +1,122 @@
+"""How TFLite's runtimes requantize int8 ops, as TOSA-style multipliers and
+shifts computed from the tensors' float32 scales the way each runtime does.
+
+Two runtimes run a .tflite file and round differently:
+
+- `xnnpack`: the default interpreter's XNNPACK delegate. Its int8 ADD
+  (xnn_init_qs8_add_minmax_scalar_params) takes the ratios a / out and
+  b / out in float32, scales both by one power of two so that the larger
+  lies in [2^20, 2^21), rounds them to integers (lrintf, half to even) and
+  shifts the sum once: (a' * ma + b' * mb + 2^(shift-1)) >> shift.
+- `tflite-builtin`: TFLite's own kernels. Every requantization is gemmlowp's
+  MultiplyByQuantizedMultiplier, a rounding doubling high multiply then a
+  rounding right shift (TOSA's DOUBLE_ROUND; multipliers from
+  QuantizeMultiplier, frexp of the double ratio, mantissa rounded half away
+  from zero). Its int8 ADD shifts both inputs left by 20, requantizes each by
+  scale / (2 x max scale) and the sum by 2 x max scale / (2^20 x out scale).
+
+Shifts here are TOSA's: value * multiplier / 2^shift.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+RECIPES = ("tosa", "xnnpack", "tflite-builtin")
+"""convert-to-int's requantization recipes; `tosa` rounds once, as before."""
+RECIPE_ATTR = "nn.int8_recipe"
+"""The module attribute naming the recipe convert-to-int followed."""
+TFLITE_ADD_LEFT_SHIFT = 20
+XNNPACK_ADD_MULTIPLIER_BITS = 20
+XNNPACK_ADD_RATIO_RANGE = (2.0**-10, 2.0**8)
+"""The a / out and b / out ratios XNNPACK's int8 ADD takes (others stay builtin)."""
+
+
+def tflite_multiplier(real: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplier of a positive double as (multiplier, TOSA
+    shift): the frexp mantissa times 2^31 rounded half away from zero; a
+    ratio below 2^-31 gives multiplier 0 (as TFLite's zeroed one)."""
+    if not math.isfinite(real) or real <= 0:
+        raise ValueError(f"scale must be positive and finite, got {real}")
+    mantissa, exponent = math.frexp(real)
+    multiplier = math.floor(mantissa * (1 << 31) + 0.5)
+    if multiplier == 1 << 31:
+        multiplier //= 2
+        exponent += 1
+    if exponent < -31:
+        return 0, 62
+    if exponent > 29:
+        raise ValueError(f"scale {real} is too large for a shift >= 2")
+    return multiplier, 31 - exponent
+
+
+def tflite_multipliers(reals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    pairs = [tflite_multiplier(float(r)) for r in np.ravel(reals)]
+    return (
+        np.array([m for m, _ in pairs], np.int64),
+        np.array([s for _, s in pairs], np.int64),
+    )
+
+
+def f64(scale: float) -> float:
+    """A tensor's scale as the runtime reads it: its float32, widened."""
+    return float(np.float32(scale))
+
+
+@dataclass(frozen=True)
+class AddRequantization:
+    """An int8 ADD's integer recipe: each input's (multiplier, shift), the
+    sum's (multiplier, shift), and the left shift each input gets first."""
+
+    lhs: tuple[int, int]
+    rhs: tuple[int, int]
+    output: tuple[int, int]
+    left_shift: int
+
+
+def tflite_add(lhs: float, rhs: float, out: float) -> AddRequantization:
+    """TFLite's builtin int8 ADD (kernels/add.cc, reference_integer_ops::AddFunc)."""
+    twice_max = 2 * max(f64(lhs), f64(rhs))
+    output = twice_max / float(
+        np.float32((1 << TFLITE_ADD_LEFT_SHIFT) * np.float32(out))
+    )
+    return AddRequantization(
+        tflite_multiplier(f64(lhs) / twice_max),
+        tflite_multiplier(f64(rhs) / twice_max),
+        tflite_multiplier(output),
+        TFLITE_ADD_LEFT_SHIFT,
+    )
+
+
+def xnnpack_add(lhs: float, rhs: float, out: float) -> AddRequantization | None:
+    """XNNPACK's int8 ADD: integer multipliers of the float32 ratios and one
+    shift of the sum (lhs and rhs shifts are 0); None when a ratio is outside
+    the range XNNPACK takes (the delegate leaves that ADD to TFLite)."""
+    ratios = [np.float32(lhs) / np.float32(out), np.float32(rhs) / np.float32(out)]
+    low, high = XNNPACK_ADD_RATIO_RANGE
+    if not all(low <= r < high for r in ratios):
+        return None
+    exponent = math.frexp(float(max(ratios)))[1] - 1
+    shift = XNNPACK_ADD_MULTIPLIER_BITS - exponent
+    a, b = (int(np.rint(r * np.float32(2.0**shift))) for r in ratios)
+    return AddRequantization((a, 0), (b, 0), (1, shift), 0)
+
+
+def tflite_mean(in_scale: float, out_scale: float, count: int) -> tuple[int, int]:
+    """TFLite's builtin int8 MEAN: the sum less the zero points requantized by
+    in / (count x out) (QuantizeMultiplier of the double ratio)."""
+    return tflite_multiplier(f64(in_scale) / (count * f64(out_scale)))
+
+
+def record_recipe(module: ModuleOp, recipe: str) -> None:
+    module.attributes[RECIPE_ATTR] = StringAttr(recipe)
+
+
+def module_recipe(module: ModuleOp) -> str | None:
+    """The recipe convert-to-int recorded on `module`; None if none."""
+    attr = module.attributes.get(RECIPE_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
