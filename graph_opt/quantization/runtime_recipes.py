@@ -26,8 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-RECIPES = ("tosa", "xnnpack", "tflite-builtin")
+from graph_opt.dialects.nn.elementwise import AddOp
+from graph_opt.dialects.nn.qint import QMatMulOp, RescaleOp
+
+RECIPES = ("tosa", "xnnpack", "tflite-builtin", "tflite-reference")
 """convert-to-int's requantization recipes; `tosa` rounds once, as before."""
+TFLITE_KERNELS = ("tflite-builtin", "tflite-reference")
+"""TFLite's own kernels: the builtin (optimized) ones, and the reference ones
+(OpResolverType.BUILTIN_REF), which differ in the 4-D spatial MEAN only."""
 RECIPE_ATTR = "nn.int8_recipe"
 """The module attribute naming the recipe convert-to-int followed."""
 TFLITE_ADD_LEFT_SHIFT = 20
@@ -106,10 +112,43 @@ def xnnpack_add(lhs: float, rhs: float, out: float) -> AddRequantization | None:
     return AddRequantization((a, 0), (b, 0), (1, shift), 0)
 
 
-def tflite_mean(in_scale: float, out_scale: float, count: int) -> tuple[int, int]:
-    """TFLite's builtin int8 MEAN: the sum less the zero points requantized by
-    in / (count x out) (QuantizeMultiplier of the double ratio)."""
-    return tflite_multiplier(f64(in_scale) / (count * f64(out_scale)))
+@dataclass(frozen=True)
+class MeanRequantization:
+    """An int8 MEAN's integer recipe: the sum of the values less `input_zp`,
+    times multiplier / 2^shift (rounding twice), plus `bias` (i32), saturated."""
+
+    multiplier: int
+    shift: int
+    input_zp: int
+    bias: int
+
+
+def tflite_mean(
+    in_scale: float, out_scale: float, in_zp: int, out_zp: int, count: int
+) -> MeanRequantization:
+    """TFLite's int8 MEAN in reference_ops::QuantizedMeanOrSum (every MEAN of
+    the reference kernels, and of the builtin ones but the 4-D spatial mean):
+    QuantizeMultiplier(in / out), its multiplier times 2^k integer-divided by
+    the count, k = min(floor(log2 count), 32, 31 + exponent)."""
+    multiplier, shift = tflite_multiplier(f64(in_scale) / f64(out_scale))
+    k = min(count.bit_length() - 1, 32, 62 - shift)
+    return MeanRequantization((multiplier << k) // count, shift + k, in_zp, out_zp)
+
+
+def tflite_spatial_mean(
+    in_scale: float, out_scale: float, in_zp: int, out_zp: int, count: int
+) -> MeanRequantization:
+    """TFLite's builtin (optimized_integer_ops::Mean) int8 MEAN over the
+    height and width of a 4-D tensor keeping them: the raw sum times
+    QuantizeMultiplier(in / (count x out)) computed in float32, plus
+    out_zp - in_zp x in / out (float32, rounded half away from zero)."""
+    si, so = np.float32(in_scale), np.float32(out_scale)
+    shifted = np.float32(np.float32(in_zp) * si) / so
+    offset = int(
+        shifted + np.float32(0.5) if shifted > 0 else shifted - np.float32(0.5)
+    )
+    multiplier, shift = tflite_multiplier(float(si / (np.float32(count) * so)))
+    return MeanRequantization(multiplier, shift, 0, out_zp - offset)
 
 
 def record_recipe(module: ModuleOp, recipe: str) -> None:
@@ -120,3 +159,16 @@ def module_recipe(module: ModuleOp) -> str | None:
     """The recipe convert-to-int recorded on `module`; None if none."""
     attr = module.attributes.get(RECIPE_ATTR)
     return attr.data if isinstance(attr, StringAttr) else None
+
+
+def rounds_twice(recipe: str, rescale: RescaleOp) -> bool:
+    """Whether `recipe`'s runtime requantizes as `rescale` with DOUBLE_ROUND:
+    TFLite's kernels do, but for a per-channel fully connected layer's
+    accumulator in the reference kernels, which rounds once there."""
+    if recipe not in TFLITE_KERNELS:
+        return False
+    acc = rescale.input.owner
+    if isinstance(acc, AddOp):
+        acc = acc.lhs.owner
+    per_channel_fc = rescale.flag("per_channel") and isinstance(acc, QMatMulOp)
+    return not (recipe == "tflite-reference" and per_channel_fc)

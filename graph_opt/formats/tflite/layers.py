@@ -38,7 +38,12 @@ from graph_opt.dialects.nn.reduce import ReduceSumOp, reduced_axes
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.formats.tflite.exporter import TFLiteExporter
 from graph_opt.formats.tflite.flatbuffer import Tensor, schema
-from graph_opt.formats.tflite.recipe_check import check_add, check_rounding
+from graph_opt.formats.tflite.recipe_check import (
+    check_add,
+    check_mean,
+    check_rounding,
+    ir_mean,
+)
 from graph_opt.quantization.fixed_point import quantize_multipliers
 from graph_opt.quantization.tensor_quantization import TensorQuantization
 from graph_opt.remarks import warn
@@ -389,16 +394,25 @@ def write_add(ex: TFLiteExporter, op: AddOp) -> None:
 
 
 def write_reduce_sum(ex: TFLiteExporter, op: ReduceSumOp) -> None:
-    x_tensor = _widened(ex, op, op.operands[0])
-    if not _unit_rescale(op.operands[0].owner):  # type: ignore[arg-type]
+    widen = op.operands[0].owner
+    if not isinstance(widen, RescaleOp) or not int8(widen.input):
+        raise ex.fail(op, "an i32 operand that is not a widened int8 value (no TFLite form)")  # fmt: skip
+    if not _unit_rescale(widen):
         raise ex.fail(op, "sums values scaled on the way to i32 (no TFLite MEAN)")
+    ex.done.add(widen)
+    x_tensor = ex.tensor(widen.input)
     rank = len(ex.graph.tensors[x_tensor].shape)
     axes = np.array(reduced_axes(op.properties, rank), np.int32)
     axes_tensor = ex.constant(axes, f"{ex.name_of(op.output)}_axes")
     keep = bool(int_value(op.properties, "keepdims", 1))
-    _, out, clamps, activation = requantized_output(ex, op, op.output)
+    acc, scaled, offset = mean_tail(ex, op)
+    if offset is None:
+        int8_input(ex, op, widen.input, int_value(widen.properties, "input_zp", 0))
+    rescale, out, clamps, activation = requantized_output(ex, op, acc)
     if activation != 0:
         raise ex.fail(op, "TFLite's MEAN has no fused activation")
+    mean = ir_mean(widen, scaled or rescale, rescale, offset or 0)
+    check_mean(ex, op, mean, x_tensor, out, axes, keep)
     ex.emit(
         "MEAN",
         [x_tensor, axes_tensor],
@@ -407,6 +421,28 @@ def write_reduce_sum(ex: TFLiteExporter, op: ReduceSumOp) -> None:
         version=2,
     )
     clamps()
+
+
+def mean_tail(
+    ex: TFLiteExporter, op: ReduceSumOp
+) -> tuple[SSAValue, RescaleOp | None, int | None]:
+    """The i32 value the MEAN's final rescale to int8 reads: the sum, or
+    (TFLite's 4-D spatial MEAN) the sum rescaled to i32 plus a constant
+    offset; with that rescale and offset."""
+    users = [use.operation for use in op.output.uses]
+    scaled = users[0] if len(users) == 1 else None
+    if not isinstance(scaled, RescaleOp) or int8(scaled.output):
+        return op.output, None, None
+    after = [use.operation for use in scaled.output.uses]
+    add = after[0] if len(after) == 1 else None
+    other = None
+    if isinstance(add, AddOp):
+        other = add.rhs if add.lhs == scaled.output else add.lhs
+    offset = None if other is None else constant_value(other)
+    if add is None or offset is None or offset.size != 1:
+        raise ex.fail(op, "its i32 rescaled sum is not offset by a constant (no TFLite MEAN)")  # fmt: skip
+    ex.done.update((scaled, add))
+    return add.results[0], scaled, int(offset.ravel()[0])
 
 
 def _unit_rescale(op: RescaleOp) -> bool:

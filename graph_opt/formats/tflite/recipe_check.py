@@ -10,14 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.ir import Operation
 
+from graph_opt.dialects.nn.base import int_value
 from graph_opt.dialects.nn.qint import RescaleOp
 from graph_opt.formats.tflite.exporter import TFLiteExporter
 from graph_opt.quantization.runtime_recipes import (
     TFLITE_ADD_LEFT_SHIFT,
+    TFLITE_KERNELS,
     AddRequantization,
+    MeanRequantization,
+    rounds_twice,
     tflite_add,
+    tflite_mean,
+    tflite_spatial_mean,
     xnnpack_add,
 )
 from graph_opt.remarks import warn
@@ -26,7 +33,8 @@ Step = tuple[int, int, bool]
 """One rescale as the runtime computes it: multiplier, shift, rounding twice."""
 EXACT_SHIFT = 10
 RUNTIMES = {"xnnpack": "the default interpreter (XNNPACK)",
-            "tflite-builtin": "the builtin kernels"}  # fmt: skip
+            "tflite-builtin": "the builtin kernels",
+            "tflite-reference": "the reference kernels (BUILTIN_REF)"}  # fmt: skip
 
 
 def step(rescale: RescaleOp) -> Step:
@@ -88,9 +96,54 @@ def check_rounding(ex: TFLiteExporter, rescale: RescaleOp) -> None:
     if ex.recipe not in RUNTIMES:
         return
     twice = rescale.rounding == "DOUBLE_ROUND"
-    if twice == (ex.recipe == "tflite-builtin") or max(rescale.shifts) <= 31:
+    if twice == rounds_twice(ex.recipe, rescale) or max(rescale.shifts) <= 31:
         return
     name = ex.name_of(rescale.output)
     warn(f"tflite export: nn.rescale %{name}: rounds "
          f"{'twice' if twice else 'once'}, not as {RUNTIMES[ex.recipe]} "
+         f"(recipe={ex.recipe}); TFLite's results may differ by a step")  # fmt: skip
+
+
+def ir_mean(
+    widen: RescaleOp, scaled: RescaleOp, last: RescaleOp, offset: int
+) -> MeanRequantization:
+    """The recipe of a MEAN as the graph computes it: the sum of the widened
+    values `scaled` rescales, plus `offset`, plus `last`'s output zero point."""
+    return MeanRequantization(
+        int(scaled.multipliers[0]), int(scaled.shifts[0]),
+        int_value(widen.properties, "input_zp", 0),
+        offset + int_value(last.properties, "output_zp", 0),
+    )  # fmt: skip
+
+
+def check_mean(
+    ex: TFLiteExporter,
+    op: Operation,
+    mean: MeanRequantization,
+    x_tensor: int,
+    out_tensor: int,
+    axes: np.ndarray,
+    keep: bool,
+) -> None:
+    """Warn, with a recipe of TFLite's kernels recorded, unless the MEAN is
+    the one those kernels compute from its tensors' parameters."""
+    if ex.recipe not in TFLITE_KERNELS:
+        return
+    x, out = ex.graph.tensors[x_tensor], ex.graph.tensors[out_tensor]
+    assert x.quantization is not None and out.quantization is not None
+    count = int(np.prod([x.shape[a] for a in axes]))
+    spatial = len(x.shape) == 4 and sorted(axes.tolist()) == [1, 2] and keep
+    formula = (
+        tflite_spatial_mean
+        if spatial and ex.recipe == "tflite-builtin"
+        else tflite_mean
+    )
+    expected = formula(
+        float(x.quantization.scales[0]), float(out.quantization.scales[0]),
+        x.quantization.zero_point, out.quantization.zero_point, count,
+    )  # fmt: skip
+    if expected == mean:
+        return
+    where = f"nn.reduce_sum %{ex.name_of(op.results[0])}"
+    warn(f"tflite export: {where}: not TFLite's int8 MEAN in {RUNTIMES[ex.recipe]} "
          f"(recipe={ex.recipe}); TFLite's results may differ by a step")  # fmt: skip

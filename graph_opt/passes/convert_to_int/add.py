@@ -26,6 +26,7 @@ from graph_opt.passes.convert_to_int.params import (
 )
 from graph_opt.quantization.runtime_recipes import (
     TFLITE_ADD_LEFT_SHIFT,
+    TFLITE_KERNELS,
     tflite_add,
     xnnpack_add,
 )
@@ -53,7 +54,7 @@ def lower_add(
         return None  # an operand is not int8
     if recipe == "xnnpack":
         return _xnnpack_add(lhs, rhs, params)
-    if recipe == "tflite-builtin":
+    if recipe in TFLITE_KERNELS:
         return _tflite_add(lhs, rhs, params)
     return _tosa_add(lhs, rhs, params)
 

@@ -30,7 +30,12 @@ from graph_opt.passes.convert_to_int.patterns import (
     convert_to_int_patterns,
 )
 from graph_opt.passes.convert_to_int.reasons import float_reason
-from graph_opt.quantization.runtime_recipes import RECIPES, record_recipe
+from graph_opt.quantization.runtime_recipes import (
+    RECIPES,
+    TFLITE_KERNELS,
+    record_recipe,
+    rounds_twice,
+)
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import keeping_placement
 from graph_opt.statistics import Statistics, count, record
@@ -146,8 +151,8 @@ class ConvertToIntPass(ModulePass):
         keeping_placement(FoldWeightFakeQuant()).rewrite_module(op)
         dce(op)
         new_ops = [o for o in op.walk() if o not in existing]
-        if self.double_round or self.recipe == "tflite-builtin":
-            _round_twice(new_ops)
+        if self.double_round or self.recipe in TFLITE_KERNELS:
+            _round_twice(new_ops, self.recipe)
         if self.recipe != "tosa":
             record_recipe(op, self.recipe)
         adds = [o for o in new_ops if _is_integer_add(o)]
@@ -165,9 +170,16 @@ def _is_integer_add(op: Operation) -> bool:
     )
 
 
-def _round_twice(ops: list[Operation]) -> None:
-    """Make the given rescales DOUBLE_ROUND (it changes those with shift > 31)."""
-    rescales = [o for o in ops if isinstance(o, RescaleOp)]
+def _round_twice(ops: list[Operation], recipe: str) -> None:
+    """Make the given rescales DOUBLE_ROUND (it changes those with shift > 31),
+    but, in TFLite's reference kernels, a per-channel fully connected layer's,
+    which rounds once there."""
+    rescales = [
+        o
+        for o in ops
+        if isinstance(o, RescaleOp)
+        and (recipe not in TFLITE_KERNELS or rounds_twice(recipe, o))
+    ]
     for rescale in rescales:
         rescale.properties["rounding_mode"] = StringAttr("DOUBLE_ROUND")
     record("rescales rounding twice", len(rescales))

@@ -294,7 +294,7 @@ def lower_producer(
     elif isinstance(core, ConcatOp):
         lowered = lower_concat(core, params)
     elif isinstance(core, MEAN_OPS):
-        lowered = lower_mean(core, params)
+        lowered = lower_mean(core, params, recipe)
     elif isinstance(core, AvgPoolOp):
         lowered = lower_avg_pool(core, params)
     else:
