@@ -62,6 +62,25 @@ def apply_scale(
     return np.right_shift(values * multiplier + rounding, shift)
 
 
+def apply_scale_fp32(
+    values: np.ndarray, multiplier: np.ndarray, shift: np.ndarray
+) -> np.ndarray:
+    """XNNPACK's fp32 requantization (nn.rescale FP32_HALF_EVEN): values as
+    float32 times the float32 multiplier * 2^-shift, the float32 product
+    rounded half to even. Returns int64; the caller saturates."""
+    scale = np.ldexp(np.asarray(multiplier, np.float64), -np.asarray(shift)).astype(
+        np.float32
+    )
+    product = np.asarray(values).astype(np.float32) * scale
+    return np.rint(product).astype(np.int64)
+
+
+def fp32_multiplier(scale: np.float32) -> tuple[int, int]:
+    """A positive normal float32 as (24-bit mantissa, shift): exactly m * 2^-shift."""
+    mantissa, exponent = math.frexp(float(scale))
+    return int(mantissa * (1 << 24)), 24 - exponent
+
+
 def scale32_in_range(values: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """TOSA apply_scale_32's REQUIRE: -2^(shift-1) <= value < 2^(shift-1)."""
     limit = np.left_shift(np.int64(1), np.asarray(shift, dtype=np.int64) - 1)

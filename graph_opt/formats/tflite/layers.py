@@ -44,7 +44,7 @@ from graph_opt.formats.tflite.recipe_check import (
     check_rounding,
     ir_mean,
 )
-from graph_opt.quantization.fixed_point import quantize_multipliers
+from graph_opt.quantization.fixed_point import fp32_multiplier, quantize_multipliers
 from graph_opt.quantization.tensor_quantization import TensorQuantization
 from graph_opt.remarks import warn
 
@@ -177,12 +177,22 @@ def clamp_ops(
 
 
 def check_multipliers(
-    ex: TFLiteExporter, rescale: RescaleOp, real_scales: np.ndarray
+    ex: TFLiteExporter, rescale: RescaleOp, acc_scales: np.ndarray, out_scale: float
 ) -> None:
-    """Warn when the rescale's multipliers are not those TFLite computes, or
-    it rounds otherwise than the recorded recipe's runtime."""
+    """Warn when the rescale's multipliers are not those TFLite computes
+    (accumulator scale / output scale in double; XNNPACK's, in float32, for
+    an FP32_HALF_EVEN rescale), or it rounds otherwise than the recorded
+    recipe's runtime."""
     check_rounding(ex, rescale)
-    expected_m, expected_s = quantize_multipliers(real_scales)
+    if rescale.rounding == "FP32_HALF_EVEN":
+        scales = np.float32(acc_scales).astype(np.float32) / np.float32(out_scale)
+        pairs = [fp32_multiplier(s) for s in np.atleast_1d(scales)]
+        expected_m = np.array([m for m, _ in pairs])
+        expected_s = np.array([s for _, s in pairs])
+    else:
+        expected_m, expected_s = quantize_multipliers(
+            np.asarray(acc_scales, np.float64) / np.float64(out_scale)
+        )
     m, s = rescale.multipliers, rescale.shifts
     if len(m) == 1 and len(expected_m) > 1:
         m, s = np.repeat(m, len(expected_m)), np.repeat(s, len(expected_m))
@@ -285,9 +295,7 @@ def write_qconv(ex: TFLiteExporter, op: QConvOp) -> None:
             b_q = TensorQuantization(acc_scales[:1].astype(np.float32), 0)
         b_tensor = ex.constant(b.astype(np.int32), ex.name_of(bias[0]), b_q)
     rescale, out, clamps, activation = requantized_output(ex, op, op.output)
-    check_multipliers(
-        ex, rescale, acc_scales / np.float64(tensor_quantization(ex, out).scales[0])
-    )
+    check_multipliers(ex, rescale, acc_scales, tensor_quantization(ex, out).scales[0])
     fields = {
         "Padding": padding, "StrideW": strides[1], "StrideH": strides[0],
         "DilationWFactor": dilations[1], "DilationHFactor": dilations[0],
@@ -340,9 +348,7 @@ def write_qmatmul(ex: TFLiteExporter, op: QMatMulOp) -> None:
             b_q,
         )
     rescale, out, clamps, activation = requantized_output(ex, op, acc)
-    check_multipliers(
-        ex, rescale, acc_scales / np.float64(tensor_quantization(ex, out).scales[0])
-    )
+    check_multipliers(ex, rescale, acc_scales, tensor_quantization(ex, out).scales[0])
     fields = {"FusedActivationFunction": activation}
     ex.emit("FULLY_CONNECTED", [x_tensor, f_tensor, b_tensor], [out],
             ("FullyConnectedOptions", fields), version=4)  # fmt: skip

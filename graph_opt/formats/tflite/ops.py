@@ -62,7 +62,7 @@ def write_rescale(ex: TFLiteExporter, op: RescaleOp) -> None:
     x_tensor = int8_input(ex, op, op.input, int_value(op.properties, "input_zp", 0))
     out = ex.add_tensor(op.output)
     q_in, q_out = tensor_quantization(ex, x_tensor), tensor_quantization(ex, out)
-    check_multipliers(ex, op, np.float64(q_in.scales[0]) / np.float64(q_out.scales[0]))
+    check_multipliers(ex, op, q_in.scales[:1], q_out.scales[0])
     ex.emit("QUANTIZE", [x_tensor], [out], version=2)
 
 

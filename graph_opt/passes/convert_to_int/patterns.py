@@ -115,10 +115,19 @@ def weight_constant(value: SSAValue) -> tuple[FakeQuantOp, np.ndarray] | None:
     return None if weights is None else (fq, np.asarray(weights, np.float32))
 
 
-def requantized(params: ActivationParams) -> Tail:
-    """The accumulator rescaled to int8 with `params`."""
+def requantized(params: ActivationParams, recipe: str = "tosa") -> Tail:
+    """The accumulator rescaled to int8 with `params`; in float32 as XNNPACK
+    does (input x weight scale / output scale, each step in float32) with
+    recipe xnnpack."""
 
     def build(acc: Operation, acc_scales: np.ndarray, channel_axis: int):
+        if recipe == "xnnpack":
+            scales = np.float32(acc_scales).astype(np.float32) / np.float32(
+                params.scale
+            )
+            return rescale_channels(
+                acc.results[0], scales, params.zero_point, channel_axis, fp32=True
+            )
         return rescale_channels(
             acc.results[0], acc_scales / params.scale, params.zero_point, channel_axis
         )
@@ -298,7 +307,7 @@ def lower_producer(
     elif isinstance(core, AvgPoolOp):
         lowered = lower_avg_pool(core, params)
     else:
-        lowered = lower_linear(core, requantized(params))
+        lowered = lower_linear(core, requantized(params, recipe))
     return None if lowered is None else (lowered, act)
 
 
