@@ -24,10 +24,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr
+from xdsl.ir import Operation, SSAValue
 
+from graph_opt.dialects.nn.base import int_value
 from graph_opt.dialects.nn.elementwise import AddOp
-from graph_opt.dialects.nn.qint import QMatMulOp, RescaleOp
+from graph_opt.dialects.nn.qint import QConvOp, QMatMulOp, RescaleOp
 
 RECIPES = ("tosa", "xnnpack", "tflite-builtin", "tflite-reference")
 """convert-to-int's requantization recipes; `tosa` rounds once, as before."""
@@ -161,14 +163,45 @@ def module_recipe(module: ModuleOp) -> str | None:
     return attr.data if isinstance(attr, StringAttr) else None
 
 
-def rounds_twice(recipe: str, rescale: RescaleOp) -> bool:
-    """Whether `recipe`'s runtime requantizes as `rescale` with DOUBLE_ROUND:
-    TFLite's kernels do, but for a per-channel fully connected layer's
-    accumulator in the reference kernels, which rounds once there."""
-    if recipe not in TFLITE_KERNELS:
-        return False
+def layer_accumulator(rescale: RescaleOp) -> Operation | None:
+    """The conv or matmul whose accumulator (plus bias) `rescale` reads,
+    directly or through ruy's first step; None for other rescales."""
     acc = rescale.input.owner
+    if isinstance(acc, RescaleOp) and not is_int8(acc.output):
+        acc = acc.input.owner
     if isinstance(acc, AddOp):
         acc = acc.lhs.owner
+    return acc if isinstance(acc, QConvOp | QMatMulOp) else None
+
+
+def runs_on_ruy(acc: Operation) -> bool:
+    """Whether TFLite's builtin kernels compute this layer with ruy (conv and
+    fully connected; not a depthwise conv)."""
+    if isinstance(acc, QConvOp):
+        return int_value(acc.properties, "group", 1) == 1
+    return isinstance(acc, QMatMulOp)
+
+
+def expected_rounding(recipe: str | None, rescale: RescaleOp) -> str | None:
+    """How `recipe`'s runtime rounds what `rescale` computes: "single",
+    "double" (gemmlowp), "ruy" (a rounding doubling high multiply, then a
+    shift rounding half up: two rescales), "fp32" (XNNPACK's float32); None
+    where any is the recipe's (the default recipe, XNNPACK's adds and means,
+    whose multipliers the recipe fixes)."""
+    acc = layer_accumulator(rescale)
+    if recipe == "xnnpack":
+        return "fp32" if acc is not None else None
+    if recipe not in TFLITE_KERNELS:
+        return None
+    if acc is None:
+        return "double"
+    if recipe == "tflite-builtin":
+        return "ruy" if runs_on_ruy(acc) else "double"
     per_channel_fc = rescale.flag("per_channel") and isinstance(acc, QMatMulOp)
-    return not (recipe == "tflite-reference" and per_channel_fc)
+    return "single" if per_channel_fc else "double"
+
+
+def is_int8(value: SSAValue) -> bool:
+    t = value.type
+    element = getattr(t, "element_type", None)
+    return isinstance(element, IntegerType) and element.width.data == 8

@@ -86,6 +86,11 @@ def requantization(
     """The nn.rescale to int8 that alone reads `acc`, and the clamp that alone reads it."""
     users = [use.operation for use in acc.uses]
     rescale = users[0] if len(users) == 1 else None
+    if isinstance(rescale, RescaleOp) and not int8(rescale.output):
+        after = [use.operation for use in rescale.output.uses]
+        if len(after) == 1 and isinstance(after[0], RescaleOp):
+            ex.done.add(rescale)  # ruy's first step (recipe=tflite-builtin)
+            rescale = after[0]
     if not isinstance(rescale, RescaleOp) or not int8(rescale.output):
         raise ex.fail(
             op, "its i32 result is not rescaled to int8 alone (no TFLite form)"
@@ -194,6 +199,9 @@ def check_multipliers(
             np.asarray(acc_scales, np.float64) / np.float64(out_scale)
         )
     m, s = rescale.multipliers, rescale.shifts
+    high = rescale.input.owner
+    if isinstance(high, RescaleOp) and not int8(high.output):  # ruy's two steps
+        m, s = high.multipliers, high.shifts + s - 30
     if len(m) == 1 and len(expected_m) > 1:
         m, s = np.repeat(m, len(expected_m)), np.repeat(s, len(expected_m))
     if not (np.array_equal(m, expected_m) and np.array_equal(s, expected_s)):

@@ -21,7 +21,8 @@ from graph_opt.quantization.runtime_recipes import (
     TFLITE_KERNELS,
     AddRequantization,
     MeanRequantization,
-    rounds_twice,
+    expected_rounding,
+    is_int8,
     tflite_add,
     tflite_mean,
     tflite_spatial_mean,
@@ -90,18 +91,30 @@ def check_add(
          "{recipe=tflite-builtin} computes what that runtime does)")  # fmt: skip
 
 
+def actual_rounding(rescale: RescaleOp) -> str:
+    """How the graph rounds what `rescale` (and ruy's first step, if it is
+    one's second) computes."""
+    if rescale.rounding == "FP32_HALF_EVEN":
+        return "fp32"
+    high = rescale.input.owner
+    if isinstance(high, RescaleOp) and not is_int8(high.output):
+        return "ruy"
+    twice = rescale.rounding == "DOUBLE_ROUND" and max(rescale.shifts) > 31
+    return "double" if twice else "single"
+
+
 def check_rounding(ex: TFLiteExporter, rescale: RescaleOp) -> None:
-    """Warn when a layer's rescale rounds otherwise than the recipe's runtime:
-    once in XNNPACK, twice (where the shift exceeds 31) in the builtin kernels."""
-    if ex.recipe not in RUNTIMES:
+    """Warn when a rescale rounds otherwise than the recipe's runtime."""
+    expected = expected_rounding(ex.recipe, rescale)
+    actual = actual_rounding(rescale)
+    if expected is None or actual == expected:
         return
-    twice = rescale.rounding == "DOUBLE_ROUND"
-    if twice == rounds_twice(ex.recipe, rescale) or max(rescale.shifts) <= 31:
-        return
+    if {actual, expected} <= {"single", "double"} and max(rescale.shifts) <= 31:
+        return  # the two agree where the shift is at most 31
     name = ex.name_of(rescale.output)
-    warn(f"tflite export: nn.rescale %{name}: rounds "
-         f"{'twice' if twice else 'once'}, not as {RUNTIMES[ex.recipe]} "
-         f"(recipe={ex.recipe}); TFLite's results may differ by a step")  # fmt: skip
+    warn(f"tflite export: nn.rescale %{name}: rounds {actual}, not {expected} as "
+         f"{RUNTIMES[ex.recipe]} (recipe={ex.recipe}); TFLite's results may differ "
+         "by a step")  # fmt: skip
 
 
 def ir_mean(

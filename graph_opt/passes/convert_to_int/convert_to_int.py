@@ -33,8 +33,8 @@ from graph_opt.passes.convert_to_int.reasons import float_reason
 from graph_opt.quantization.runtime_recipes import (
     RECIPES,
     TFLITE_KERNELS,
+    expected_rounding,
     record_recipe,
-    rounds_twice,
 )
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import keeping_placement
@@ -171,14 +171,13 @@ def _is_integer_add(op: Operation) -> bool:
 
 
 def _round_twice(ops: list[Operation], recipe: str) -> None:
-    """Make the given rescales DOUBLE_ROUND (it changes those with shift > 31),
-    but, in TFLite's reference kernels, a per-channel fully connected layer's,
-    which rounds once there."""
+    """Make the given rescales DOUBLE_ROUND (it changes those with shift > 31);
+    with a recipe of TFLite's kernels, those its runtime rounds twice."""
     rescales = [
         o
         for o in ops
         if isinstance(o, RescaleOp)
-        and (recipe not in TFLITE_KERNELS or rounds_twice(recipe, o))
+        and (recipe not in TFLITE_KERNELS or expected_rounding(recipe, o) == "double")
     ]
     for rescale in rescales:
         rescale.properties["rounding_mode"] = StringAttr("DOUBLE_ROUND")

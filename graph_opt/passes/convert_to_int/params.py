@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, Signedness, TensorType, i8
+from xdsl.dialects.builtin import IntegerType, Signedness, TensorType, i8, i32
 from xdsl.ir import Operation, SSAValue
 
 from graph_opt.dialects.nn.base import f32_attr, i64_array
@@ -251,6 +251,31 @@ def rescale_channels(
         return None
     restored = TransposeOp.create_inferred([op.output], {"perm": i64_array(back)})
     return [moved, op, restored]
+
+
+def ruy_rescale_channels(
+    acc: SSAValue, real_scales: np.ndarray, output_zp: int, channel_axis: int
+) -> list[Operation] | None:
+    """An i32 accumulator to int8 as ruy requantizes (TFLite's builtin conv
+    and fully connected): the rounding doubling high multiply, then a right
+    shift rounding half up (not away from zero, as gemmlowp's):
+
+        rescale by multiplier, shift 31 (- left shift) -> i32
+        rescale by 2^30, shift 30 + right shift -> int8
+
+    per channel along the last dim (the accumulators TFLite writes: NHWC
+    convs, fully connected)."""
+    rank = len(ranked(acc).get_shape())  # type: ignore[union-attr]
+    if len(real_scales) > 1 and channel_axis != rank - 1:
+        return None  # per channel along another axis: not a TFLite layer
+    try:
+        multipliers, shifts = quantize_multipliers(np.asarray(real_scales))
+    except ValueError:
+        return None
+    right = np.maximum(shifts - 31, 0)
+    high = fixed_rescale(acc, multipliers, shifts - right, 0, 0, i32)
+    unit = np.full(len(shifts), 1 << 30)
+    return [high, fixed_rescale(high.output, unit, 30 + right, 0, output_zp)]
 
 
 def requantize(

@@ -66,10 +66,12 @@ from graph_opt.passes.convert_to_int.params import (
     record_weights,
     rescale,
     rescale_channels,
+    ruy_rescale_channels,
     unsigned_to_int8,
 )
 from graph_opt.passes.convert_to_int.pool import MEAN_OPS, lower_avg_pool, lower_mean
 from graph_opt.quantization.fake_quant_math import fake_quant
+from graph_opt.quantization.runtime_recipes import runs_on_ruy
 
 Lowered = tuple[list[Operation], SSAValue]
 """New ops and the int8 value they compute."""
@@ -118,9 +120,18 @@ def weight_constant(value: SSAValue) -> tuple[FakeQuantOp, np.ndarray] | None:
 def requantized(params: ActivationParams, recipe: str = "tosa") -> Tail:
     """The accumulator rescaled to int8 with `params`; in float32 as XNNPACK
     does (input x weight scale / output scale, each step in float32) with
-    recipe xnnpack."""
+    recipe xnnpack; as ruy does (the builtin kernels' conv and fully
+    connected) with tflite-builtin."""
 
     def build(acc: Operation, acc_scales: np.ndarray, channel_axis: int):
+        layer = acc.lhs.owner if isinstance(acc, AddOp) else acc  # past a bias
+        if recipe == "tflite-builtin" and runs_on_ruy(layer):
+            return ruy_rescale_channels(
+                acc.results[0],
+                acc_scales / params.scale,
+                params.zero_point,
+                channel_axis,
+            )
         if recipe == "xnnpack":
             scales = np.float32(acc_scales).astype(np.float32) / np.float32(
                 params.scale

@@ -252,7 +252,9 @@ def test_graph_multipliers_are_tflites(recipe):
 def test_an_add_no_tflite_runtime_computes_is_warned_of():
     """The default recipe adds at a common scale, rounding each input once:
     neither TFLite runtime's ADD."""
-    with pytest.warns(GraphOptWarning, match=r"nn.add %\S+: rounds as no TFLite runtime"):
+    with pytest.warns(
+        GraphOptWarning, match=r"nn.add %\S+: rounds as no TFLite runtime"
+    ):
         tflite_bytes(converted(resnet_block("NHWC", True)))
 
 
@@ -264,7 +266,9 @@ def test_a_graph_of_another_recipe_is_warned_of(built, exported):
     """The recipe recorded on the module is the runtime the export checks for."""
     module = converted(resnet_block("NHWC", True), f"{{recipe={built}}}")
     module.attributes["nn.int8_recipe"] = str_attr(exported)
-    with pytest.warns(GraphOptWarning, match=f"not TFLite's int8 ADD in .*recipe={exported}"):
+    with pytest.warns(
+        GraphOptWarning, match=f"not TFLite's int8 ADD in .*recipe={exported}"
+    ):
         tflite_bytes(module)
 
 
