@@ -117,12 +117,14 @@ def xnnpack_add(lhs: float, rhs: float, out: float) -> AddRequantization | None:
 @dataclass(frozen=True)
 class MeanRequantization:
     """An int8 MEAN's integer recipe: the sum of the values less `input_zp`,
-    times multiplier / 2^shift (rounding twice), plus `bias` (i32), saturated."""
+    times multiplier / 2^shift (rounding twice: gemmlowp's, or ruy's), plus
+    `bias` (i32), saturated."""
 
     multiplier: int
     shift: int
     input_zp: int
     bias: int
+    rounding: str = "double"
 
 
 def tflite_mean(
@@ -137,20 +139,34 @@ def tflite_mean(
     return MeanRequantization((multiplier << k) // count, shift + k, in_zp, out_zp)
 
 
+SPATIAL_MEAN_BLOCK = 16
+"""Channels the builtin spatial MEAN requantizes together in its vector loop."""
+
+
 def tflite_spatial_mean(
-    in_scale: float, out_scale: float, in_zp: int, out_zp: int, count: int
-) -> MeanRequantization:
+    in_scale: float, out_scale: float, in_zp: int, out_zp: int, count: int,
+    channels: int,
+) -> MeanRequantization:  # fmt: skip
     """TFLite's builtin (optimized_integer_ops::Mean) int8 MEAN over the
     height and width of a 4-D tensor keeping them: the raw sum times
     QuantizeMultiplier(in / (count x out)) computed in float32, plus
-    out_zp - in_zp x in / out (float32, rounded half away from zero)."""
+    out_zp - in_zp x in / out (float32, rounded half away from zero). Blocks
+    of 16 channels round in its vector loop (NEON, emulated with SSE on x86:
+    ruy's rounding), the channels after the last block in its scalar loop
+    (gemmlowp's): `rounding` is "ruy" or "double" when all round alike, else
+    "mixed"."""
     si, so = np.float32(in_scale), np.float32(out_scale)
     shifted = np.float32(np.float32(in_zp) * si) / so
     offset = int(
         shifted + np.float32(0.5) if shifted > 0 else shifted - np.float32(0.5)
     )
     multiplier, shift = tflite_multiplier(float(si / (np.float32(count) * so)))
-    return MeanRequantization(multiplier, shift, 0, out_zp - offset)
+    rounding = "mixed"
+    if channels % SPATIAL_MEAN_BLOCK == 0:
+        rounding = "ruy"
+    elif channels < SPATIAL_MEAN_BLOCK:
+        rounding = "double"
+    return MeanRequantization(multiplier, shift, 0, out_zp - offset, rounding)
 
 
 def record_recipe(module: ModuleOp, recipe: str) -> None:
@@ -182,6 +198,25 @@ def runs_on_ruy(acc: Operation) -> bool:
     return isinstance(acc, QMatMulOp)
 
 
+def in_ruy_chain(rescale: RescaleOp) -> bool:
+    """Whether `rescale` is one of ruy's two steps: a rescale to i32 that a
+    shift (multiplier 2^30) alone reads, or that shift, reading such a rescale."""
+    users = [use.operation for use in rescale.output.uses]
+    if not is_int8(rescale.output) and len(users) == 1 and _is_shift(users[0]):
+        return True
+    high = rescale.input.owner
+    return (
+        _is_shift(rescale)
+        and isinstance(high, RescaleOp)
+        and not is_int8(high.input)
+        and not is_int8(high.output)
+    )
+
+
+def _is_shift(op: Operation) -> bool:
+    return isinstance(op, RescaleOp) and set(op.multipliers.tolist()) == {1 << 30}
+
+
 def expected_rounding(recipe: str | None, rescale: RescaleOp) -> str | None:
     """How `recipe`'s runtime rounds what `rescale` computes: "single",
     "double" (gemmlowp), "ruy" (a rounding doubling high multiply, then a
@@ -193,6 +228,8 @@ def expected_rounding(recipe: str | None, rescale: RescaleOp) -> str | None:
         return "fp32" if acc is not None else None
     if recipe not in TFLITE_KERNELS:
         return None
+    if recipe == "tflite-builtin" and in_ruy_chain(rescale):
+        return "ruy"
     if acc is None:
         return "double"
     if recipe == "tflite-builtin":

@@ -419,13 +419,13 @@ def write_reduce_sum(ex: TFLiteExporter, op: ReduceSumOp) -> None:
     axes = np.array(reduced_axes(op.properties, rank), np.int32)
     axes_tensor = ex.constant(axes, f"{ex.name_of(op.output)}_axes")
     keep = bool(int_value(op.properties, "keepdims", 1))
-    acc, scaled, offset = mean_tail(ex, op)
+    acc, steps, offset = mean_tail(ex, op)
     if offset is None:
         int8_input(ex, op, widen.input, int_value(widen.properties, "input_zp", 0))
     rescale, out, clamps, activation = requantized_output(ex, op, acc)
     if activation != 0:
         raise ex.fail(op, "TFLite's MEAN has no fused activation")
-    mean = ir_mean(widen, scaled or rescale, rescale, offset or 0)
+    mean = ir_mean(widen, steps or [rescale], rescale, offset or 0)
     check_mean(ex, op, mean, x_tensor, out, axes, keep)
     ex.emit(
         "MEAN",
@@ -439,24 +439,30 @@ def write_reduce_sum(ex: TFLiteExporter, op: ReduceSumOp) -> None:
 
 def mean_tail(
     ex: TFLiteExporter, op: ReduceSumOp
-) -> tuple[SSAValue, RescaleOp | None, int | None]:
+) -> tuple[SSAValue, list[RescaleOp], int | None]:
     """The i32 value the MEAN's final rescale to int8 reads: the sum, or
-    (TFLite's 4-D spatial MEAN) the sum rescaled to i32 plus a constant
-    offset; with that rescale and offset."""
-    users = [use.operation for use in op.output.uses]
-    scaled = users[0] if len(users) == 1 else None
-    if not isinstance(scaled, RescaleOp) or int8(scaled.output):
-        return op.output, None, None
-    after = [use.operation for use in scaled.output.uses]
-    add = after[0] if len(after) == 1 else None
+    (TFLite's 4-D spatial MEAN) the sum rescaled to i32 (one rescale, or
+    ruy's two) plus a constant offset; with those rescales and the offset."""
+    value, steps = op.output, []
+    while True:
+        users = [use.operation for use in value.uses]
+        step = users[0] if len(users) == 1 else None
+        if not isinstance(step, RescaleOp) or int8(step.output):
+            break
+        steps.append(step)
+        value = step.output
+    if not steps:
+        return op.output, [], None
+    users = [use.operation for use in value.uses]
+    add = users[0] if len(users) == 1 else None
     other = None
     if isinstance(add, AddOp):
-        other = add.rhs if add.lhs == scaled.output else add.lhs
+        other = add.rhs if add.lhs == value else add.lhs
     offset = None if other is None else constant_value(other)
     if add is None or offset is None or offset.size != 1:
         raise ex.fail(op, "its i32 rescaled sum is not offset by a constant (no TFLite MEAN)")  # fmt: skip
-    ex.done.update((scaled, add))
-    return add.results[0], scaled, int(offset.ravel()[0])
+    ex.done.update((*steps, add))
+    return add.results[0], steps, int(offset.ravel()[0])
 
 
 def _unit_rescale(op: RescaleOp) -> bool:

@@ -9,6 +9,7 @@ the runtime its recipe (`convert-to-int{recipe=...}`, the module attribute
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 from xdsl.ir import Operation
@@ -118,14 +119,21 @@ def check_rounding(ex: TFLiteExporter, rescale: RescaleOp) -> None:
 
 
 def ir_mean(
-    widen: RescaleOp, scaled: RescaleOp, last: RescaleOp, offset: int
+    widen: RescaleOp, steps: Sequence[RescaleOp], last: RescaleOp, offset: int
 ) -> MeanRequantization:
     """The recipe of a MEAN as the graph computes it: the sum of the widened
-    values `scaled` rescales, plus `offset`, plus `last`'s output zero point."""
+    values rescaled by `steps` (one, or ruy's two), plus `offset`, plus
+    `last`'s output zero point."""
+    first = steps[0]
+    multiplier, shift = int(first.multipliers[0]), int(first.shifts[0])
+    if len(steps) == 2:
+        shift, rounding = shift + int(steps[1].shifts[0]) - 30, "ruy"
+    else:
+        twice = first.rounding == "DOUBLE_ROUND" or shift <= 31
+        rounding = "double" if twice else "single"
     return MeanRequantization(
-        int(scaled.multipliers[0]), int(scaled.shifts[0]),
-        int_value(widen.properties, "input_zp", 0),
-        offset + int_value(last.properties, "output_zp", 0),
+        multiplier, shift, int_value(widen.properties, "input_zp", 0),
+        offset + int_value(last.properties, "output_zp", 0), rounding,
     )  # fmt: skip
 
 
@@ -146,15 +154,16 @@ def check_mean(
     assert x.quantization is not None and out.quantization is not None
     count = int(np.prod([x.shape[a] for a in axes]))
     spatial = len(x.shape) == 4 and sorted(axes.tolist()) == [1, 2] and keep
-    formula = (
-        tflite_spatial_mean
-        if spatial and ex.recipe == "tflite-builtin"
-        else tflite_mean
-    )
-    expected = formula(
+    parameters = (
         float(x.quantization.scales[0]), float(out.quantization.scales[0]),
         x.quantization.zero_point, out.quantization.zero_point, count,
     )  # fmt: skip
+    if spatial and ex.recipe == "tflite-builtin":
+        expected = tflite_spatial_mean(*parameters, x.shape[3])
+        if expected.rounding == "mixed":  # convert-to-int warned of it
+            expected = replace(expected, rounding="ruy")
+    else:
+        expected = tflite_mean(*parameters)
     if expected == mean:
         return
     where = f"nn.reduce_sum %{ex.name_of(op.results[0])}"

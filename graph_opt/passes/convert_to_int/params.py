@@ -257,14 +257,8 @@ def ruy_rescale_channels(
     acc: SSAValue, real_scales: np.ndarray, output_zp: int, channel_axis: int
 ) -> list[Operation] | None:
     """An i32 accumulator to int8 as ruy requantizes (TFLite's builtin conv
-    and fully connected): the rounding doubling high multiply, then a right
-    shift rounding half up (not away from zero, as gemmlowp's):
-
-        rescale by multiplier, shift 31 (- left shift) -> i32
-        rescale by 2^30, shift 30 + right shift -> int8
-
-    per channel along the last dim (the accumulators TFLite writes: NHWC
-    convs, fully connected)."""
+    and fully connected), per channel along the last dim (the accumulators
+    TFLite writes: NHWC convs, fully connected)."""
     rank = len(ranked(acc).get_shape())  # type: ignore[union-attr]
     if len(real_scales) > 1 and channel_axis != rank - 1:
         return None  # per channel along another axis: not a TFLite layer
@@ -272,10 +266,23 @@ def ruy_rescale_channels(
         multipliers, shifts = quantize_multipliers(np.asarray(real_scales))
     except ValueError:
         return None
+    return ruy_steps(acc, multipliers, shifts, output_zp, i8)
+
+
+def ruy_steps(
+    acc: SSAValue, multipliers: np.ndarray, shifts: np.ndarray, output_zp: int, out
+) -> list[Operation]:
+    """acc x multiplier / 2^shift as ruy computes it: the rounding doubling
+    high multiply, then a right shift rounding half up (not away from zero,
+    as gemmlowp's):
+
+        rescale by multiplier, shift 31 (- left shift) -> i32
+        rescale by 2^30, shift 30 + right shift -> `out`
+    """
     right = np.maximum(shifts - 31, 0)
     high = fixed_rescale(acc, multipliers, shifts - right, 0, 0, i32)
     unit = np.full(len(shifts), 1 << 30)
-    return [high, fixed_rescale(high.output, unit, 30 + right, 0, output_zp)]
+    return [high, fixed_rescale(high.output, unit, 30 + right, 0, output_zp, out)]
 
 
 def requantize(

@@ -40,6 +40,7 @@ from graph_opt.passes.convert_to_int.params import (
     fixed_rescale,
     int_value_of,
     rescale,
+    ruy_steps,
 )
 from graph_opt.quantization.runtime_recipes import (
     TFLITE_KERNELS,
@@ -47,6 +48,7 @@ from graph_opt.quantization.runtime_recipes import (
     tflite_mean,
     tflite_spatial_mean,
 )
+from graph_opt.remarks import warn
 
 INT8_SPAN = 255
 """The largest |value - zero point| of an int8 value."""
@@ -82,14 +84,20 @@ def lower_mean(
         return None  # the i32 sum could overflow
     if recipe in TFLITE_KERNELS:
         spatial = len(dims) == 4 and sorted(axes) == [1, 2] and keep
-        builtin = spatial and recipe == "tflite-builtin"
-        formula = tflite_spatial_mean if builtin else tflite_mean
+        zero_points = x.zero_point, params.zero_point
         try:
-            mean = formula(
-                x.scale, params.scale, x.zero_point, params.zero_point, count
-            )
+            if spatial and recipe == "tflite-builtin":
+                mean = tflite_spatial_mean(
+                    x.scale, params.scale, *zero_points, count, dims[3]
+                )
+            else:
+                mean = tflite_mean(x.scale, params.scale, *zero_points, count)
         except ValueError:
             return None  # the ratio has no multiplier and shift
+        if mean.rounding == "mixed":
+            warn(f"convert-to-int: a mean over {dims[3]} channels: TFLite's builtin "
+                 "MEAN rounds the channels after the last multiple of 16 otherwise "
+                 "(gemmlowp, not ruy): those may differ by a step")  # fmt: skip
         return _summed(x, axes, keep, count, mean, params.zero_point)
     widened = rescale(x.value, np.array([1.0]), x.zero_point, 0, i32)
     assert widened is not None  # 1.0 is 2^30 >> 30
@@ -113,11 +121,11 @@ def _summed(
     output_zp: int,
 ) -> tuple[list[Operation], SSAValue] | None:
     """TFLite's MEAN: the i32 sum of x less `mean.input_zp`, rescaled (rounding
-    twice); a bias other than the output zero point is an i32 add before
-    saturating.
+    twice: gemmlowp's, or ruy's two rescales); a bias other than the output
+    zero point is an i32 add before saturating.
 
         rescale to i32 -> reduce_sum -> rescale (output zero point)
-        rescale to i32 -> reduce_sum -> rescale to i32 -> add (bias - output
+        rescale to i32 -> reduce_sum -> rescale(s) to i32 -> add (bias - output
             zero point) -> rescale to i8 (output zero point)
     """
     if count * INT8_SPAN >= 1 << (mean.shift - 1):
@@ -131,11 +139,14 @@ def _summed(
     if mean.bias == output_zp:
         out = fixed_rescale(total.output, *scaled, 0, mean.bias, i8, DOUBLE_ROUND)
         return [widened, total, out], out.output
-    scaled_sum = fixed_rescale(total.output, *scaled, 0, 0, i32, DOUBLE_ROUND)
+    if mean.rounding in ("ruy", "mixed"):
+        steps = ruy_steps(total.output, *scaled, 0, i32)
+    else:
+        steps = [fixed_rescale(total.output, *scaled, 0, 0, i32, DOUBLE_ROUND)]
     bias = ConstantOp.from_array(np.array(mean.bias - output_zp, np.int32))
-    biased = AddOp.create_inferred([scaled_sum.output, bias.output])
+    biased = AddOp.create_inferred([steps[-1].results[0], bias.output])
     out = fixed_rescale(biased.output, *unit, 0, output_zp, i8)
-    return [widened, total, scaled_sum, bias, biased, out], out.output
+    return [widened, total, *steps, bias, biased, out], out.output
 
 
 def lower_avg_pool(
