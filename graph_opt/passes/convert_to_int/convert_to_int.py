@@ -71,19 +71,23 @@ class ConvertToIntPass(ModulePass):
     zero_point = Z : i64}` (real = (q - Z) * S); those left float are
     reported with why.
 
-    `recipe` makes the int8 graph compute what a runtime computes, bit for
-    bit, from the same tensor scales: `xnnpack` (TFLite's default
-    interpreter) rounds the layers' rescales once and adds as XNNPACK does
-    (integer multipliers of the float32 scale ratios, one rounding shift of
-    the sum); `tflite-builtin` (TFLite's kernels without a delegate) rounds
-    every rescale twice (TOSA DOUBLE_ROUND, gemmlowp's
-    MultiplyByQuantizedMultiplier) and adds as TFLite's AddFunc does (both
-    inputs shifted left 20 bits, each requantized, the sum requantized);
-    `tosa` (the default) rounds once and adds at a common i32 scale, rounding
-    each input once. A recipe other than `tosa` is recorded on the module
-    (`nn.int8_recipe`), where the .tflite export checks it. `double-round`
-    alone makes the rescales DOUBLE_ROUND and nothing else (the convs' part
-    of `tflite-builtin`). Each int8 value's scale and zero
+    `recipe` makes the int8 graph compute what a TFLite runtime computes, bit
+    for bit, from the same tensor scales (runtime_recipes.py): `xnnpack`
+    (the default interpreter) requantizes layers in float32 (nn.rescale
+    FP32_HALF_EVEN, no TOSA form) and adds as XNNPACK does (integer
+    multipliers of the float32 scale ratios, one rounding shift of the sum);
+    `tflite-builtin` (TFLite's kernels without a delegate) requantizes convs
+    and fully connected layers as ruy (a rounding high multiply, then a shift
+    rounding half up: two rescales), depthwise convs, adds and means as
+    gemmlowp (DOUBLE_ROUND), adds as TFLite's AddFunc (both inputs shifted
+    left 20 bits, each requantized, the sum requantized) and a 4-D spatial
+    mean as its optimized kernel (raw sum, float32-derived multiplier, an i32
+    offset); `tflite-reference` (BUILTIN_REF) rounds twice everywhere but a
+    per-channel fully connected layer, and means as QuantizedMeanOrSum;
+    `tosa` (the default) rounds once and adds at a common i32 scale. A
+    recipe other than `tosa` is recorded on the module (`nn.int8_recipe`),
+    where the .tflite export checks it. `double-round` alone makes the new
+    rescales DOUBLE_ROUND and nothing else. Each int8 value's scale and zero
     point are recorded on the op computing it (attribute `nn.quantization`),
     and int8 weights' scales (per channel: with their axis) on their
     constant: the .tflite and ONNX exports give each tensor those.
@@ -125,7 +129,7 @@ class ConvertToIntPass(ModulePass):
         metadata={
             "help": "requantize as this runtime does, bit for bit: xnnpack "
             "(TFLite's default interpreter), tflite-builtin (TFLite's kernels), "
-            "tosa (round once)"
+            "tflite-reference (its reference kernels), tosa (round once)"
         },
     )
 
