@@ -15,14 +15,17 @@ tflite.exporter`) and run by TF's tf.lite.Interpreter (or ai-edge-litert's) on
 --inputs other seeded inputs, each output compared with graph-opt's
 interpreter on the int8 graph (what `graph-opt-run` prints).
 
-Columns: `ops` TFLite operators; `values` compared; `xnnpack`: values that
-differ in the default interpreter (XNNPACK delegate), and the largest
-difference in output steps (below 1: the float output of a DEQUANTIZE
-differs in its last bits); `builtin`: the same in TFLite's builtin kernels
-(no delegate), which requantize rounding twice (gemmlowp): `double-round`,
-the same graph converted with `convert-to-int{double-round=true}`, in the
-builtin kernels; `onnxruntime`: the same for the int8 graph's ONNX export
-(QDQ) in onnxruntime's CPU provider. A model that cannot be exported shows why.
+Columns: `ops` TFLite operators; `values` compared; then values that differ,
+and the largest difference in output steps (below 1: the float output of a
+DEQUANTIZE differs in its last bits), for the graph converted with each
+`convert-to-int{recipe=...}` in the runtime it follows: `tosa xnnpack` /
+`tosa builtin`, the default recipe in the default interpreter (XNNPACK
+delegate) and in TFLite's builtin kernels (no delegate); `xnnpack`
+(recipe=xnnpack, default interpreter); `builtin` (recipe=tflite-builtin,
+OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES); `reference`
+(recipe=tflite-reference, BUILTIN_REF); `onnxruntime`: the default recipe's
+ONNX export (QDQ) in onnxruntime's CPU provider. A model that cannot be
+exported shows why.
 
 Usage: python bench/tflite_int8.py [--zoo /work/zoo] [--inputs 16] [--samples 8]
        [--models qat_conv_bn,mobilenet_v2]
@@ -40,43 +43,29 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-COLUMNS = ["model", "ops", "values", "xnnpack", "builtin", "double-round",
-           "onnxruntime", "notes"]  # fmt: skip
+COLUMNS = ["model", "ops", "values", "tosa xnnpack", "tosa builtin", "xnnpack",
+           "builtin", "reference", "onnxruntime", "notes"]  # fmt: skip
+RECIPE_COLUMNS = [("tosa xnnpack", "tosa", "xnnpack"),
+                  ("tosa builtin", "tosa", "tflite-builtin"),
+                  ("xnnpack", "xnnpack", "xnnpack"),
+                  ("builtin", "tflite-builtin", "tflite-builtin"),
+                  ("reference", "tflite-reference", "tflite-reference")]  # fmt: skip
+"""(column, convert-to-int recipe, runtime running it)."""
 
 
-def interpreter(data: bytes, delegates: bool):
-    try:
-        from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    except ImportError:
-        import tensorflow as tf
-
-        Interpreter = tf.lite.Interpreter
-        OpResolverType = tf.lite.experimental.OpResolverType
-    resolver = (
-        OpResolverType.AUTO
-        if delegates
-        else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
-    )
-    runner = Interpreter(model_content=data, experimental_op_resolver_type=resolver)
-    runner.allocate_tensors()
-    return runner
-
-
-def compare(module, data: bytes, inputs, delegates: bool) -> tuple[int, int, float]:
-    """(values, differing, max steps) of TFLite's outputs against graph-opt's."""
+def compare(module, data: bytes, inputs, runtime: str) -> tuple[int, int, float]:
+    """(values, differing, max steps) of TFLite's outputs in `runtime` against
+    graph-opt's."""
     from quantize_corpus import output_step
 
     from graph_opt.interpreter import run_function
+    from graph_opt.testing.tflite_runtime import tflite_outputs
 
-    runner = interpreter(data, delegates)
-    (inp,), (out,) = runner.get_input_details(), runner.get_output_details()
     step = output_step(module) or 1.0
     values = differing = 0
     largest = 0.0
-    for x in inputs:
-        runner.set_tensor(inp["index"], x)
-        runner.invoke()
-        got = runner.get_tensor(out["index"]).astype(np.float64)
+    for x, got in zip(inputs, tflite_outputs(data, runtime, inputs), strict=True):
+        got = got.astype(np.float64)
         want = run_function(module, [x])[0].astype(np.float64)
         values += got.size
         differing += int((got != want).sum())
@@ -119,7 +108,8 @@ def cell(result: tuple[int, int, float]) -> str:
 
 
 def row(name: str, build, inputs) -> dict:
-    """Export the int8 graph `build(options)` gives and compare it three ways."""
+    """Export the int8 graph `build(options)` gives with each recipe and
+    compare it in the runtime that recipe follows."""
     from graph_opt.formats.errors import FrontendError
     from graph_opt.formats.tflite.exporter import tflite_bytes
     from graph_opt.formats.tflite.flatbuffer import operator_names
@@ -130,20 +120,14 @@ def row(name: str, build, inputs) -> dict:
     except FrontendError as error:
         ort_cell = onnxruntime_cell(module, inputs)
         return {"model": name, "onnxruntime": ort_cell, "notes": f"refused: {error}"}
-    values = compare(module, data, inputs, delegates=True)
-    builtin = compare(module, data, inputs, delegates=False)
-    double = build("{double-round=true}")
-    double_round = compare(double, tflite_bytes(double), inputs, delegates=False)
-    return {
-        "model": name,
-        "ops": len(operator_names(data)),
-        "values": str(values[0]),
-        "xnnpack": cell(values),
-        "builtin": cell(builtin),
-        "double-round": cell(double_round),
-        "onnxruntime": onnxruntime_cell(module, inputs),
-        "notes": "",
-    }
+    result = {"model": name, "ops": len(operator_names(data)), "notes": ""}
+    for column, recipe, runtime in RECIPE_COLUMNS:
+        converted = module if recipe == "tosa" else build(f"{{recipe={recipe}}}")
+        values = compare(converted, tflite_bytes(converted), inputs, runtime)
+        result["values"] = str(values[0])
+        result[column] = cell(values)
+    result["onnxruntime"] = onnxruntime_cell(module, inputs)
+    return result
 
 
 def qat_rows(count: int) -> list[dict]:
@@ -192,15 +176,25 @@ def ptq_rows(models, samples: int, count: int) -> list[dict]:
         ]
         nchw = model.name.startswith("zoo/")
 
-        def build(options, model=model, calibration=calibration, nchw=nchw):
-            name = model.name.split("/")[1]
-            module = model.load() if nchw else load_tensorflow(name)[0]
-            layout = ",convert-layout{target=NHWC}" if nchw else ""
-            api.run(module, f"refine-shapes,optimize{layout}")
-            drop_final_softmax(module)
-            with tempfile.TemporaryDirectory() as work:
-                calibrate_and_quantize(module, model, calibration, Path(work))
-            return api.run(module, f"convert-to-int{options}")
+        quantized = []
+
+        def build(
+            options,
+            model=model,
+            calibration=calibration,
+            nchw=nchw,
+            quantized=quantized,
+        ):
+            if not quantized:  # calibrated once, converted once per recipe
+                name = model.name.split("/")[1]
+                module = model.load() if nchw else load_tensorflow(name)[0]
+                layout = ",convert-layout{target=NHWC}" if nchw else ""
+                api.run(module, f"refine-shapes,optimize{layout}")
+                drop_final_softmax(module)
+                with tempfile.TemporaryDirectory() as work:
+                    calibrate_and_quantize(module, model, calibration, Path(work))
+                quantized.append(module)
+            return api.run(quantized[0].clone(), f"convert-to-int{options}")
 
         try:
             rows.append(row(model.name, build, inputs))

@@ -27,7 +27,11 @@ from graph_opt.interpreter.conv import (
     to_channels_last,
     transposed_conv,
 )
-from graph_opt.quantization.fixed_point import apply_scale, scale32_in_range
+from graph_opt.quantization.fixed_point import (
+    apply_scale,
+    apply_scale_fp32,
+    scale32_in_range,
+)
 
 
 def quantization_params(op: QuantizationOp, rank: int) -> tuple[np.ndarray, np.ndarray]:
@@ -110,11 +114,16 @@ class QIntFunctions(InterpreterFunctions):
         multipliers, shifts = op.multipliers, op.shifts
         if not op.flag("per_channel"):
             multipliers, shifts = multipliers[0], shifts[0]
-        if op.is_scale32 and not scale32_in_range(values, shifts).all():
+        if op.rounding == "FP32_HALF_EVEN":
+            scaled = apply_scale_fp32(values, multipliers, shifts)
+        elif op.is_scale32 and not scale32_in_range(values, shifts).all():
             raise InterpretationError(
                 "nn.rescale: a value exceeds apply_scale_32's range for its shift"
             )
-        scaled = apply_scale(values, multipliers, shifts, op.rounding == "DOUBLE_ROUND")
+        else:
+            scaled = apply_scale(
+                values, multipliers, shifts, op.rounding == "DOUBLE_ROUND"
+            )
         el = op.output.type.element_type  # type: ignore[attr-defined]
         low, high = int_range(el, out_unsigned)
         out = np.clip(scaled + int_value(op.properties, "output_zp", 0), low, high)

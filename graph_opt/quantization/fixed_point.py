@@ -12,13 +12,14 @@ MIN_SHIFT, MAX_SHIFT = 2, 62
 
 def quantize_multiplier(real_scale: float, scale32: bool = True) -> tuple[int, int]:
     """(multiplier, shift) with real_scale ~= multiplier * 2^-shift, as TFLite and
-    TOSA compute them: a 31-bit (15-bit without `scale32`) mantissa rounded to
-    nearest, shift capped at 62 by shifting the multiplier down."""
+    TOSA compute them: a 31-bit (15-bit without `scale32`) mantissa rounded
+    half away from zero (std::round), shift capped at 62 by shifting the
+    multiplier down."""
     if not math.isfinite(real_scale) or real_scale <= 0:
         raise ValueError(f"scale must be positive and finite, got {real_scale}")
     bits = 31 if scale32 else 15
     mantissa, exponent = math.frexp(real_scale)
-    multiplier = round(mantissa * (1 << bits))
+    multiplier = math.floor(mantissa * (1 << bits) + 0.5)
     if multiplier == 1 << bits:
         multiplier //= 2
         exponent += 1
@@ -59,6 +60,25 @@ def apply_scale(
         extra = np.where(values >= 0, np.int64(1 << 30), np.int64(-(1 << 30)))
         rounding = rounding + np.where(shift > 31, extra, np.int64(0))
     return np.right_shift(values * multiplier + rounding, shift)
+
+
+def apply_scale_fp32(
+    values: np.ndarray, multiplier: np.ndarray, shift: np.ndarray
+) -> np.ndarray:
+    """XNNPACK's fp32 requantization (nn.rescale FP32_HALF_EVEN): values as
+    float32 times the float32 multiplier * 2^-shift, the float32 product
+    rounded half to even. Returns int64; the caller saturates."""
+    scale = np.ldexp(np.asarray(multiplier, np.float64), -np.asarray(shift)).astype(
+        np.float32
+    )
+    product = np.asarray(values).astype(np.float32) * scale
+    return np.rint(product).astype(np.int64)
+
+
+def fp32_multiplier(scale: np.float32) -> tuple[int, int]:
+    """A positive normal float32 as (24-bit mantissa, shift): exactly m * 2^-shift."""
+    mantissa, exponent = math.frexp(float(scale))
+    return int(mantissa * (1 << 24)), 24 - exponent
 
 
 def scale32_in_range(values: np.ndarray, shift: np.ndarray) -> np.ndarray:

@@ -57,7 +57,9 @@ from graph_opt.dialects.nn.shapes import (
     tensor_type,
 )
 
-ROUNDING_MODES = ("SINGLE_ROUND", "DOUBLE_ROUND")
+ROUNDING_MODES = ("SINGLE_ROUND", "DOUBLE_ROUND", "FP32_HALF_EVEN")
+FP32_MANTISSA_LIMIT = 1 << 24
+"""An FP32_HALF_EVEN multiplier is a float32 mantissa: below 2^24."""
 MIN_SHIFT, MAX_SHIFT = 2, 62
 
 
@@ -354,6 +356,9 @@ class RescaleOp(NNOperation):
     apply_scale is apply_scale_32 (i32 multiplier; DOUBLE_ROUND adds +-2^30
     to the rounding term when shift > 31) or, with scale32 = 0,
     apply_scale_16 (i16 multiplier); both round half up: (v * m + 2^(shift-1)) >> shift.
+    FP32_HALF_EVEN (no TOSA form) is XNNPACK's fp32 requantization: v
+    converted to float32, times the float32 m * 2^-shift (exact: m < 2^24),
+    the float32 product rounded half to even.
     `input_unsigned` / `output_unsigned` read / write the values as unsigned
     (required for ui* types). Flags are 0/1 integers.
     """
@@ -443,9 +448,14 @@ class RescaleOp(NNOperation):
             raise VerifyException(
                 f"rounding_mode must be one of {ROUNDING_MODES}, got {self.rounding!r}"
             )
-        if self.rounding == "DOUBLE_ROUND" and not scale32:
-            raise VerifyException("DOUBLE_ROUND needs scale32 = 1")
+        if self.rounding != "SINGLE_ROUND" and not scale32:
+            raise VerifyException(f"{self.rounding} needs scale32 = 1")
         multipliers, shifts = self.multipliers, self.shifts
+        if (
+            self.rounding == "FP32_HALF_EVEN"
+            and multipliers.max() >= FP32_MANTISSA_LIMIT
+        ):
+            raise VerifyException("FP32_HALF_EVEN multipliers must be below 2^24")
         if len(multipliers) == 0 or len(multipliers) != len(shifts):
             raise VerifyException(
                 f"multiplier and shift must have the same non-zero length, got {len(multipliers)} and {len(shifts)}"

@@ -29,6 +29,7 @@ from graph_opt.entry import entry_function
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.tflite.flatbuffer import Graph, Operator, Tensor, serialize
 from graph_opt.quantization.boundary import QUANTIZATION_ATTR
+from graph_opt.quantization.runtime_recipes import module_recipe
 from graph_opt.quantization.tensor_quantization import (
     TensorQuantization,
     quantization_of_dict,
@@ -43,8 +44,10 @@ InputStats = tuple[float, float]
 class TFLiteExporter:
     """One function's ops as a TFLite subgraph."""
 
-    def __init__(self, function: func.FuncOp):
+    def __init__(self, function: func.FuncOp, recipe: str | None = None):
         self.function = function
+        self.recipe = recipe
+        """The runtime recipe convert-to-int followed (nn.int8_recipe), if any."""
         self.graph = Graph()
         self.tensors: dict[SSAValue, int] = {}
         self.done: set[Operation] = set()
@@ -203,7 +206,8 @@ def tflite_bytes(
         function = entry_function(module)
     except ValueError as e:
         raise FrontendError(f"tflite export: {e}") from e
-    return serialize(TFLiteExporter(function).export(input_stats))
+    exporter = TFLiteExporter(function, module_recipe(module))
+    return serialize(exporter.export(input_stats))
 
 
 def parse_input_stats(texts: Sequence[str]) -> list[InputStats]:

@@ -38,7 +38,13 @@ from graph_opt.dialects.nn.reduce import ReduceSumOp, reduced_axes
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.formats.tflite.exporter import TFLiteExporter
 from graph_opt.formats.tflite.flatbuffer import Tensor, schema
-from graph_opt.quantization.fixed_point import quantize_multipliers
+from graph_opt.formats.tflite.recipe_check import (
+    check_add,
+    check_mean,
+    check_rounding,
+    ir_mean,
+)
+from graph_opt.quantization.fixed_point import fp32_multiplier, quantize_multipliers
 from graph_opt.quantization.tensor_quantization import TensorQuantization
 from graph_opt.remarks import warn
 
@@ -80,6 +86,11 @@ def requantization(
     """The nn.rescale to int8 that alone reads `acc`, and the clamp that alone reads it."""
     users = [use.operation for use in acc.uses]
     rescale = users[0] if len(users) == 1 else None
+    if isinstance(rescale, RescaleOp) and not int8(rescale.output):
+        after = [use.operation for use in rescale.output.uses]
+        if len(after) == 1 and isinstance(after[0], RescaleOp):
+            ex.done.add(rescale)  # ruy's first step (recipe=tflite-builtin)
+            rescale = after[0]
     if not isinstance(rescale, RescaleOp) or not int8(rescale.output):
         raise ex.fail(
             op, "its i32 result is not rescaled to int8 alone (no TFLite form)"
@@ -171,11 +182,26 @@ def clamp_ops(
 
 
 def check_multipliers(
-    ex: TFLiteExporter, rescale: RescaleOp, real_scales: np.ndarray
+    ex: TFLiteExporter, rescale: RescaleOp, acc_scales: np.ndarray, out_scale: float
 ) -> None:
-    """Warn when the rescale's multipliers are not those TFLite computes."""
-    expected_m, expected_s = quantize_multipliers(real_scales)
+    """Warn when the rescale's multipliers are not those TFLite computes
+    (accumulator scale / output scale in double; XNNPACK's, in float32, for
+    an FP32_HALF_EVEN rescale), or it rounds otherwise than the recorded
+    recipe's runtime."""
+    check_rounding(ex, rescale)
+    if rescale.rounding == "FP32_HALF_EVEN":
+        scales = np.float32(acc_scales).astype(np.float32) / np.float32(out_scale)
+        pairs = [fp32_multiplier(s) for s in np.atleast_1d(scales)]
+        expected_m = np.array([m for m, _ in pairs])
+        expected_s = np.array([s for _, s in pairs])
+    else:
+        expected_m, expected_s = quantize_multipliers(
+            np.asarray(acc_scales, np.float64) / np.float64(out_scale)
+        )
     m, s = rescale.multipliers, rescale.shifts
+    high = rescale.input.owner
+    if isinstance(high, RescaleOp) and not int8(high.output):  # ruy's two steps
+        m, s = high.multipliers, high.shifts + s - 30
     if len(m) == 1 and len(expected_m) > 1:
         m, s = np.repeat(m, len(expected_m)), np.repeat(s, len(expected_m))
     if not (np.array_equal(m, expected_m) and np.array_equal(s, expected_s)):
@@ -277,9 +303,7 @@ def write_qconv(ex: TFLiteExporter, op: QConvOp) -> None:
             b_q = TensorQuantization(acc_scales[:1].astype(np.float32), 0)
         b_tensor = ex.constant(b.astype(np.int32), ex.name_of(bias[0]), b_q)
     rescale, out, clamps, activation = requantized_output(ex, op, op.output)
-    check_multipliers(
-        ex, rescale, acc_scales / np.float64(tensor_quantization(ex, out).scales[0])
-    )
+    check_multipliers(ex, rescale, acc_scales, tensor_quantization(ex, out).scales[0])
     fields = {
         "Padding": padding, "StrideW": strides[1], "StrideH": strides[0],
         "DilationWFactor": dilations[1], "DilationHFactor": dilations[0],
@@ -332,9 +356,7 @@ def write_qmatmul(ex: TFLiteExporter, op: QMatMulOp) -> None:
             b_q,
         )
     rescale, out, clamps, activation = requantized_output(ex, op, acc)
-    check_multipliers(
-        ex, rescale, acc_scales / np.float64(tensor_quantization(ex, out).scales[0])
-    )
+    check_multipliers(ex, rescale, acc_scales, tensor_quantization(ex, out).scales[0])
     fields = {"FusedActivationFunction": activation}
     ex.emit("FULLY_CONNECTED", [x_tensor, f_tensor, b_tensor], [out],
             ("FullyConnectedOptions", fields), version=4)  # fmt: skip
@@ -343,13 +365,24 @@ def write_qmatmul(ex: TFLiteExporter, op: QMatMulOp) -> None:
 
 def _widened(ex: TFLiteExporter, op: Operation, value: SSAValue) -> int:
     """The int8 tensor an nn.rescale to i32 (no scaling but the zero point) reads."""
-    widen = value.owner
-    if not isinstance(widen, RescaleOp) or not int8(widen.input):
+    return _to_i32(ex, op, value)[0]
+
+
+def _to_i32(
+    ex: TFLiteExporter, op: Operation, value: SSAValue
+) -> tuple[int, list[RescaleOp]]:
+    """The int8 tensor behind an i32 operand and the rescales taking it there."""
+    chain: list[RescaleOp] = []
+    while isinstance(value.owner, RescaleOp) and not int8(value):
+        chain.insert(0, value.owner)
+        value = value.owner.input
+    if not chain or not int8(value):
         raise ex.fail(
             op, "an i32 operand that is not a widened int8 value (no TFLite form)"
         )
-    ex.done.add(widen)
-    return int8_input(ex, op, widen.input, int_value(widen.properties, "input_zp", 0))
+    ex.done.update(chain)
+    zero_point = int_value(chain[0].properties, "input_zp", 0)
+    return int8_input(ex, op, value, zero_point), chain
 
 
 def write_add(ex: TFLiteExporter, op: AddOp) -> None:
@@ -357,11 +390,16 @@ def write_add(ex: TFLiteExporter, op: AddOp) -> None:
         raise ex.fail(
             op, "has no TFLite form here (export an int8 graph: convert-to-int)"
         )
-    inputs = [_widened(ex, op, op.lhs), _widened(ex, op, op.rhs)]
-    _, out, clamps, activation = requantized_output(ex, op, op.output)
+    (lhs, lhs_chain), (rhs, rhs_chain) = (
+        _to_i32(ex, op, op.lhs),
+        _to_i32(ex, op, op.rhs),
+    )
+    rescale, out, clamps, activation = requantized_output(ex, op, op.output)
+    scales = [tensor_quantization(ex, t).scales[0] for t in (lhs, rhs, out)]
+    check_add(ex, op, [*lhs_chain, *rhs_chain, rescale], scales)
     ex.emit(
         "ADD",
-        inputs,
+        [lhs, rhs],
         [out],
         ("AddOptions", {"FusedActivationFunction": activation}),
         version=2,
@@ -370,16 +408,25 @@ def write_add(ex: TFLiteExporter, op: AddOp) -> None:
 
 
 def write_reduce_sum(ex: TFLiteExporter, op: ReduceSumOp) -> None:
-    x_tensor = _widened(ex, op, op.operands[0])
-    if not _unit_rescale(op.operands[0].owner):  # type: ignore[arg-type]
+    widen = op.operands[0].owner
+    if not isinstance(widen, RescaleOp) or not int8(widen.input):
+        raise ex.fail(op, "an i32 operand that is not a widened int8 value (no TFLite form)")  # fmt: skip
+    if not _unit_rescale(widen):
         raise ex.fail(op, "sums values scaled on the way to i32 (no TFLite MEAN)")
+    ex.done.add(widen)
+    x_tensor = ex.tensor(widen.input)
     rank = len(ex.graph.tensors[x_tensor].shape)
     axes = np.array(reduced_axes(op.properties, rank), np.int32)
     axes_tensor = ex.constant(axes, f"{ex.name_of(op.output)}_axes")
     keep = bool(int_value(op.properties, "keepdims", 1))
-    _, out, clamps, activation = requantized_output(ex, op, op.output)
+    acc, steps, offset = mean_tail(ex, op)
+    if offset is None:
+        int8_input(ex, op, widen.input, int_value(widen.properties, "input_zp", 0))
+    rescale, out, clamps, activation = requantized_output(ex, op, acc)
     if activation != 0:
         raise ex.fail(op, "TFLite's MEAN has no fused activation")
+    mean = ir_mean(widen, steps or [rescale], rescale, offset or 0)
+    check_mean(ex, op, mean, x_tensor, out, axes, keep)
     ex.emit(
         "MEAN",
         [x_tensor, axes_tensor],
@@ -388,6 +435,34 @@ def write_reduce_sum(ex: TFLiteExporter, op: ReduceSumOp) -> None:
         version=2,
     )
     clamps()
+
+
+def mean_tail(
+    ex: TFLiteExporter, op: ReduceSumOp
+) -> tuple[SSAValue, list[RescaleOp], int | None]:
+    """The i32 value the MEAN's final rescale to int8 reads: the sum, or
+    (TFLite's 4-D spatial MEAN) the sum rescaled to i32 (one rescale, or
+    ruy's two) plus a constant offset; with those rescales and the offset."""
+    value, steps = op.output, []
+    while True:
+        users = [use.operation for use in value.uses]
+        step = users[0] if len(users) == 1 else None
+        if not isinstance(step, RescaleOp) or int8(step.output):
+            break
+        steps.append(step)
+        value = step.output
+    if not steps:
+        return op.output, [], None
+    users = [use.operation for use in value.uses]
+    add = users[0] if len(users) == 1 else None
+    other = None
+    if isinstance(add, AddOp):
+        other = add.rhs if add.lhs == value else add.lhs
+    offset = None if other is None else constant_value(other)
+    if add is None or offset is None or offset.size != 1:
+        raise ex.fail(op, "its i32 rescaled sum is not offset by a constant (no TFLite MEAN)")  # fmt: skip
+    ex.done.update((*steps, add))
+    return add.results[0], steps, int(offset.ravel()[0])
 
 
 def _unit_rescale(op: RescaleOp) -> bool:

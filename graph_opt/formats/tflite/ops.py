@@ -54,15 +54,15 @@ def write_op(ex: TFLiteExporter, op: Operation) -> None:
 def write_rescale(ex: TFLiteExporter, op: RescaleOp) -> None:
     users = {type(use.operation) for use in op.output.uses}
     if not int8(op.output):
-        if users <= {AddOp, ReduceSumOp}:
-            return  # written with its user
+        if users <= {AddOp, ReduceSumOp, RescaleOp}:
+            return  # written with the add or mean it feeds (i32 rescales lead there)
         raise ex.fail(op, "widens to i32 for an op with no TFLite form")
     if op.flag("per_channel"):
         raise ex.fail(op, "a per-channel requantization on its own has no TFLite form")
     x_tensor = int8_input(ex, op, op.input, int_value(op.properties, "input_zp", 0))
     out = ex.add_tensor(op.output)
     q_in, q_out = tensor_quantization(ex, x_tensor), tensor_quantization(ex, out)
-    check_multipliers(ex, op, np.float64(q_in.scales[0]) / np.float64(q_out.scales[0]))
+    check_multipliers(ex, op, q_in.scales[:1], q_out.scales[0])
     ex.emit("QUANTIZE", [x_tensor], [out], version=2)
 
 

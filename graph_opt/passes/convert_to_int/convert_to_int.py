@@ -11,8 +11,10 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 from xdsl.transforms.dead_code_elimination import dce
+from xdsl.utils.exceptions import PassFailedException
 
 from graph_opt.dialects.nn.conv import ConvolutionBase
+from graph_opt.dialects.nn.elementwise import AddOp
 from graph_opt.dialects.nn.fused import FusedMatMulOp
 from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.names import op_result_names
@@ -28,6 +30,12 @@ from graph_opt.passes.convert_to_int.patterns import (
     convert_to_int_patterns,
 )
 from graph_opt.passes.convert_to_int.reasons import float_reason
+from graph_opt.quantization.runtime_recipes import (
+    RECIPES,
+    TFLITE_KERNELS,
+    expected_rounding,
+    record_recipe,
+)
 from graph_opt.remarks import warn
 from graph_opt.rewriting.placement import keeping_placement
 from graph_opt.statistics import Statistics, count, record
@@ -61,10 +69,25 @@ class ConvertToIntPass(ModulePass):
     a dequantized 8-bit value returns it; each records its real-value mapping
     as an argument or result attribute `nn.quantization = {scale = S : f32,
     zero_point = Z : i64}` (real = (q - Z) * S); those left float are
-    reported with why. With
-    `double-round`, the rescales round twice (TOSA DOUBLE_ROUND), as TFLite's
-    builtin kernels requantize (gemmlowp); by default once (SINGLE_ROUND), as
-    TFLite's default XNNPACK delegate does. Each int8 value's scale and zero
+    reported with why.
+
+    `recipe` makes the int8 graph compute what a TFLite runtime computes, bit
+    for bit, from the same tensor scales (runtime_recipes.py): `xnnpack`
+    (the default interpreter) requantizes layers in float32 (nn.rescale
+    FP32_HALF_EVEN, no TOSA form) and adds as XNNPACK does (integer
+    multipliers of the float32 scale ratios, one rounding shift of the sum);
+    `tflite-builtin` (TFLite's kernels without a delegate) requantizes convs
+    and fully connected layers as ruy (a rounding high multiply, then a shift
+    rounding half up: two rescales), depthwise convs, adds and means as
+    gemmlowp (DOUBLE_ROUND), adds as TFLite's AddFunc (both inputs shifted
+    left 20 bits, each requantized, the sum requantized) and a 4-D spatial
+    mean as its optimized kernel (raw sum, float32-derived multiplier, an i32
+    offset); `tflite-reference` (BUILTIN_REF) rounds twice everywhere but a
+    per-channel fully connected layer, and means as QuantizedMeanOrSum;
+    `tosa` (the default) rounds once and adds at a common i32 scale. A
+    recipe other than `tosa` is recorded on the module (`nn.int8_recipe`),
+    where the .tflite export checks it. `double-round` alone makes the new
+    rescales DOUBLE_ROUND and nothing else. Each int8 value's scale and zero
     point are recorded on the op computing it (attribute `nn.quantization`),
     and int8 weights' scales (per channel: with their axis) on their
     constant: the .tflite and ONNX exports give each tensor those.
@@ -76,7 +99,8 @@ class ConvertToIntPass(ModulePass):
         "convolutions and matrix products int8": "Convs and matrix products now computing in int8",
         "convolutions and matrix products float": "Those left float",
         "left float: {reason}": "Those left float, by reason",
-        "rescales rounding twice": "Rescales made DOUBLE_ROUND (double-round)",
+        "rescales rounding twice": "Rescales made DOUBLE_ROUND (double-round, recipe=tflite-builtin)",
+        "adds in recipe {recipe}": "Integer adds requantized as the recipe's runtime does",
         **FLOAT_OPS_STATISTICS,
         **IO_STATISTICS,
     }
@@ -100,7 +124,20 @@ class ConvertToIntPass(ModulePass):
         },
     )
 
+    recipe: str = field(
+        default="tosa",
+        metadata={
+            "help": "requantize as this runtime does, bit for bit: xnnpack "
+            "(TFLite's default interpreter), tflite-builtin (TFLite's kernels), "
+            "tflite-reference (its reference kernels), tosa (round once)"
+        },
+    )
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.recipe not in RECIPES:
+            raise PassFailedException(
+                f"convert-to-int: recipe={self.recipe} is not one of {', '.join(RECIPES)}"
+            )
         if not any(isinstance(o, FakeQuantOp) for o in op.walk()):
             warn(
                 "convert-to-int: no fake quantization in the module, nothing to "
@@ -108,24 +145,44 @@ class ConvertToIntPass(ModulePass):
             )
             return
         reasons = {o: float_reason(o) for o in _float_linear_ops(op)}
-        existing = {o for o in op.walk() if isinstance(o, RescaleOp)}
+        existing = {o for o in op.walk() if isinstance(o, RescaleOp | AddOp)}
         keeping_placement(
-            GreedyRewritePatternApplier(convert_to_int_patterns(self.unsigned_io))
+            GreedyRewritePatternApplier(
+                convert_to_int_patterns(self.unsigned_io, self.recipe)
+            )
         ).rewrite_module(op)
         dce(op)
         keeping_placement(FoldWeightFakeQuant()).rewrite_module(op)
         dce(op)
-        if self.double_round:
-            _round_twice([o for o in op.walk() if o not in existing])
+        new_ops = [o for o in op.walk() if o not in existing]
+        if self.double_round or self.recipe in TFLITE_KERNELS:
+            _round_twice(new_ops, self.recipe)
+        if self.recipe != "tosa":
+            record_recipe(op, self.recipe)
+        adds = [o for o in new_ops if _is_integer_add(o)]
+        count(f"adds in recipe {self.recipe}", len(adds))
         _report_float_linear_ops(op, reasons)
         report_float_ops(op, FLOAT_LINEAR_OPS)
         if self.integer_io:
             make_integer_io(op)
 
 
-def _round_twice(ops: list[Operation]) -> None:
-    """Make the given rescales DOUBLE_ROUND (it changes those with shift > 31)."""
-    rescales = [o for o in ops if isinstance(o, RescaleOp)]
+def _is_integer_add(op: Operation) -> bool:
+    """An add of two rescaled (i32) values: convert-to-int's integer add."""
+    return isinstance(op, AddOp) and all(
+        isinstance(v.owner, RescaleOp) for v in op.operands
+    )
+
+
+def _round_twice(ops: list[Operation], recipe: str) -> None:
+    """Make the given rescales DOUBLE_ROUND (it changes those with shift > 31);
+    with a recipe of TFLite's kernels, those its runtime rounds twice."""
+    rescales = [
+        o
+        for o in ops
+        if isinstance(o, RescaleOp)
+        and (recipe not in TFLITE_KERNELS or expected_rounding(recipe, o) == "double")
+    ]
     for rescale in rescales:
         rescale.properties["rounding_mode"] = StringAttr("DOUBLE_ROUND")
     record("rescales rounding twice", len(rescales))

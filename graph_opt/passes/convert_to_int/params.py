@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, Signedness, TensorType, i8
+from xdsl.dialects.builtin import IntegerType, Signedness, TensorType, i8, i32
 from xdsl.ir import Operation, SSAValue
 
 from graph_opt.dialects.nn.base import f32_attr, i64_array
@@ -22,7 +22,12 @@ from graph_opt.dialects.nn.quant import FakeQuantOp
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.dialects.nn.tensor_ops import TransposeOp
 from graph_opt.quantization.fake_quant_math import fake_quant, nudge, quant_range
-from graph_opt.quantization.fixed_point import quantize_multipliers
+from graph_opt.quantization.fixed_point import (
+    MAX_SHIFT,
+    MIN_SHIFT,
+    fp32_multiplier,
+    quantize_multipliers,
+)
 from graph_opt.quantization.tensor_quantization import record_quantization
 
 INT8_MIN, INT8_MAX = -128, 127
@@ -200,33 +205,98 @@ def rescale(
         multipliers, shifts = quantize_multipliers(np.asarray(real_scales))
     except ValueError:
         return None
+    return fixed_rescale(value, multipliers, shifts, input_zp, output_zp, out_element)
+
+
+def fixed_rescale(
+    value: SSAValue,
+    multipliers: np.ndarray,
+    shifts: np.ndarray,
+    input_zp: int,
+    output_zp: int,
+    out_element=i8,
+    rounding_mode: str = "SINGLE_ROUND",
+) -> RescaleOp:
+    """nn.rescale by the given multipliers and shifts (one, or one per last-dim index)."""
     t = ranked(value)
     assert t is not None
     props = rescale_props(
-        multipliers, shifts, input_zp, output_zp, per_channel=len(multipliers) > 1
-    )
+        multipliers, shifts, input_zp, output_zp,
+        rounding_mode=rounding_mode, per_channel=len(multipliers) > 1,
+    )  # fmt: skip
     return RescaleOp.create_inferred(
         [value], props, [TensorType(out_element, t.get_shape())]
     )
 
 
 def rescale_channels(
-    acc: SSAValue, real_scales: np.ndarray, output_zp: int, channel_axis: int
+    acc: SSAValue,
+    real_scales: np.ndarray,
+    output_zp: int,
+    channel_axis: int,
+    fp32: bool = False,
 ) -> list[Operation] | None:
     """Ops rescaling an i32 accumulator to int8; per channel along `channel_axis`,
-    moved last around the rescale (TOSA rescales along the last dim)."""
+    moved last around the rescale (TOSA rescales along the last dim). With
+    `fp32`, the float32 `real_scales` multiply in float32 (FP32_HALF_EVEN)."""
     rank = len(ranked(acc).get_shape())  # type: ignore[union-attr]
     if len(real_scales) == 1 or channel_axis == rank - 1:
-        op = rescale(acc, real_scales, 0, output_zp)
+        op = requantize(acc, real_scales, output_zp, fp32)
         return None if op is None else [op]
     to_last = [d for d in range(rank) if d != channel_axis] + [channel_axis]
     back = [to_last.index(d) for d in range(rank)]
     moved = TransposeOp.create_inferred([acc], {"perm": i64_array(to_last)})
-    op = rescale(moved.output, real_scales, 0, output_zp)
+    op = requantize(moved.output, real_scales, output_zp, fp32)
     if op is None:
         return None
     restored = TransposeOp.create_inferred([op.output], {"perm": i64_array(back)})
     return [moved, op, restored]
+
+
+def ruy_rescale_channels(
+    acc: SSAValue, real_scales: np.ndarray, output_zp: int, channel_axis: int
+) -> list[Operation] | None:
+    """An i32 accumulator to int8 as ruy requantizes (TFLite's builtin conv
+    and fully connected), per channel along the last dim (the accumulators
+    TFLite writes: NHWC convs, fully connected)."""
+    rank = len(ranked(acc).get_shape())  # type: ignore[union-attr]
+    if len(real_scales) > 1 and channel_axis != rank - 1:
+        return None  # per channel along another axis: not a TFLite layer
+    try:
+        multipliers, shifts = quantize_multipliers(np.asarray(real_scales))
+    except ValueError:
+        return None
+    return ruy_steps(acc, multipliers, shifts, output_zp, i8)
+
+
+def ruy_steps(
+    acc: SSAValue, multipliers: np.ndarray, shifts: np.ndarray, output_zp: int, out
+) -> list[Operation]:
+    """acc x multiplier / 2^shift as ruy computes it: the rounding doubling
+    high multiply, then a right shift rounding half up (not away from zero,
+    as gemmlowp's):
+
+        rescale by multiplier, shift 31 (- left shift) -> i32
+        rescale by 2^30, shift 30 + right shift -> `out`
+    """
+    right = np.maximum(shifts - 31, 0)
+    high = fixed_rescale(acc, multipliers, shifts - right, 0, 0, i32)
+    unit = np.full(len(shifts), 1 << 30)
+    return [high, fixed_rescale(high.output, unit, 30 + right, 0, output_zp, out)]
+
+
+def requantize(
+    acc: SSAValue, real_scales: np.ndarray, output_zp: int, fp32: bool
+) -> RescaleOp | None:
+    """An accumulator to int8 by fixed-point multipliers, or, with `fp32`, by
+    the float32 scales themselves as XNNPACK multiplies (FP32_HALF_EVEN)."""
+    if not fp32:
+        return rescale(acc, real_scales, 0, output_zp)
+    pairs = [fp32_multiplier(np.float32(s)) for s in real_scales]
+    multipliers, shifts = (np.array(column) for column in zip(*pairs, strict=True))
+    if shifts.min() < MIN_SHIFT or shifts.max() > MAX_SHIFT:
+        return None  # a scale XNNPACK does not take
+    return fixed_rescale(acc, multipliers, shifts, 0, output_zp, i8, "FP32_HALF_EVEN")
 
 
 def int32_bias(bias: np.ndarray, scales: np.ndarray) -> np.ndarray:

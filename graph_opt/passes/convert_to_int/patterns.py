@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType, f32, i8, i32
+from xdsl.dialects.builtin import TensorType, f32, i8
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -47,6 +47,7 @@ from graph_opt.passes.common.fusion_patterns import (
     is_float_activation,
 )
 from graph_opt.passes.convert_to_int.accumulator import Accumulation, accumulation
+from graph_opt.passes.convert_to_int.add import lower_add
 from graph_opt.passes.convert_to_int.params import (
     INT8_MAX,
     INT8_MIN,
@@ -65,10 +66,12 @@ from graph_opt.passes.convert_to_int.params import (
     record_weights,
     rescale,
     rescale_channels,
+    ruy_rescale_channels,
     unsigned_to_int8,
 )
 from graph_opt.passes.convert_to_int.pool import MEAN_OPS, lower_avg_pool, lower_mean
 from graph_opt.quantization.fake_quant_math import fake_quant
+from graph_opt.quantization.runtime_recipes import runs_on_ruy
 
 Lowered = tuple[list[Operation], SSAValue]
 """New ops and the int8 value they compute."""
@@ -78,8 +81,6 @@ channel and the channel axis; None when they cannot be built."""
 
 CONV_PROPS = ("strides", "pads", "dilations", "group", "auto_pad", "data_layout")
 TRANSPOSED_CONV_PROPS = (*CONV_PROPS, "output_padding", "output_shape")
-ADD_LEFT_SHIFT = 20
-"""Headroom bits of the common i32 scale of an integer add (as in TFLite)."""
 
 
 def activation_range(op: Operation) -> tuple[float, float] | None:
@@ -116,10 +117,28 @@ def weight_constant(value: SSAValue) -> tuple[FakeQuantOp, np.ndarray] | None:
     return None if weights is None else (fq, np.asarray(weights, np.float32))
 
 
-def requantized(params: ActivationParams) -> Tail:
-    """The accumulator rescaled to int8 with `params`."""
+def requantized(params: ActivationParams, recipe: str = "tosa") -> Tail:
+    """The accumulator rescaled to int8 with `params`; in float32 as XNNPACK
+    does (input x weight scale / output scale, each step in float32) with
+    recipe xnnpack; as ruy does (the builtin kernels' conv and fully
+    connected) with tflite-builtin."""
 
     def build(acc: Operation, acc_scales: np.ndarray, channel_axis: int):
+        layer = acc.lhs.owner if isinstance(acc, AddOp) else acc  # past a bias
+        if recipe == "tflite-builtin" and runs_on_ruy(layer):
+            return ruy_rescale_channels(
+                acc.results[0],
+                acc_scales / params.scale,
+                params.zero_point,
+                channel_axis,
+            )
+        if recipe == "xnnpack":
+            scales = np.float32(acc_scales).astype(np.float32) / np.float32(
+                params.scale
+            )
+            return rescale_channels(
+                acc.results[0], scales, params.zero_point, channel_axis, fp32=True
+            )
         return rescale_channels(
             acc.results[0], acc_scales / params.scale, params.zero_point, channel_axis
         )
@@ -251,27 +270,6 @@ def to_params(x: IntValue, params: ActivationParams) -> Lowered | None:
     return None if op is None else ([op], op.output)
 
 
-def lower_add(op: AddOp, params: ActivationParams) -> Lowered | None:
-    """TFLite's integer add: both inputs to i32 at a common scale, add, requantize."""
-    lhs, rhs = int_value_of(op.lhs), int_value_of(op.rhs)
-    if lhs is None or rhs is None:
-        return None  # an operand is not int8
-    common = 2 * max(lhs.scale, rhs.scale) / (1 << ADD_LEFT_SHIFT)
-    ops: list[Operation] = []
-    for side in (lhs, rhs):
-        widened = rescale(
-            side.value, np.array([side.scale / common]), side.zero_point, 0, i32
-        )
-        if widened is None:
-            return None
-        ops.append(widened)
-    total = AddOp.create_inferred([ops[0].results[0], ops[1].results[0]])
-    out = rescale(total.output, np.array([common / params.scale]), 0, params.zero_point)
-    if out is None:
-        return None  # the output scale has no multiplier and shift
-    return [*ops, total, out], out.output
-
-
 def lower_concat(op: ConcatOp, params: ActivationParams) -> Lowered | None:
     inputs = [x for v in op.inputs if (x := int_value_of(v)) is not None]
     if len(inputs) != len(op.inputs):
@@ -289,9 +287,10 @@ def lower_concat(op: ConcatOp, params: ActivationParams) -> Lowered | None:
 
 
 def lower_producer(
-    value: SSAValue, params: ActivationParams
+    value: SSAValue, params: ActivationParams, recipe: str = "tosa"
 ) -> tuple[Lowered, tuple[float, float]] | None:
-    """The int8 computation of a fake quant's input and the activation range to clamp to."""
+    """The int8 computation of a fake quant's input and the activation range to
+    clamp to; adds requantize as `recipe` says."""
     inf = float("inf")
     act = (-inf, inf)
     core = value.owner
@@ -311,15 +310,15 @@ def lower_producer(
             return None  # sigmoid, tanh and leaky_relu stay float
         act = (max(act[0], fused[0]), min(act[1], fused[1]))
     if isinstance(core, AddOp):
-        lowered = lower_add(core, params)
+        lowered = lower_add(core, params, recipe)
     elif isinstance(core, ConcatOp):
         lowered = lower_concat(core, params)
     elif isinstance(core, MEAN_OPS):
-        lowered = lower_mean(core, params)
+        lowered = lower_mean(core, params, recipe)
     elif isinstance(core, AvgPoolOp):
         lowered = lower_avg_pool(core, params)
     else:
-        lowered = lower_linear(core, requantized(params))
+        lowered = lower_linear(core, requantized(params, recipe))
     return None if lowered is None else (lowered, act)
 
 
@@ -328,9 +327,11 @@ class ConvertFakeQuant(RewritePattern):
     """A per-tensor activation fake quant (<= 8 bits) becomes the dequantization
     of an int8 value: computed from int8 inputs when the producer allows, else
     quantized from the float input (graph inputs via uint8 with
-    `unsigned_inputs`); clamped to the levels and the folded activation."""
+    `unsigned_inputs`); clamped to the levels and the folded activation.
+    Adds requantize as `recipe` (runtime_recipes.RECIPES) says."""
 
     unsigned_inputs: bool = False
+    recipe: str = "tosa"
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: FakeQuantOp, rewriter: PatternRewriter) -> None:
@@ -342,7 +343,7 @@ class ConvertFakeQuant(RewritePattern):
         params = activation_params(op)
         if params is None:
             return  # per channel or wider than 8 bits: stays float
-        lowered = lower_producer(op.input, params)
+        lowered = lower_producer(op.input, params, self.recipe)
         if lowered is None:
             unsigned = self.unsigned_inputs and isinstance(op.input, BlockArgument)
             ops = [quantize(op.input, params, unsigned)]
@@ -465,10 +466,13 @@ class UnsignedOutputs(RewritePattern):
             rewriter.notify_op_modified(op)
 
 
-def convert_to_int_patterns(unsigned_io: bool = False) -> list[RewritePattern]:
-    """The conversion patterns; with `unsigned_io`, inputs and outputs are uint8."""
+def convert_to_int_patterns(
+    unsigned_io: bool = False, recipe: str = "tosa"
+) -> list[RewritePattern]:
+    """The conversion patterns; with `unsigned_io`, inputs and outputs are
+    uint8; adds requantize as `recipe` says."""
     patterns: list[RewritePattern] = [
-        ConvertFakeQuant(unsigned_io),
+        ConvertFakeQuant(unsigned_io, recipe),
         MoveThroughScalePreserving(),
         IntegerConvFloatActivation(),
     ]

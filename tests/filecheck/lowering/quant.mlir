@@ -104,6 +104,15 @@ func.func @negative_rescale_unsigned_type(%x: tensor<4xi8>) -> tensor<8xui8> {
 
 // -----
 
+/// XNNPACK's float32 rounding (convert-to-int{recipe=xnnpack}) has no TOSA form.
+func.func @negative_rescale_fp32(%acc: tensor<4xi32>) -> tensor<4xi8> {
+  %0 = nn.rescale %acc {multiplier = array<i32: 13527456>, shift = array<i8: 31>, rounding_mode = "FP32_HALF_EVEN"} : (tensor<4xi32>) -> tensor<4xi8>
+  func.return %0 : tensor<4xi8>
+}
+// CHECK: cannot lower nn.rescale at {{.*}}: rounds in float32 as XNNPACK (convert-to-int{recipe=xnnpack}): TOSA's RESCALE has no such rounding
+
+// -----
+
 /// A ui8 value between a quantize and its dequantize is held as i8 u - 128: both
 /// zero points move by -128 (128 -> 0), the same integers in the float math.
 // CHECK-LABEL: func.func @qdq_uint8

@@ -241,11 +241,35 @@ def test_a_multiplier_tflite_would_not_compute_is_warned_of():
         tflite_bytes(module)
 
 
-def test_graph_multipliers_are_tflites():
+@pytest.mark.parametrize("recipe", ["xnnpack", "tflite-builtin", "tflite-reference"])
+def test_graph_multipliers_are_tflites(recipe):
     with warnings.catch_warnings():
         warnings.simplefilter("error", GraphOptWarning)
         tflite_bytes(qat_model())
+        tflite_bytes(converted(resnet_block("NHWC", True), f"{{recipe={recipe}}}"))
+
+
+def test_an_add_no_tflite_runtime_computes_is_warned_of():
+    """The default recipe adds at a common scale, rounding each input once:
+    neither TFLite runtime's ADD."""
+    with pytest.warns(
+        GraphOptWarning, match=r"nn.add %\S+: rounds as no TFLite runtime"
+    ):
         tflite_bytes(converted(resnet_block("NHWC", True)))
+
+
+@pytest.mark.parametrize(
+    "built, exported",
+    [("xnnpack", "tflite-builtin"), ("tflite-builtin", "xnnpack")],
+)
+def test_a_graph_of_another_recipe_is_warned_of(built, exported):
+    """The recipe recorded on the module is the runtime the export checks for."""
+    module = converted(resnet_block("NHWC", True), f"{{recipe={built}}}")
+    module.attributes["nn.int8_recipe"] = str_attr(exported)
+    with pytest.warns(
+        GraphOptWarning, match=f"not TFLite's int8 ADD in .*recipe={exported}"
+    ):
+        tflite_bytes(module)
 
 
 def test_float_op_is_refused_naming_it():

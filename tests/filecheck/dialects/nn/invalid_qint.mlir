@@ -88,6 +88,15 @@ func.func @rescale_double_round_scale16(%x: tensor<4xi8>) -> tensor<4xi8> {
 
 // -----
 
+/// XNNPACK's float32 requantization: the multiplier is a float32 mantissa.
+func.func @rescale_fp32_multiplier_too_wide(%x: tensor<4xi32>) -> tensor<4xi8> {
+  %0 = nn.rescale %x {multiplier = array<i32: 16777216>, shift = array<i8: 31>, rounding_mode = "FP32_HALF_EVEN"} : (tensor<4xi32>) -> tensor<4xi8>
+  func.return %0 : tensor<4xi8>
+}
+// CHECK: FP32_HALF_EVEN multipliers must be below 2^24
+
+// -----
+
 func.func @rescale_per_channel_count(%x: tensor<2x3xi32>) -> tensor<2x3xi8> {
   %0 = nn.rescale %x {multiplier = array<i32: 1, 2>, shift = array<i8: 30, 30>, per_channel = 1 : i64} : (tensor<2x3xi32>) -> tensor<2x3xi8>
   func.return %0 : tensor<2x3xi8>

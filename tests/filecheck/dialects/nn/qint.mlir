@@ -32,6 +32,8 @@ func.func @qmatmul(%a: tensor<2x7x5xi8>, %b: tensor<5x3xi8>) -> tensor<2x7x3xi32
 func.func @rescale(%acc: tensor<1x4x4x3xi32>, %u: tensor<8xui8>, %s: tensor<8xi16>) -> (tensor<1x4x4x3xi8>, tensor<8xi8>, tensor<8xi8>) {
   // CHECK: nn.rescale %{{.*}} {multiplier = array<i32: 1073741824, 1518500250, 2147483647>, shift = array<i8: 38, 39, 40>, output_zp = -128 : i64, per_channel = 1 : i64, rounding_mode = "DOUBLE_ROUND"} : (tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi8>
   %0 = nn.rescale %acc {multiplier = array<i32: 1073741824, 1518500250, 2147483647>, shift = array<i8: 38, 39, 40>, output_zp = -128 : i64, per_channel = 1 : i64, rounding_mode = "DOUBLE_ROUND"} : (tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi8>
+  // CHECK: nn.rescale %{{.*}} {multiplier = array<i32: 13527456>, shift = array<i8: 31>, rounding_mode = "FP32_HALF_EVEN"} : (tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi8>
+  %fp32 = nn.rescale %acc {multiplier = array<i32: 13527456>, shift = array<i8: 31>, rounding_mode = "FP32_HALF_EVEN"} : (tensor<1x4x4x3xi32>) -> tensor<1x4x4x3xi8>
   // CHECK: nn.rescale %{{.*}} {multiplier = array<i32: 1073741824>, shift = array<i8: 30>, input_zp = 128 : i64, input_unsigned = 1 : i64} : (tensor<8xui8>) -> tensor<8xi8>
   %1 = nn.rescale %u {multiplier = array<i32: 1073741824>, shift = array<i8: 30>, input_zp = 128 : i64, input_unsigned = 1 : i64} : (tensor<8xui8>) -> tensor<8xi8>
   // CHECK: nn.rescale %{{.*}} {multiplier = array<i16: 16384>, shift = array<i8: 14>, scale32 = 0 : i64} : (tensor<8xi16>) -> tensor<8xi8>
