@@ -44,7 +44,7 @@ import os
 import tempfile
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -60,13 +60,17 @@ _open_mappings: weakref.WeakSet[MappedFile] = weakref.WeakSet()
 
 class MappedFile:
     """`size` bytes from `offset` (a multiple of the page size) of a regular
-    file, mapped read-only; `fd` is a descriptor of its own."""
+    file, mapped read-only; `fd` is a descriptor of its own. `computed`: the
+    file holds bytes a pass computed (the spill file), not a model's."""
 
-    def __init__(self, fd: int, size: int, name: str, offset: int = 0):
+    def __init__(
+        self, fd: int, size: int, name: str, offset: int = 0, computed: bool = False
+    ):
         self.fd = os.dup(fd)
         self.size = size
         self.name = name
         self.offset = offset
+        self.computed = computed
         self.mapping: mmap.mmap | None = None
         self.bytes = np.empty(0, np.uint8)
         if size:
@@ -183,25 +187,33 @@ class ScaledWeight:
         """The product, whole (for passes that read it)."""
         return self._product(0, self.shape[0] if self.shape else 1)
 
-    def pieces(self) -> Iterator[np.ndarray]:
-        """The product's bytes in order, a few rows (first axis) at a time;
-        the pages of the rows read are given back as it goes."""
+    def pieces(
+        self, out: Callable[[int], np.ndarray] | None = None
+    ) -> Iterator[np.ndarray]:
+        """The product's bytes in order, a few rows (first axis) at a time,
+        each computed into `out(nbytes)` (a uint8 buffer) when given; the
+        pages of the rows read are given back as it goes."""
         rows = self.shape[0] if self.shape else 1
         row_bytes = max(self.base.nbytes // max(rows, 1), 1)
         step = max(self.PIECE_BYTES // row_bytes, 1)
         for start in range(0, rows, step):
             stop = min(start + step, rows)
-            yield self._product(start, stop)
+            into = None if out is None else out((stop - start) * row_bytes)
+            yield self._product(start, stop, into)
             self.base[start * row_bytes : stop * row_bytes].release()  # (written)
 
-    def _product(self, start: int, stop: int) -> np.ndarray:
+    def _product(self, start: int, stop: int, into=None) -> np.ndarray:
         base = np.frombuffer(self.base, self.dtype).reshape(self.shape or (1,))
         factor = self.factor
         if factor.ndim == len(self.shape) and factor.shape[0] != 1:
             factor = factor[start:stop]
         rows = base[start:stop]
-        out = np.empty(rows.shape, self.dtype)  # (the product in the factor's
-        return np.multiply(rows, factor, out=out, casting="unsafe")  # precision)
+        if into is None:
+            out = np.empty(rows.shape, self.dtype)
+        else:
+            out = into.view(self.dtype).reshape(rows.shape)
+        # (the product in the factor's precision)
+        return np.multiply(rows, factor, out=out, casting="unsafe")
 
 
 def _narrowed(factor: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -302,7 +314,7 @@ class _SpillFile:
         fd = self.file.fileno()
         write_at(fd, np.ascontiguousarray(array), offset)
         self.end = offset + array.nbytes
-        mapped = MappedFile(fd, array.nbytes, "a spilled weight", offset)
+        mapped = MappedFile(fd, array.nbytes, "a spilled weight", offset, True)
         return mapped.region(0, array.nbytes)
 
 

@@ -18,6 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 from graph_opt import api, weights
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dense import from_numpy, to_numpy
+from graph_opt.formats import direct_write
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.onnx import external_write as onnx_external_write
 from graph_opt.formats.onnx.exporter import save_model
@@ -151,6 +152,26 @@ def test_fold_bn_scales_a_mapped_weight_when_written(tmp_path):
     assert (tmp_path / "folded.bin").exists()
     np.testing.assert_allclose(run(out), expected, rtol=1e-4, atol=1e-4)
     assert resident_bytes() <= weights.RESIDENT_BUDGET + UNTOUCHED
+
+
+def test_folded_weights_written_direct_are_the_bytes_written_before(
+    tmp_path, monkeypatch
+):
+    """The scaled weights go past the page cache (O_DIRECT); the data file
+    is byte for byte the one the page cache gives."""
+    path, expected = build(tmp_path, scale=True)
+    module = api.load(path)
+    api.run(module, "fold-bn")
+    for name in ("direct", "buffered"):
+        (tmp_path / name).mkdir()
+        api.save(module, tmp_path / name / "m.onnx", external_data=True)
+        monkeypatch.setattr(direct_write, "_reopened_direct", lambda fd: None)
+    direct, buffered = (tmp_path / n / "m.onnx.data" for n in ("direct", "buffered"))
+    assert direct.stat().st_size > LAYERS * SIZE * SIZE * 4
+    assert direct.read_bytes() == buffered.read_bytes()
+    np.testing.assert_allclose(
+        run(tmp_path / "direct" / "m.onnx"), expected, rtol=1e-4, atol=1e-4
+    )
 
 
 def test_the_mapping_outlives_the_removed_file(tmp_path, model):
