@@ -23,6 +23,7 @@ import errno
 import mmap
 import os
 import stat
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -45,14 +46,24 @@ MIN_DIRECT_BYTES = 1 << 20
 class DirectWriter:
     """Writes weights into the regular file open as `fd` (see the module
     docstring); a context manager whose end closes its own descriptor (`fd`
-    stays open)."""
+    stays open).
+
+    Two staging buffers take turns: while a thread writes one's whole
+    blocks, the next piece is read and scaled into the other, so the disk
+    and the product overlap."""
 
     def __init__(self, fd: int):
         self.fd = fd
         self.direct = _reopened_direct(fd)
-        self.staging = _aligned(STAGING_BYTES) if self.direct is not None else None
-        self.pending = 0  # bytes at the staging buffer's front not yet written
-        self.position = 0  # where staging[0] goes in the file
+        self.buffers: list[np.ndarray] = []
+        self.thread: ThreadPoolExecutor | None = None
+        if self.direct is not None:
+            self.buffers = [_aligned(STAGING_BYTES), _aligned(STAGING_BYTES)]
+            self.thread = ThreadPoolExecutor(1, "graph-opt-direct-write")
+        self.turn = 0  # the buffer being filled
+        self.pending = 0  # bytes at its front not yet written
+        self.position = 0  # where its first byte goes in the file
+        self.writing: Future | None = None  # the other buffer's write
 
     def __enter__(self) -> DirectWriter:
         return self
@@ -61,6 +72,9 @@ class DirectWriter:
         self.close()
 
     def close(self) -> None:
+        if self.thread is not None:
+            self.thread.shutdown()
+            self.thread = None
         if self.direct is not None:
             os.close(self.direct)
             self.direct = None
@@ -84,39 +98,56 @@ class DirectWriter:
                 view = np.frombuffer(piece, np.uint8)
                 self._room(view.nbytes)[:] = view
                 self._commit(view.nbytes)
-        tail = self.staging[: self.pending]
+        self._wait()
+        tail = self.buffers[self.turn][: self.pending]
         write_at(self.fd, tail, self.position)  # (a partial block)
 
     def _room(self, nbytes: int) -> np.ndarray:
-        """The `nbytes` after the pending ones in the staging buffer, to fill
-        and then `_commit`."""
+        """The `nbytes` after the pending ones in the buffer being filled,
+        to fill and then `_commit`."""
         needed = self.pending + nbytes
-        if needed > self.staging.nbytes:
+        staging = self.buffers[self.turn]
+        if needed > staging.nbytes:
             grown = _aligned(-needed % BLOCK + needed)
-            grown[: self.pending] = self.staging[: self.pending]
-            self.staging = grown
-        return self.staging[self.pending : needed]
+            grown[: self.pending] = staging[: self.pending]
+            self.buffers[self.turn] = staging = grown
+        return staging[self.pending : needed]
 
     def _commit(self, nbytes: int) -> None:
-        """Write the whole blocks of what the staging buffer holds; the
-        rest moves to its front."""
+        """Hand the whole blocks of the buffer being filled to the thread;
+        the rest moves to the front of the other buffer, filled next."""
         self.pending += nbytes
         whole = self.pending - self.pending % BLOCK
         if not whole:
             return
-        blocks = self.staging[:whole]
+        full, rest = self.buffers[self.turn], self.pending - whole
+        self._wait()  # (the other buffer is free once its write is done)
+        self.writing = self.thread.submit(self._write, full[:whole], self.position)
+        self.turn = 1 - self.turn
+        if self.buffers[self.turn].nbytes < full.nbytes:
+            self.buffers[self.turn] = _aligned(full.nbytes)
+        self.buffers[self.turn][:rest] = full[whole : self.pending]
+        self.position += whole
+        self.pending = rest
+
+    def _write(self, blocks: np.ndarray, position: int) -> None:
+        """(On the thread.) Write whole blocks, direct unless refused."""
         if self.direct is not None:
             try:
-                write_at(self.direct, blocks, self.position)
+                write_at(self.direct, blocks, position)
+                return
             except OSError as refused:
                 if refused.errno != errno.EINVAL:
                     raise
-                self.close()  # (accepted at open, refused at write)
-        if self.direct is None:
-            write_at(self.fd, blocks, self.position)
-        self.position += whole
-        self.pending -= whole
-        self.staging[: self.pending] = self.staging[whole : whole + self.pending]
+                os.close(self.direct)  # (accepted at open, refused at write)
+                self.direct = None
+        write_at(self.fd, blocks, position)
+
+    def _wait(self) -> None:
+        """Wait for the write in flight (raising its error)."""
+        writing, self.writing = self.writing, None
+        if writing is not None:
+            writing.result()
 
 
 def computed(data) -> bool:
