@@ -17,7 +17,9 @@ weight read, scaled, written) with plain numpy. The tools run in turn, each
 run starting one tool later: writing new data costs more in memory the guest
 gave back to its host (this VM), so no tool always follows the same one.
 `--idle N` sleeps N seconds before each run, whichever the tool: the case of
-a tool started on an idle machine, where that cost is highest.
+a tool started on an idle machine, where that cost is highest. graph-opt is
+byte-compiled first, as an installed package is (where PYTHONDONTWRITEBYTECODE
+is set, a checkout would otherwise compile its modules in every run).
 
 Usage: python bench/big_models.py [--layers 40] [--size 4096] [--runs 3]
        [--idle 0] [--tools graph-opt,onnxscript] [--resnet] [--dir /tmp]
@@ -27,6 +29,8 @@ Needs onnxscript (pip install onnxscript) for its row.
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import os
 import re
 import shutil
@@ -283,6 +287,8 @@ def main() -> None:
     parser.add_argument("--no-big", action="store_true")
     parser.add_argument("--dir", default=None, help="where the temporary models go")
     args = parser.parse_args()
+    (package,) = importlib.util.find_spec("graph_opt").submodule_search_locations
+    compileall.compile_dir(package, quiet=1)
     directory = Path(tempfile.mkdtemp(prefix="big-models-", dir=args.dir))
     try:
         if not args.no_big:
