@@ -5,8 +5,9 @@ memory goes back to its host each such page is slow to get: after 15 s idle,
 2.5 GB written with `pwrite` took 12 s on the project's VM, with O_DIRECT
 1.4-2.0 s, and `copy_file_range` of a file 1.9-2.1 s. So the bytes a pass
 computed (a `ScaledWeight`, a spilled buffer, a decoded `HexWeight`) are
-written with O_DIRECT from one reused buffer, while a weight mapped from the
-model read is still copied file to file.
+written with O_DIRECT from two reused buffers, while a weight mapped from the
+model read is still copied file to file. A `ScaledWeight`'s rows are read
+into the buffer (`preadv`) and scaled there: no new memory, no page mapped.
 
 O_DIRECT wants the memory, the file offset and the length aligned to the
 device's logical block; `BLOCK`, a page, serves every block size up to it.

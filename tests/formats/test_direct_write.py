@@ -157,3 +157,19 @@ def test_a_file_system_refusing_o_direct_gets_the_same_bytes(tmp_path, monkeypat
     got = written(tmp_path / "out.bin", data, 0, fds)
     assert fds == [None]
     assert got == buffered(tmp_path / "buffered.bin", data, 0)
+
+
+def test_a_failed_direct_write_is_raised_not_hidden(tmp_path, monkeypatch):
+    """Only EINVAL (O_DIRECT refused) falls back; a full disk is an error."""
+    recorded = direct_write.write_at
+
+    def full(fd, data, offset):
+        if fd == getattr(full, "direct", None):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        recorded(fd, data, offset)
+
+    monkeypatch.setattr(direct_write, "write_at", full)
+    with open(tmp_path / "out.bin", "wb") as out, DirectWriter(out.fileno()) as writer:
+        full.direct = writer.direct
+        with pytest.raises(OSError, match="No space"):
+            writer.write(scaled_by_column(tmp_path), 0)
