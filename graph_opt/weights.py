@@ -213,10 +213,9 @@ class ScaledWeight:
     def _product(self, start: int, stop: int) -> np.ndarray:
         base = np.frombuffer(self.base, self.dtype).reshape(self.shape or (1,))
         rows = base[start:stop]
-        out = np.empty(rows.shape, self.dtype)  # (the product in the factor's
-        return np.multiply(  # precision)
-            rows, self._factor_rows(start, stop), out=out, casting="unsafe"
-        )
+        out = np.empty(rows.shape, self.dtype)
+        factor = self._factor_rows(start, stop)  # (the product in its precision)
+        return np.multiply(rows, factor, out=out, casting="unsafe")
 
     def _scaled_in_place(
         self, start: int, stop: int, into: np.ndarray, offset: int
