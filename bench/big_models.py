@@ -16,21 +16,28 @@ A last row writes the 2.5 GB of new bytes fold-bn's output holds (each MatMul
 weight read, scaled, written) with plain numpy. The tools run in turn, each
 run starting one tool later: writing new data costs more in memory the guest
 gave back to its host (this VM), so no tool always follows the same one.
+`--idle N` sleeps N seconds before each run, whichever the tool: the case of
+a tool started on an idle machine, where that cost is highest. graph-opt is
+byte-compiled first, as an installed package is (where PYTHONDONTWRITEBYTECODE
+is set, a checkout would otherwise compile its modules in every run).
 
 Usage: python bench/big_models.py [--layers 40] [--size 4096] [--runs 3]
-       [--tools graph-opt,onnxscript] [--resnet] [--dir /tmp]
+       [--idle 0] [--tools graph-opt,onnxscript] [--resnet] [--dir /tmp]
 Needs onnxscript (pip install onnxscript) for its row.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import os
 import re
 import shutil
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -218,6 +225,8 @@ def io_only(model: Path, external: bool) -> dict:
 
 
 def measure(args, directory: Path, commands, check) -> list[tuple]:
+    if args.tools:
+        commands = {t: c for t, c in commands.items() if t in args.tools}
     times: dict[str, list[float]] = {t: [] for t in commands}
     peaks: dict[str, list[float]] = {t: [] for t in commands}
     ok: dict[str, str] = {}
@@ -226,6 +235,7 @@ def measure(args, directory: Path, commands, check) -> list[tuple]:
         for tool, command in tools[run % len(tools) :] + tools[: run % len(tools)]:
             out = directory / f"out-{re.sub('[^a-z.+-]', '_', tool)}.onnx"
             os.sync()  # (no tool pays for the writeback of files made before it)
+            time.sleep(args.idle)
             try:
                 seconds, peak, _ = run_measured(command(out))
             except ChildFailed as e:
@@ -264,14 +274,26 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=40)
     parser.add_argument("--size", type=int, default=4096)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--idle", type=float, default=0, help="seconds to sleep before each run"
+    )
+    parser.add_argument(
+        "--tools",
+        type=lambda text: text.split(","),
+        default=None,
+        help="the rows to run, comma separated (default: all)",
+    )
     parser.add_argument("--resnet", action="store_true")
     parser.add_argument("--no-big", action="store_true")
     parser.add_argument("--dir", default=None, help="where the temporary models go")
     args = parser.parse_args()
+    (package,) = importlib.util.find_spec("graph_opt").submodule_search_locations
+    compileall.compile_dir(package, quiet=1)
     directory = Path(tempfile.mkdtemp(prefix="big-models-", dir=args.dir))
     try:
         if not args.no_big:
             title = f"optimize to ONNX, {args.layers} layers of {args.size}"
+            title += f", {args.idle:g} s idle before each run" * bool(args.idle)
             print_table(title, big_model_rows(args, directory))
         if args.resnet:
             resnet_dir = directory / "resnet"

@@ -39,12 +39,13 @@ from __future__ import annotations
 
 import atexit
 import binascii
+import errno
 import mmap
 import os
 import tempfile
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -60,13 +61,17 @@ _open_mappings: weakref.WeakSet[MappedFile] = weakref.WeakSet()
 
 class MappedFile:
     """`size` bytes from `offset` (a multiple of the page size) of a regular
-    file, mapped read-only; `fd` is a descriptor of its own."""
+    file, mapped read-only; `fd` is a descriptor of its own. `computed`: the
+    file holds bytes a pass computed (the spill file), not a model's."""
 
-    def __init__(self, fd: int, size: int, name: str, offset: int = 0):
+    def __init__(
+        self, fd: int, size: int, name: str, offset: int = 0, computed: bool = False
+    ):
         self.fd = os.dup(fd)
         self.size = size
         self.name = name
         self.offset = offset
+        self.computed = computed
         self.mapping: mmap.mmap | None = None
         self.bytes = np.empty(0, np.uint8)
         if size:
@@ -183,25 +188,61 @@ class ScaledWeight:
         """The product, whole (for passes that read it)."""
         return self._product(0, self.shape[0] if self.shape else 1)
 
-    def pieces(self) -> Iterator[np.ndarray]:
+    def pieces(
+        self, out: Callable[[int], np.ndarray] | None = None
+    ) -> Iterator[np.ndarray]:
         """The product's bytes in order, a few rows (first axis) at a time;
-        the pages of the rows read are given back as it goes."""
+        the pages of the rows read are given back as it goes. With `out`,
+        each piece's rows are read from the file (`os.preadv`) into
+        `out(nbytes)`, a uint8 buffer the caller reuses, and scaled there:
+        no page is mapped in and no memory is new."""
         rows = self.shape[0] if self.shape else 1
         row_bytes = max(self.base.nbytes // max(rows, 1), 1)
         step = max(self.PIECE_BYTES // row_bytes, 1)
+        first = self.base.file_offset() if out is not None else 0
         for start in range(0, rows, step):
             stop = min(start + step, rows)
+            if out is not None:
+                into = out((stop - start) * row_bytes)
+                offset = first + start * row_bytes
+                yield self._scaled_in_place(start, stop, into, offset)
+                continue
             yield self._product(start, stop)
             self.base[start * row_bytes : stop * row_bytes].release()  # (written)
 
     def _product(self, start: int, stop: int) -> np.ndarray:
         base = np.frombuffer(self.base, self.dtype).reshape(self.shape or (1,))
+        rows = base[start:stop]
+        out = np.empty(rows.shape, self.dtype)
+        factor = self._factor_rows(start, stop)  # (the product in its precision)
+        return np.multiply(rows, factor, out=out, casting="unsafe")
+
+    def _scaled_in_place(
+        self, start: int, stop: int, into: np.ndarray, offset: int
+    ) -> np.ndarray:
+        """Rows [start, stop), at `offset` of the file, read into `into` and
+        scaled there."""
+        read_at(self.base.source.fd, into, offset)
+        rows = into.view(self.dtype).reshape((stop - start, *self.shape[1:]))
+        factor = self._factor_rows(start, stop)
+        return np.multiply(rows, factor, out=rows, casting="unsafe")
+
+    def _factor_rows(self, start: int, stop: int) -> np.ndarray:
+        """The factor for rows [start, stop)."""
         factor = self.factor
         if factor.ndim == len(self.shape) and factor.shape[0] != 1:
-            factor = factor[start:stop]
-        rows = base[start:stop]
-        out = np.empty(rows.shape, self.dtype)  # (the product in the factor's
-        return np.multiply(rows, factor, out=out, casting="unsafe")  # precision)
+            return factor[start:stop]
+        return factor
+
+
+def read_at(fd: int, buffer: np.ndarray, offset: int) -> None:
+    """Fill `buffer` with the bytes at `offset` of the file `fd`."""
+    view = memoryview(buffer).cast("B")
+    while view:
+        done = os.preadv(fd, [view], offset)
+        if not done:
+            raise OSError(errno.EIO, "a mapped weight's file was cut short")
+        view, offset = view[done:], offset + done
 
 
 def _narrowed(factor: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -302,7 +343,7 @@ class _SpillFile:
         fd = self.file.fileno()
         write_at(fd, np.ascontiguousarray(array), offset)
         self.end = offset + array.nbytes
-        mapped = MappedFile(fd, array.nbytes, "a spilled weight", offset)
+        mapped = MappedFile(fd, array.nbytes, "a spilled weight", offset, True)
         return mapped.region(0, array.nbytes)
 
 

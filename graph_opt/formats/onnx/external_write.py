@@ -6,7 +6,9 @@ it, as `onnx.save(..., save_as_external_data=True)` lays it out (`location`,
 `offset`, `length`; offsets aligned to `ALIGNMENT`); on request
 (`ExternalData`) any model is. A weight mapped from the model graph-opt read is
 copied file to file, never read into the process (`graph_opt.weights`); a
-weight held twice (two constants of one mapped region) is written once.
+weight a pass computed is written past the page cache
+(`graph_opt.formats.direct_write`); a weight held twice (two constants of one
+mapped region) is written once.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from dataclasses import dataclass
 import onnx
 from onnx import TensorProto
 
+from graph_opt.formats.direct_write import DirectWriter
 from graph_opt.formats.errors import FrontendError
 from graph_opt.output_files import writing_output_file
-from graph_opt.weights import WeightBytes, copy_weight
+from graph_opt.weights import WeightBytes
 
 PROTOBUF_LIMIT = (1 << 31) - 1
 """The largest message protobuf parses."""
@@ -76,18 +79,19 @@ def write_external_data(
     with writing_output_file(os.path.join(directory, location)) as data_file:
         data_file.flush()
         fd, end = data_file.fileno(), 0
-        for tensor in model.graph.initializer:
-            raw = deferred.get(tensor.name)
-            if raw is None or len(raw) < options.min_bytes:
-                continue
-            key = raw if type(raw) is WeightBytes else id(raw)
-            if key not in written:
-                offset = -end % ALIGNMENT + end
-                copy_weight(raw, fd, offset)
-                end = offset + len(raw)
-                written[key] = (offset, len(raw))
-            _point_at(tensor, location, *written[key])
-            del deferred[tensor.name]
+        with DirectWriter(fd) as writer:
+            for tensor in model.graph.initializer:
+                raw = deferred.get(tensor.name)
+                if raw is None or len(raw) < options.min_bytes:
+                    continue
+                key = raw if type(raw) is WeightBytes else id(raw)
+                if key not in written:
+                    offset = -end % ALIGNMENT + end
+                    writer.write(raw, offset)
+                    end = offset + len(raw)
+                    written[key] = (offset, len(raw))
+                _point_at(tensor, location, *written[key])
+                del deferred[tensor.name]
         os.ftruncate(fd, end)
 
 

@@ -32,9 +32,10 @@ class FoldBatchNormPass(ModulePass):
     s = gamma / sqrt(var + eps) per output channel, computed in float64. Folds
     through bias-adds, identities and channel-preserving reshapes, folds
     decomposed x * s + t chains, and a batch norm into an unpadded conv after it.
-    A matmul's or gemm's weight mapped from the model file stays a formula
-    (W times s), computed piece by piece when read or written; a conv's is
-    computed at once (spilled to a file when large).
+    A matmul's, gemm's, conv's or conv_transpose's weight mapped from the
+    model file stays a formula (W times s along its output channels),
+    computed piece by piece when read or written (the same bits as computed
+    at once); a fake-quantized conv filter is computed at once.
     Weights shared with other ops are copied, never changed; a linear op whose
     result has other users is left alone. With `explain`, every batch norm that
     stays is reported on stderr with the reason.

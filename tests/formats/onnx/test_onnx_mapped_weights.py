@@ -18,6 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 from graph_opt import api, weights
 from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.dense import from_numpy, to_numpy
+from graph_opt.formats import direct_write
 from graph_opt.formats.errors import FrontendError
 from graph_opt.formats.onnx import external_write as onnx_external_write
 from graph_opt.formats.onnx.exporter import save_model
@@ -151,6 +152,26 @@ def test_fold_bn_scales_a_mapped_weight_when_written(tmp_path):
     assert (tmp_path / "folded.bin").exists()
     np.testing.assert_allclose(run(out), expected, rtol=1e-4, atol=1e-4)
     assert resident_bytes() <= weights.RESIDENT_BUDGET + UNTOUCHED
+
+
+def test_folded_weights_written_direct_are_the_bytes_written_before(
+    tmp_path, monkeypatch
+):
+    """The scaled weights go past the page cache (O_DIRECT); the data file
+    is byte for byte the one the page cache gives."""
+    path, expected = build(tmp_path, scale=True)
+    module = api.load(path)
+    api.run(module, "fold-bn")
+    for name in ("direct", "buffered"):
+        (tmp_path / name).mkdir()
+        api.save(module, tmp_path / name / "m.onnx", external_data=True)
+        monkeypatch.setattr(direct_write, "_reopened_direct", lambda fd: None)
+    direct, buffered = (tmp_path / n / "m.onnx.data" for n in ("direct", "buffered"))
+    assert direct.stat().st_size > LAYERS * SIZE * SIZE * 4
+    assert direct.read_bytes() == buffered.read_bytes()
+    np.testing.assert_allclose(
+        run(tmp_path / "direct" / "m.onnx"), expected, rtol=1e-4, atol=1e-4
+    )
 
 
 def test_the_mapping_outlives_the_removed_file(tmp_path, model):
@@ -342,3 +363,91 @@ def test_fold_bn_scales_a_mapped_gemm_weight_lazily(tmp_path, trans_b):
     out = tmp_path / "folded.onnx"
     api.save(lazy, out, external_data="folded.bin")
     np.testing.assert_allclose(run(out), run(path), rtol=1e-4, atol=1e-4)
+
+
+def conv_model(directory: Path, op_type: str) -> Path:
+    """x -> Conv or ConvTranspose (group 2; a 4.5 MiB filter, a bias) ->
+    BatchNormalization -> Relu, its weights in external data."""
+    rng = np.random.default_rng(3)
+    channels, filters = 512, 256
+    shape = (filters, channels, 3, 3) if op_type == "Conv" else (channels, 128, 3, 3)
+    group = 1 if op_type == "Conv" else 2
+    inits = [
+        numpy_helper.from_array(rng.standard_normal(shape, np.float32) / 48, "w"),
+        numpy_helper.from_array(rng.standard_normal(filters, np.float32), "b"),
+        numpy_helper.from_array(rng.uniform(0.5, 1.5, filters).astype(np.float32), "g"),
+        numpy_helper.from_array(rng.standard_normal(filters, np.float32), "beta"),
+        numpy_helper.from_array(rng.standard_normal(filters, np.float32), "mean"),
+        numpy_helper.from_array(rng.uniform(0.5, 2, filters).astype(np.float32), "var"),
+    ]
+    nodes = [
+        helper.make_node(op_type, ["x", "w", "b"], ["c"], pads=[1] * 4, group=group),
+        helper.make_node(
+            "BatchNormalization", ["c", "g", "beta", "mean", "var"], ["n"]
+        ),
+        helper.make_node("Relu", ["n"], ["y"]),
+    ]
+    io = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, 8, 8]),
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+    ]
+    graph = helper.make_graph(nodes, "g", io[:1], io[1:], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    path = directory / f"{op_type}.onnx"
+    onnx.save(model, path, save_as_external_data=True, location=f"{op_type}.bin")
+    return path
+
+
+@pytest.mark.parametrize("op_type", ["Conv", "ConvTranspose"])
+def test_optimize_scales_a_mapped_conv_filter_only_when_writing_it(
+    tmp_path, monkeypatch, op_type
+):
+    """A conv's filter, like a matmul's weight, stays mapped through fold-bn
+    (a ScaledWeight along its output channels): no page read before export,
+    and the export computes it piece by piece."""
+    gc.collect()
+    path = conv_model(tmp_path, op_type)
+    computed = []
+    values = ScaledWeight.values
+    monkeypatch.setattr(
+        ScaledWeight, "values", lambda self: computed.append(self) or values(self)
+    )
+    module = api.load(path)
+    api.run(module, "optimize")
+    assert sum(type(d) is ScaledWeight for d in held(module)) == 1
+    assert resident_bytes() < UNTOUCHED
+    out = tmp_path / "folded.onnx"
+    api.save(module, out, external_data=True)
+    assert computed == []
+    assert resident_bytes() <= weights.RESIDENT_BUDGET + UNTOUCHED
+    x = np.random.default_rng(4).standard_normal((1, 512, 8, 8), np.float32)
+    got, expected = (
+        ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]).run(
+            None, {"x": x}
+        )[0]
+        for p in (out, path)
+    )
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("op_type", ["Conv", "ConvTranspose"])
+def test_a_lazily_scaled_conv_filter_holds_the_bits_of_the_eager_fold(
+    tmp_path, op_type
+):
+    path = conv_model(tmp_path, op_type)
+    lazy = api.load(path)
+    eager = api.load(onnx.load(path))  # (its weights read into the message)
+    for module in (lazy, eager):
+        api.run(module, "fold-bn")
+    (folded,) = [
+        op for op in constants(lazy) if type(op.value.data.data) is ScaledWeight
+    ]
+    (expected,) = [
+        op
+        for op in constants(eager)
+        if op.value.get_shape() == folded.value.get_shape()
+    ]
+    np.testing.assert_array_equal(
+        to_numpy(folded.value).view(np.uint32), to_numpy(expected.value).view(np.uint32)
+    )

@@ -10,6 +10,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from graph_opt.dialects.nn.base import f32_attr, float_value, int_value
+from graph_opt.dialects.nn.constant import ConstantOp
 from graph_opt.dialects.nn.conv import ConvOp, ConvTransposeOp
 from graph_opt.dialects.nn.dense import scaled
 from graph_opt.dialects.nn.elementwise import AddOp
@@ -61,12 +62,14 @@ def output_channel_fold(op: Operation) -> OutputChannelFold | str:
 
 def _filter_and_bias(
     op: ConvOp | ConvTransposeOp,
-) -> tuple[SSAValue, np.ndarray, SSAValue | None, np.ndarray | None] | str:
-    """(filter, its array, bias or None, its array) of a conv-like op with constant weights."""
+) -> tuple[SSAValue, ConstantOp | np.ndarray, SSAValue | None, np.ndarray | None] | str:
+    """(filter, its constant (values not read) or the array a fake
+    quantization reads, bias or None, its array) of a conv-like op with
+    constant weights."""
     operands = op.operands  # [input, filter, bias?]: cheaper than the accessors
     filter_value = operands[1]
     bias_value = operands[2] if len(operands) == 3 else None
-    weights = float_constant(filter_value, f"the {op.name} filter")
+    weights = float_constant_op(filter_value, f"the {op.name} filter")
     if isinstance(weights, str):
         quantized = _quantized_weights(filter_value)
         if quantized is None:
@@ -83,14 +86,19 @@ def _filter_and_bias(
 def _conv_like(
     op: ConvOp | ConvTransposeOp,
     out_shape: tuple[int, ...],
-    factor: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    factor: Callable[[tuple[int, ...], np.ndarray], np.ndarray],
 ) -> OutputChannelFold | str:
-    """Fold into a conv-like op; `factor(filter, vector)` spreads a per-output-channel
-    vector over the filter's entries."""
+    """Fold into a conv-like op; `factor(filter shape, vector)` spreads a
+    per-output-channel vector over the filter's entries. A constant filter
+    is scaled lazily (`dense.scaled`: a mapped one stays W times s, computed
+    when read or written), a fake-quantized one at once."""
     found = _filter_and_bias(op)
     if isinstance(found, str):
         return found
     filter_value, weights, bias_value, bias = found
+    shape = (
+        weights.shape if isinstance(weights, np.ndarray) else weights.value.get_shape()
+    )
     axis = channel_axis(op.layout, len(out_shape))
     channels = out_shape[axis]
     if channels == DYN:
@@ -103,7 +111,7 @@ def _conv_like(
     def refuses(affine: ChannelAffine) -> str | None:
         if quantizer is None:
             return None
-        filter_axis = _output_channel_axis(factor(weights, np.arange(channels)))
+        filter_axis = _output_channel_axis(factor(shape, np.arange(channels)))
         if filter_axis is None:
             return "the filter's output channels do not lie on one axis"
         ranges = requantized_ranges(
@@ -136,9 +144,9 @@ def _conv_like(
             replaces=bias_value is not None,
             freed=freed,
         )
-        if quantizer is None:
+        if isinstance(weights, ConstantOp):
             new_filter = folded_weight(
-                weights * factor(weights, affine.scale),
+                scaled(weights.value, factor(shape, affine.scale)),
                 filter_value,
                 "bn_folded",
                 op,
@@ -148,7 +156,7 @@ def _conv_like(
             filter_axis, ranges = requantized["ranges"]
             new_filter = requantized_weight(
                 quantizer, ranges, filter_axis,
-                weights * factor(weights, affine.scale), filter_value, op, rewriter,
+                weights * factor(shape, affine.scale), filter_value, op, rewriter,
             )  # fmt: skip
         if new_filter is not filter_value or new_bias is not bias_value:
             op.operands = [op.operands[0], new_filter, new_bias]
@@ -241,9 +249,9 @@ def _fake_quantized_reason(value: SSAValue, op: Operation) -> str | None:
 def _conv(op: ConvOp, out_shape: tuple[int, ...]) -> OutputChannelFold | str:
     """OIHW filters have output channels on axis 0, HWIO ones on the last axis."""
 
-    def factor(weights: np.ndarray, vector: np.ndarray) -> np.ndarray:
-        filter_axis = 0 if op.layout == CHANNELS_FIRST else weights.ndim - 1
-        return along(vector, filter_axis, weights.ndim)
+    def factor(shape: tuple[int, ...], vector: np.ndarray) -> np.ndarray:
+        filter_axis = 0 if op.layout == CHANNELS_FIRST else len(shape) - 1
+        return along(vector, filter_axis, len(shape))
 
     return _conv_like(op, out_shape, factor)
 
@@ -254,13 +262,13 @@ def _conv_transpose(
     """IOHW (HWOI) filter entry [i, j] feeds output channel (i's group) * C_out/group + j."""
     group = int_value(op.properties, "group", 1)
 
-    def factor(weights: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    def factor(shape: tuple[int, ...], vector: np.ndarray) -> np.ndarray:
         first = op.layout == CHANNELS_FIRST
-        in_channels = weights.shape[0 if first else -1]
+        in_channels = shape[0 if first else -1]
         per_entry = np.repeat(vector.reshape(group, -1), in_channels // group, 0)
         if first:
-            return per_entry.reshape(per_entry.shape + (1,) * (weights.ndim - 2))
-        return per_entry.T.reshape((1,) * (weights.ndim - 2) + per_entry.T.shape)
+            return per_entry.reshape(per_entry.shape + (1,) * (len(shape) - 2))
+        return per_entry.T.reshape((1,) * (len(shape) - 2) + per_entry.T.shape)
 
     return _conv_like(op, out_shape, factor)
 
