@@ -134,7 +134,7 @@ class ExportBuilder:
         attrs: Sequence[AttributeProto] | Mapping[str, object] = (),
         domain: str = "",
     ) -> onnx.NodeProto:
-        if attrs and isinstance(attrs, Mapping):
+        if attrs and type(attrs) is not list and isinstance(attrs, Mapping):
             attrs = self.attrs(**attrs)
         names = self.names
         out_names = [o if type(o) is str else names[o] for o in outputs]
@@ -235,20 +235,24 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
     """Emit one op (region ops export their regions through this too)."""
     if op in builder.absorbed:
         return
-    if type(op) is ConstantOp and op.output.first_use is None:
-        return  # nothing reads it: no initializer (onnxruntime would drop it, noisily)
-    builder.name_results(op)
-    if type(op) is ConstantOp:
-        if is_large_splat(op.value):
+    if type(op) is ConstantOp:  # (its fields read directly: IRDL's accessors cost)
+        (output,) = op.results
+        if output.first_use is None:
+            return  # nothing reads it: no initializer (onnxruntime would drop it, noisily)
+        builder.name_results(op)
+        value = op.properties["value"]
+        if is_large_splat(value):
             export_large_splat(builder, op)
             return
         tensor_from_dense(
-            builder.names[op.output],
-            op.value,
+            builder.names[output],
+            value,
             builder.initializers.add(),
             builder.deferred_weights,
         )
-    elif type(op) is OpaqueOp:
+        return
+    builder.name_results(op)
+    if type(op) is OpaqueOp:
         if not is_tensorflow_effect(op):  # no ONNX form: dropped, said by export_module
             export_opaque(builder, op)
     elif (export := exporter_of(type(op))) is not None:
@@ -260,13 +264,13 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
 
 def is_large_splat(value: Attribute) -> bool:
     """A splat kept as one element whose expansion would pass the tensor limit."""
-    from graph_opt.interpreter.limits import max_tensor_bytes
-
     if not isinstance(value, DenseIntOrFPElementsAttr):
         return False
     size = len(value.data.data)
     if size != value.get_element_type().compile_time_size:
         return False  # more than one element: not kept as a splat
+    from graph_opt.interpreter.limits import max_tensor_bytes
+
     count = math.prod(value.get_shape())
     return count > 1 and size * count > max_tensor_bytes()
 

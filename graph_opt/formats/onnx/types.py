@@ -122,6 +122,7 @@ def onnx_dtype_of(element: Attribute) -> int:
 
 
 @cache
+@cache
 def _numpy_dtype(onnx_dtype: int) -> np.dtype:
     return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_dtype))
 
