@@ -79,6 +79,8 @@ class ImportBuilder:
         """Ops whose result types their own rule gave, with the operands it saw."""
         self.initializer_ops = 0
         """How many ops the initializers made (the block's first ops)."""
+        self.subgraphs = True
+        """Whether a node of the graph may have subgraphs."""
 
     def create(
         self,
@@ -448,19 +450,28 @@ def _has_subgraphs(node: onnx.NodeProto) -> bool:
     return bool(attributes) and any(a.type in _SUBGRAPH_TYPES for a in attributes)
 
 
+def _any_subgraphs(nodes: Sequence[onnx.NodeProto]) -> bool:
+    """Whether a node has a subgraph (one look at each node's attributes, for
+    the walks over the nodes to skip theirs)."""
+    return any(a.type in _SUBGRAPH_TYPES for node in nodes for a in node.attribute)
+
+
 _SUBGRAPH_TYPES = {AttributeProto.GRAPH, AttributeProto.GRAPHS}
 
 
-def topological_order(graph: onnx.GraphProto) -> Sequence[onnx.NodeProto]:
+def topological_order(
+    graph: onnx.GraphProto, subgraphs: bool = True
+) -> Sequence[onnx.NodeProto]:
     """Nodes in an order where producers come first (ONNX requires it, some
-    exporters forget): `graph.node` itself when they already are."""
+    exporters forget): `graph.node` itself when they already are. Without
+    `subgraphs` (no node has one), nodes' subgraphs are not looked for."""
     nodes = graph.node
     available = {i.name for i in graph.input} | {t.name for t in graph.initializer}
     available.update(t.values.name for t in graph.sparse_initializer)
     available.add("")  # an absent optional input
     for n in nodes:
         if not available.issuperset(n.input) or (
-            _has_subgraphs(n) and not available.issuperset(_node_uses(n))
+            subgraphs and _has_subgraphs(n) and not available.issuperset(_node_uses(n))
         ):
             break
         available.update(n.output)
@@ -604,7 +615,8 @@ def _import_model(
     graph = model.graph
     opsets = {o.domain or "": o.version for o in model.opset_import}
     opset = opsets.get("", opsets.get("ai.onnx", 1))
-    nodes = topological_order(graph)
+    subgraphs = _any_subgraphs(graph.node)
+    nodes = topological_order(graph, subgraphs)
     value_types = ValueTypes(model)
     if validate:
         value_types.inferred = validated_value_types(model, nodes, mapped)
@@ -623,6 +635,7 @@ def _import_model(
     for i, arg in zip(graph_inputs, block.args):
         set_name_hint(arg, i.name)
     builder = ImportBuilder(block, value_types, opset)
+    builder.subgraphs = subgraphs
     for tensor in graph.initializer:
         name = tensor.name
         _bind_one(_initializer_op(builder, tensor, mapped.get(name)), name, values)
@@ -674,7 +687,7 @@ def _import_node(
         inputs = [values[name] if name else None for name in node.input]
         outer = (
             [values[name] for name in outer_names(node.attribute)]
-            if _has_subgraphs(node)
+            if builder.subgraphs and _has_subgraphs(node)
             else None
         )
     except KeyError as e:
