@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO
 
 import numpy as np
@@ -312,13 +312,16 @@ def export_module(
     recorded there by name instead of copied into the model, for
     `onnx_stream.write_model` (`save_model` does both)."""
     with collector_paused():
-        if has_integer_ops(module):
+        ops = list(_ops(module))  # walked once for the three looks below
+        if has_integer_ops(ops):
             module = qdq_copy(module)
-        if has_channels_last_ops(module):
+            ops = list(_ops(module))
+        if has_channels_last_ops(ops):
             module = channels_first_copy(module)
             fold_weight_transposes(module)
+            ops = list(_ops(module))
         model = _export_module(module, function, contrib_ops, deferred_weights)
-    effects = [op for op in _ops(module) if is_tensorflow_effect(op)]
+    effects = [op for op in ops if is_tensorflow_effect(op)]
     if effects:
         kinds = sorted({op.op_type.data for op in effects})  # type: ignore[attr-defined]
         warn(
@@ -345,11 +348,11 @@ def _string_typed(op: Operation) -> bool:
     )
 
 
-def has_channels_last_ops(module: ModuleOp) -> bool:
+def has_channels_last_ops(ops: Iterable[Operation]) -> bool:
     return any(
         "data_layout" in op.properties
         and getattr(op.properties["data_layout"], "data", None) != CHANNELS_FIRST
-        for op in _ops(module)
+        for op in ops
     )
 
 

@@ -19,6 +19,8 @@ about 2^-22 of a step from a rounding tie, and at exact ties."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
@@ -52,7 +54,6 @@ from graph_opt.quantization.tensor_quantization import (
     quantization_of_dict,
     recorded_quantization,
 )
-from graph_opt.rewriting.op_dispatch import walk_ops
 
 INTEGER_OPS = (QConvOp, QMatMulOp, RescaleOp, QAvgPoolOp)
 SAME_SCALE_OPS = (
@@ -62,10 +63,9 @@ SAME_SCALE_OPS = (
 CONV_PROPS = ("strides", "pads", "dilations", "group", "auto_pad", "data_layout")
 
 
-def has_integer_ops(module: ModuleOp) -> bool:
+def has_integer_ops(ops: Iterable[Operation]) -> bool:
     # per op class, not per op: isinstance against ABCs costs ~1 us
-    walked = walk_ops(module.body, reverse=False, region_first=False)
-    return any(issubclass(kind, INTEGER_OPS) for kind in {type(op) for op in walked})
+    return any(issubclass(kind, INTEGER_OPS) for kind in {type(op) for op in ops})
 
 
 def qdq_copy(module: ModuleOp) -> ModuleOp:
