@@ -7,7 +7,8 @@ public setters cost too much or do not exist.
   an ONNX import. Importers and rewrites build ops whose parts are already in
   final form, so `new_op` sets the same fields directly. It relies on the
   layout of xDSL 0.74's `Operation` (tests/dialects/test_new_op.py compares the
-  two).
+  two). Given a block, it appends the op there as `Block.add_op` would, without
+  its checks (a new op has no parent and no regions).
 - `set_name_hint_unchecked` and `set_value_type` write an SSA value's name hint
   (without the setter's regular expressions) and its type (which has no setter).
 - `operand_values` and `successor_count` read an op's operands and successors
@@ -24,7 +25,7 @@ from itertools import repeat
 from typing import TypeVar
 
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
-from xdsl.ir import Attribute, Operation, OpResult, SSAValue, SSAValues
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue, SSAValues
 from xdsl.ir.core import Use
 from xdsl.irdl import IRDLOperation, OptionalDef
 
@@ -37,29 +38,52 @@ def new_op(
     result_types: Sequence[Attribute],
     properties: Mapping[str, Attribute],
     location: Attribute,
+    block: Block | None = None,
 ) -> OpT:
     """`cls.create(operands=..., result_types=..., properties=..., location=...)`
-    for operands that are SSA values and an op without regions or successors."""
+    for operands that are SSA values and an op without regions or successors;
+    appended to `block` if given."""
     op = cls.__new__(cls)
-    uses = tuple(map(Use, repeat(op), range(len(operands))))
-    for value, use in zip(operands, uses):  # value.add_use(use), inlined
-        first = value.first_use
-        if first is not None:
-            use._next_use = first
-            first._prev_use = use
-        value.first_use = use
-    op._operands = SSAValues(operands)
-    op._operand_uses = uses
-    op.results = SSAValues(map(OpResult, result_types, repeat(op), _INDICES))
+    if operands:
+        count = len(operands)
+        uses = (
+            (Use(op, 0),) if count == 1 else tuple(map(Use, repeat(op), range(count)))
+        )
+        for value, use in zip(operands, uses):  # value.add_use(use), inlined
+            first = value.first_use
+            if first is not None:
+                use._next_use = first
+                first._prev_use = use
+            value.first_use = use
+        op._operands = SSAValues(operands)
+        op._operand_uses = uses
+    else:  # (a constant: the common case, made cheaply)
+        op._operands = _NO_VALUES
+        op._operand_uses = ()
+    if len(result_types) == 1:
+        op.results = SSAValues((OpResult(result_types[0], op, 0),))
+    else:
+        op.results = SSAValues(map(OpResult, result_types, repeat(op), _INDICES))
     prop_defaults, attr_defaults = _defaults(cls)
     op.properties = (
         {**prop_defaults, **properties} if prop_defaults else dict(properties)
     )
     op.attributes = dict(attr_defaults) if attr_defaults else {}
     op.location = location
+    if block is not None:  # block.add_op(op), inlined
+        last = block._last_op
+        op.parent = block
+        if last is None:
+            block._first_op = op
+        else:
+            op._prev_op = last
+            last._next_op = op
+        block._last_op = op
     return op
 
 
+_NO_VALUES = SSAValues()
+"""The operands of an op without any (a tuple: shared)."""
 _INDICES = range(1 << 30)
 """Result indices (`map` stops at the shortest of its iterables)."""
 

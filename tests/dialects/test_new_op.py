@@ -86,3 +86,29 @@ def test_constant_holding():
     op = ConstantOp.holding(value)
     assert fields(op) == fields(ConstantOp(value))
     op.verify()
+
+
+def test_appended_as_add_op_appends():
+    x, y = values([3], [3])
+    expected, built = Block(), Block()
+    for block, make in ((expected, "add_op"), (built, "new_op")):
+        for operands in ([x, y], [x, x]):
+            if make == "add_op":
+                op = new_op(ew.AddOp, operands, [x.type], {}, UNKNOWN_LOC)
+                block.add_op(op)
+            else:
+                new_op(ew.AddOp, operands, [x.type], {}, UNKNOWN_LOC, block)
+    for a, b in zip(expected.ops, built.ops, strict=True):
+        assert fields(a) | {"parent": None, "neighbours": None} == fields(b) | {
+            "parent": None,
+            "neighbours": None,
+        }
+        assert b.parent is built
+    first, second = built.ops
+    assert (first.prev_op, first.next_op, second.prev_op, second.next_op) == (
+        None,
+        second,
+        first,
+        None,
+    )
+    assert (built.first_op, built.last_op) == (first, second)

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedSegments,
     IRDLOperation,
@@ -106,8 +106,10 @@ class NNOperation(IRDLOperation, ABC):
         operands: Sequence[SSAValue | Operation],
         properties: Mapping[str, Attribute] | None = None,
         result_types: Sequence[Attribute] | None = None,
+        block: Block | None = None,
     ):
-        """Build the op from a flat operand list, typed by its rule unless types are given."""
+        """Build the op from a flat operand list, typed by its rule unless types
+        are given; appended to `block` if given."""
         if not properties:
             props = {}
         elif None in properties.values():
@@ -120,13 +122,16 @@ class NNOperation(IRDLOperation, ABC):
             if result_types is None:
                 raise VerifyException(f"cannot infer the result types of {cls.name}")
         if _fits_flat(cls, len(flat), len(result_types)):
-            return new_op(cls, flat, result_types, props, UNKNOWN_LOC)
+            return new_op(cls, flat, result_types, props, UNKNOWN_LOC, block)
         op_def = cls.get_irdl_definition()
-        return cls.build(
+        op = cls.build(
             operands=_group(flat, [d for _, d in op_def.operands]),
             properties=props,
             result_types=_group(list(result_types), [d for _, d in op_def.results]),
         )
+        if block is not None:
+            block.add_op(op)
+        return op
 
     def verify_(self) -> None:
         self.verify_properties()

@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def, result_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -46,9 +46,12 @@ class ConstantOp(NNOperation):
         super().__init__(properties={"value": value}, result_types=[value.get_type()])
 
     @classmethod
-    def holding(cls, value: DenseIntOrFPElementsAttr) -> ConstantOp:
-        """`ConstantOp(value)` at a fraction of its cost, for large graphs."""
-        return new_op(cls, (), (value.type,), {"value": value}, UNKNOWN_LOC)
+    def holding(
+        cls, value: DenseIntOrFPElementsAttr, block: Block | None = None
+    ) -> ConstantOp:
+        """`ConstantOp(value)` at a fraction of its cost, for large graphs;
+        appended to `block` if given."""
+        return new_op(cls, (), (value.type,), {"value": value}, UNKNOWN_LOC, block)
 
     @staticmethod
     def from_array(

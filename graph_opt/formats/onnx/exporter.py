@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO
 
 import numpy as np
@@ -134,7 +134,7 @@ class ExportBuilder:
         attrs: Sequence[AttributeProto] | Mapping[str, object] = (),
         domain: str = "",
     ) -> onnx.NodeProto:
-        if attrs and isinstance(attrs, Mapping):
+        if attrs and type(attrs) is not list and isinstance(attrs, Mapping):
             attrs = self.attrs(**attrs)
         names = self.names
         out_names = [o if type(o) is str else names[o] for o in outputs]
@@ -235,20 +235,24 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
     """Emit one op (region ops export their regions through this too)."""
     if op in builder.absorbed:
         return
-    if type(op) is ConstantOp and op.output.first_use is None:
-        return  # nothing reads it: no initializer (onnxruntime would drop it, noisily)
-    builder.name_results(op)
-    if type(op) is ConstantOp:
-        if is_large_splat(op.value):
+    if type(op) is ConstantOp:  # (its fields read directly: IRDL's accessors cost)
+        (output,) = op.results
+        if output.first_use is None:
+            return  # nothing reads it: no initializer (onnxruntime would drop it, noisily)
+        builder.name_results(op)
+        value = op.properties["value"]
+        if is_large_splat(value):
             export_large_splat(builder, op)
             return
         tensor_from_dense(
-            builder.names[op.output],
-            op.value,
+            builder.names[output],
+            value,
             builder.initializers.add(),
             builder.deferred_weights,
         )
-    elif type(op) is OpaqueOp:
+        return
+    builder.name_results(op)
+    if type(op) is OpaqueOp:
         if not is_tensorflow_effect(op):  # no ONNX form: dropped, said by export_module
             export_opaque(builder, op)
     elif (export := exporter_of(type(op))) is not None:
@@ -260,13 +264,13 @@ def export_op(builder: ExportBuilder, op: Operation) -> None:
 
 def is_large_splat(value: Attribute) -> bool:
     """A splat kept as one element whose expansion would pass the tensor limit."""
-    from graph_opt.interpreter.limits import max_tensor_bytes
-
     if not isinstance(value, DenseIntOrFPElementsAttr):
         return False
     size = len(value.data.data)
     if size != value.get_element_type().compile_time_size:
         return False  # more than one element: not kept as a splat
+    from graph_opt.interpreter.limits import max_tensor_bytes
+
     count = math.prod(value.get_shape())
     return count > 1 and size * count > max_tensor_bytes()
 
@@ -308,13 +312,16 @@ def export_module(
     recorded there by name instead of copied into the model, for
     `onnx_stream.write_model` (`save_model` does both)."""
     with collector_paused():
-        if has_integer_ops(module):
+        ops = list(_ops(module))  # walked once for the three looks below
+        if has_integer_ops(ops):
             module = qdq_copy(module)
-        if has_channels_last_ops(module):
+            ops = list(_ops(module))
+        if has_channels_last_ops(ops):
             module = channels_first_copy(module)
             fold_weight_transposes(module)
+            ops = list(_ops(module))
         model = _export_module(module, function, contrib_ops, deferred_weights)
-    effects = [op for op in _ops(module) if is_tensorflow_effect(op)]
+    effects = [op for op in ops if is_tensorflow_effect(op)]
     if effects:
         kinds = sorted({op.op_type.data for op in effects})  # type: ignore[attr-defined]
         warn(
@@ -341,11 +348,11 @@ def _string_typed(op: Operation) -> bool:
     )
 
 
-def has_channels_last_ops(module: ModuleOp) -> bool:
+def has_channels_last_ops(ops: Iterable[Operation]) -> bool:
     return any(
         "data_layout" in op.properties
         and getattr(op.properties["data_layout"], "data", None) != CHANNELS_FIRST
-        for op in _ops(module)
+        for op in ops
     )
 
 

@@ -6,6 +6,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import islice
 
 import numpy as np
 import onnx
@@ -55,6 +56,7 @@ from graph_opt.heap import release_freed_heap
 from graph_opt.progress import chunked_progress
 from graph_opt.verification import SignatureVerifier, signature_verifiable
 from graph_opt.weights import WeightBytes
+from graph_opt.xdsl_compat.ir import operand_values
 
 OPSET_ATTR = "nn.onnx_opset_import"
 IR_VERSION_ATTR = "nn.onnx_ir_version"
@@ -75,7 +77,10 @@ class ImportBuilder:
         self.node: onnx.NodeProto | None = None
         self.typed_by_rule: dict[Operation, tuple[SSAValue, ...]] = {}
         """Ops whose result types their own rule gave, with the operands it saw."""
-        self.valid_by_construction: set[Operation] = set()
+        self.initializer_ops = 0
+        """How many ops the initializers made (the block's first ops)."""
+        self.subgraphs = True
+        """Whether a node of the graph may have subgraphs."""
 
     def create(
         self,
@@ -91,13 +96,12 @@ class ImportBuilder:
             raise FrontendError(
                 f"node '{self.node_label()}' ({self.node.op_type}): {e}"
             ) from e
-        by_rule = types is not None
         if types is None:
             types = [self.output_type(name, operands) for name in self.node.output]
-        op = op_class.create_inferred(flat, props, types)
-        if by_rule:
-            self.typed_by_rule[op] = tuple(flat)
-        return self.insert(op)
+            return op_class.create_inferred(flat, props, types, self.block)
+        op = op_class.create_inferred(flat, props, types, self.block)
+        self.typed_by_rule[op] = tuple(flat)
+        return op
 
     def insert(self, op: Operation) -> Operation:
         """Append an op to the graph (cheaper than a Builder, for large graphs)."""
@@ -282,11 +286,11 @@ def validated_value_types(
     the bytes of initializers `map_initializers` mapped."""
     validation.check_opsets(model)
     light = _weight_free(model, nodes)
-    validation.check_structure(light)
+    serialized = validation.check_structure(light)
     validation.check_integer_divisors(model.graph, nodes, mapped or {})
     data_prop = _data_propagation_wanted(light)
     release_freed_heap()  # the checker's C++ copy of the model
-    inferred = validation.infer_checked(light, data_prop)
+    inferred = validation.infer_checked(light, data_prop, serialized)
     release_freed_heap()  # inference's
     if inferred is None:  # declared shapes contradicted: infer leniently
         return _inferred_types(light, data_prop)
@@ -446,19 +450,28 @@ def _has_subgraphs(node: onnx.NodeProto) -> bool:
     return bool(attributes) and any(a.type in _SUBGRAPH_TYPES for a in attributes)
 
 
+def _any_subgraphs(nodes: Sequence[onnx.NodeProto]) -> bool:
+    """Whether a node has a subgraph (one look at each node's attributes, for
+    the walks over the nodes to skip theirs)."""
+    return any(a.type in _SUBGRAPH_TYPES for node in nodes for a in node.attribute)
+
+
 _SUBGRAPH_TYPES = {AttributeProto.GRAPH, AttributeProto.GRAPHS}
 
 
-def topological_order(graph: onnx.GraphProto) -> Sequence[onnx.NodeProto]:
+def topological_order(
+    graph: onnx.GraphProto, subgraphs: bool = True
+) -> Sequence[onnx.NodeProto]:
     """Nodes in an order where producers come first (ONNX requires it, some
-    exporters forget): `graph.node` itself when they already are."""
+    exporters forget): `graph.node` itself when they already are. Without
+    `subgraphs` (no node has one), nodes' subgraphs are not looked for."""
     nodes = graph.node
     available = {i.name for i in graph.input} | {t.name for t in graph.initializer}
     available.update(t.values.name for t in graph.sparse_initializer)
     available.add("")  # an absent optional input
     for n in nodes:
         if not available.issuperset(n.input) or (
-            _has_subgraphs(n) and not available.issuperset(_node_uses(n))
+            subgraphs and _has_subgraphs(n) and not available.issuperset(_node_uses(n))
         ):
             break
         available.update(n.output)
@@ -548,10 +561,7 @@ def _initializer_op(
 ) -> Operation:
     """An nn.constant, or an opaque ONNX Constant for data MLIR cannot hold (strings)."""
     if tensor.data_type != onnx.TensorProto.STRING:
-        value = dense_from_tensor(tensor, mapped)
-        const = ConstantOp.holding(value)
-        builder.valid_by_construction.add(const)
-        return builder.insert(const)
+        return ConstantOp.holding(dense_from_tensor(tensor, mapped), builder.block)
     value = onnx.helper.make_attribute("value", tensor)
     node = onnx.helper.make_node("Constant", [], [tensor.name])
     node.attribute.append(value)
@@ -605,7 +615,8 @@ def _import_model(
     graph = model.graph
     opsets = {o.domain or "": o.version for o in model.opset_import}
     opset = opsets.get("", opsets.get("ai.onnx", 1))
-    nodes = topological_order(graph)
+    subgraphs = _any_subgraphs(graph.node)
+    nodes = topological_order(graph, subgraphs)
     value_types = ValueTypes(model)
     if validate:
         value_types.inferred = validated_value_types(model, nodes, mapped)
@@ -624,11 +635,13 @@ def _import_model(
     for i, arg in zip(graph_inputs, block.args):
         set_name_hint(arg, i.name)
     builder = ImportBuilder(block, value_types, opset)
+    builder.subgraphs = subgraphs
     for tensor in graph.initializer:
-        op = _initializer_op(builder, tensor, mapped.get(tensor.name))
-        _bind(op, [tensor.name], values)
+        name = tensor.name
+        _bind_one(_initializer_op(builder, tensor, mapped.get(name)), name, values)
     for sparse in graph.sparse_initializer:
         _bind(_sparse_initializer_op(builder, sparse), [sparse.values.name], values)
+    builder.initializer_ops = len(graph.initializer) + len(graph.sparse_initializer)
     for node in chunked_progress(nodes, len(nodes), "import"):
         _import_node(builder, node, values)
     outputs = []
@@ -674,8 +687,8 @@ def _import_node(
         inputs = [values[name] if name else None for name in node.input]
         outer = (
             [values[name] for name in outer_names(node.attribute)]
-            if _has_subgraphs(node)
-            else []
+            if builder.subgraphs and _has_subgraphs(node)
+            else None
         )
     except KeyError as e:
         raise FrontendError(
@@ -686,13 +699,17 @@ def _import_node(
     if (
         import_node is not None
         and not outer
-        and node.domain in ("", "ai.onnx")
+        and node.domain in _DEFAULT_DOMAINS
         and _all_tensors(inputs)
     ):
         op = import_node(builder, node, inputs)
     if op is None:
-        op = opaque_op(builder, node, inputs, outer)
-    names = list(node.output)
+        op = opaque_op(builder, node, inputs, outer or ())
+    names = node.output
+    if len(names) == 1 and len(op.results) == 1:
+        _bind_one(op, names[0], values)
+        return
+    names = list(names)
     if len(names) != len(op.results):
         required = len(names)
         while required and not names[required - 1]:
@@ -703,6 +720,19 @@ def _import_node(
             )
         names = names[: len(op.results)]
     _bind(op, names, values)
+
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def _bind_one(op: Operation, name: str, values: dict[str, SSAValue]) -> None:
+    """`_bind(op, [name], values)` for an op of one result."""
+    (result,) = op.results
+    if name:
+        values[name] = result
+        if set_name_hint(result, name):
+            return
+    op.location = name_location([name])
 
 
 def _bind(op: Operation, names: list[str], values: dict[str, SSAValue]) -> None:
@@ -729,20 +759,30 @@ def _verify_ops(block: Block, builder: ImportBuilder) -> None:
     IRDL's checks, functions of the op's types and attributes, run once per
     distinct signature."""
     verifier = SignatureVerifier()
-    for op in block.ops:
-        if op in builder.valid_by_construction:
-            continue
-        if not signature_verifiable(type(op)):
-            op.verify()
-            continue
-        try:
-            verifier.verify_irdl(op)
-            if builder.typed_by_rule.get(op) == tuple(op.operands):
-                op.verify_properties()
-            else:
-                NNOperation.verify_(op)
-        except VerifyException as e:
-            op.emit_error(f"Operation does not verify: {e}", e)
+    ops = iter(block.ops)
+    for op in islice(ops, builder.initializer_ops):
+        if type(op) is not ConstantOp:  # (an initializer's constant is valid)
+            _verify_op(op, builder.typed_by_rule, verifier)
+    for op in ops:
+        _verify_op(op, builder.typed_by_rule, verifier)
+
+
+def _verify_op(
+    op: Operation,
+    typed_by_rule: Mapping[Operation, tuple[SSAValue, ...]],
+    verifier: SignatureVerifier,
+) -> None:
+    if not signature_verifiable(type(op)):
+        op.verify()
+        return
+    try:
+        verifier.verify_irdl(op)
+        if typed_by_rule.get(op) == operand_values(op):
+            op.verify_properties()
+        else:
+            NNOperation.verify_(op)
+    except VerifyException as e:
+        op.emit_error(f"Operation does not verify: {e}", e)
 
 
 def _reject_opaque(block: Block) -> None:

@@ -45,7 +45,7 @@ def register_simple(
     allowed = set(op_class.get_irdl_definition().properties)
 
     def import_node(b: ImportBuilder, node, inputs):
-        if any(v is None for v in inputs):
+        if None in inputs:
             return None
         props: dict[str, Attribute] = {}
         for attr in node.attribute:

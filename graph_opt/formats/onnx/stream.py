@@ -14,6 +14,7 @@ serializing the full model instead holds the weights three times at once
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import IO
 
 import onnx
@@ -35,31 +36,53 @@ def write_model(
     """Write `model`, the deferred raw bytes of its initializers spliced in.
     Empties `model.graph` of its initializers (then of the graph itself)."""
     graph = model.graph
-    tensors: list[tuple[bytes, bytes]] = []  # (message without raw bytes, raw bytes)
-    for tensor in graph.initializer:
-        header = tensor.SerializeToString()
-        raw = deferred.get(tensor.name, b"")
-        if raw:
-            header += length_delimited_key(_RAW_DATA_FIELD) + varint(len(raw))
-        tensors.append((header, raw))
+    pieces = _initializer_pieces(graph.initializer, deferred)
     graph.ClearField("initializer")
     graph_bytes = graph.SerializeToString()
     model.ClearField("graph")
-    entries = [
-        length_delimited_key(_INITIALIZER_FIELD) + varint(len(header) + len(raw))
-        for header, raw in tensors
-    ]
-    graph_size = len(graph_bytes) + sum(
-        len(entry) + len(header) + len(raw)
-        for entry, (header, raw) in zip(entries, tensors)
-    )
+    graph_size = len(graph_bytes) + sum(len(data) + len(raw) for data, raw in pieces)
     stream.write(model.SerializeToString())
     stream.write(length_delimited_key(_GRAPH_FIELD) + varint(graph_size))
     stream.write(graph_bytes)
-    for entry, (header, raw) in zip(entries, tensors):
-        stream.write(entry)
-        stream.write(header)
-        _write_raw(raw, stream)
+    for data, raw in pieces:
+        stream.write(data)
+        if raw:
+            _write_raw(raw, stream)
+
+
+def _initializer_pieces(
+    tensors: Sequence[onnx.TensorProto], deferred: dict[str, bytes]
+) -> list[tuple[bytes, bytes]]:
+    """The initializer fields of the graph, in order, as (wire bytes, raw
+    bytes written after them): each tensor with deferred bytes as its key,
+    length and weight-free message; each run of the others serialized whole,
+    in one call (a graph holding only them: the same bytes as one by one)."""
+    if not deferred:
+        return [(_serialized_run(tensors), b"")] if tensors else []
+    pieces: list[tuple[bytes, bytes]] = []
+    start = 0
+    for index, tensor in enumerate(tensors):
+        raw = deferred.get(tensor.name, b"")
+        if not raw:
+            continue
+        if start < index:
+            pieces.append((_serialized_run(tensors[start:index]), b""))
+        start = index + 1
+        header = tensor.SerializeToString()
+        header += length_delimited_key(_RAW_DATA_FIELD) + varint(len(raw))
+        entry = length_delimited_key(_INITIALIZER_FIELD) + varint(
+            len(header) + len(raw)
+        )
+        pieces.append((entry + header, raw))
+    if start < len(tensors):
+        pieces.append((_serialized_run(tensors[start:]), b""))
+    return pieces
+
+
+def _serialized_run(tensors: Sequence[onnx.TensorProto]) -> bytes:
+    run = onnx.GraphProto()
+    run.initializer.extend(tensors)
+    return run.SerializeToString()
 
 
 def _write_raw(raw, stream: IO[bytes]) -> None:

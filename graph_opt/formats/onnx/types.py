@@ -122,6 +122,7 @@ def onnx_dtype_of(element: Attribute) -> int:
 
 
 @cache
+@cache
 def _numpy_dtype(onnx_dtype: int) -> np.dtype:
     return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_dtype))
 
@@ -192,36 +193,56 @@ def dense_from_tensor(
     """An initializer's data as a dense attribute, reusing raw bytes where
     possible; `mapped`, the tensor's external bytes, are held as they are."""
     data_type = tensor.data_type
-    if data_type == TensorProto.STRING:
-        raise FrontendError(
-            f"string tensor '{tensor.name}' is not supported as a constant"
-        )
-    element = onnx_element_type(data_type)
-    dtype = _numpy_dtype(data_type)
     dims = tuple(tensor.dims)
-    dense_type = tensor_type(element, dims)
+    layout = _layouts.get((data_type, dims))
+    if layout is None:
+        layout = _layout(tensor, data_type, dims)
+    dense_type, raw_size = layout
     if mapped is not None:
         return dense_elements(dense_type, mapped)
     if (
-        data_type not in _NOT_RAW_AS_IS
+        raw_size is not None
         and tensor.HasField("raw_data")
         and tensor.data_location != TensorProto.EXTERNAL
     ):
         raw = tensor.raw_data  # each read copies the bytes out of the message
-        expected = math.prod(dims) * dtype.itemsize
-        if len(raw) != expected:
+        if len(raw) != raw_size:
             raise FrontendError(
-                f"tensor '{tensor.name}' has {len(raw)} bytes, expected {expected}"
+                f"tensor '{tensor.name}' has {len(raw)} bytes, expected {raw_size}"
             )
         return dense_elements(dense_type, raw)
     try:
         array = numpy_helper.to_array(tensor)
     except Exception as e:  # onnx raises several types for corrupt tensors
         raise FrontendError(f"cannot read tensor '{tensor.name}': {e}") from e
-    array = np.ascontiguousarray(array, dtype=dtype)
+    array = np.ascontiguousarray(array, dtype=_numpy_dtype(data_type))
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
     return dense_elements(dense_type, array.tobytes())
+
+
+_layouts: dict[tuple[int, tuple[int, ...]], tuple[TensorType, int | None]] = {}
+"""Per element type and dims: the dense type, and the size raw bytes have
+when they are the attribute's bytes as they are (None: they are not). Graphs
+of many small ops repeat a few of them."""
+_LAYOUTS_LIMIT = 1 << 12
+
+
+def _layout(
+    tensor: onnx.TensorProto, data_type: int, dims: tuple[int, ...]
+) -> tuple[TensorType, int | None]:
+    if data_type == TensorProto.STRING:
+        raise FrontendError(
+            f"string tensor '{tensor.name}' is not supported as a constant"
+        )
+    dense_type = tensor_type(onnx_element_type(data_type), dims)
+    raw_size = None
+    if data_type not in _NOT_RAW_AS_IS:
+        raw_size = math.prod(dims) * _numpy_dtype(data_type).itemsize
+    if len(_layouts) >= _LAYOUTS_LIMIT:
+        _layouts.clear()
+    _layouts[data_type, dims] = (dense_type, raw_size)
+    return dense_type, raw_size
 
 
 def array_of(attr: DenseIntOrFPElementsAttr) -> np.ndarray:

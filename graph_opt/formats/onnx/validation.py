@@ -74,10 +74,11 @@ def check_opsets(model: onnx.ModelProto) -> None:
         raise FrontendError("the graph has no outputs")
 
 
-def check_structure(light: onnx.ModelProto) -> None:
+def check_structure(light: onnx.ModelProto) -> bytes:
     """onnx's checker on the weight-free copy, but for what it requires and
     onnxruntime does not: a shape on every graph input and output, a type on
-    every output and value_info (the checker sees placeholders, removed after)."""
+    every output and value_info (the checker sees placeholders, removed after).
+    Returns the copy serialized (as `infer_checked` reads it)."""
     graph = light.graph
     shapeless = [
         info.type.tensor_type
@@ -90,20 +91,25 @@ def check_structure(light: onnx.ModelProto) -> None:
     ]
     for tensor_type in shapeless:
         tensor_type.shape.SetInParent()  # declared, of rank 0 to the checker only
+    if not shapeless and not typeless:  # the checker reads what inference will
+        serialized = light.SerializeToString()
+        _check(light, serialized)
+        return serialized
     for info in typeless:
         info.type.tensor_type.elem_type = TensorProto.FLOAT
         info.type.tensor_type.shape.SetInParent()
     try:
-        _check(light)
+        _check(light, light.SerializeToString())
     finally:
         for tensor_type in shapeless:
             tensor_type.ClearField("shape")
         for info in typeless:
             info.ClearField("type")
+    return light.SerializeToString()
 
 
-def _check(light: onnx.ModelProto) -> None:
-    error = _checker_error(light)
+def _check(light: onnx.ModelProto, serialized: bytes) -> None:
+    error = _checker_error(serialized)
     if error is None:
         return
     if _nameless_nodes(light.graph):  # say which node: name them and check again
@@ -111,9 +117,9 @@ def _check(light: onnx.ModelProto) -> None:
     raise FrontendError(f"invalid model: {_checker_message(error)}")
 
 
-def _checker_error(light: onnx.ModelProto) -> str | None:
+def _checker_error(model: onnx.ModelProto | bytes) -> str | None:
     try:
-        onnx.checker.check_model(light)
+        onnx.checker.check_model(model)
     except onnx.checker.ValidationError as e:
         return str(e)
     return None
@@ -134,17 +140,19 @@ def _checker_message(text: str) -> str:
     return reason
 
 
-def infer_checked(light: onnx.ModelProto, data_prop: bool) -> bytes | None:
+def infer_checked(
+    light: onnx.ModelProto, data_prop: bool, serialized: bytes | None = None
+) -> bytes | None:
     """The model with inferred types, serialized (parsing it back costs as much
     memory as the model, and most imports never read it), or None when strict
     inference stopped on lenient errors only; raises a FrontendError for the
-    first strict one."""
+    first strict one. `serialized`: `light` serialized, if the caller has it."""
+    if serialized is None:
+        serialized = light.SerializeToString()
     try:
         # onnx's compiled inference, bytes to bytes (onnx.shape_inference's
         # infer_shapes wraps it and parses the result)
-        return onnx_shape_inference.infer_shapes(
-            light.SerializeToString(), True, True, data_prop
-        )
+        return onnx_shape_inference.infer_shapes(serialized, True, True, data_prop)
     except onnx.shape_inference.InferenceError as e:
         errors = _strict_errors(str(e))
         if not errors:

@@ -77,12 +77,13 @@ def contrib_activation_params(op: FusedActivation) -> list[float]:
 
 def export_with_activation(e, op, op_type: str, inputs: list, attrs) -> None:
     """`op_type` then `op`'s activation; the first node writes `op`'s output when there is none."""
+    (output,) = op.results  # (IRDL's `op.output` costs more)
     if op.activation_name == "none":
-        e.node(op_type, inputs, [op.output], attrs)
+        e.node(op_type, inputs, [output], attrs)
         return
-    unfused = e.fresh(f"{e.name(op.output)}_{op_type.lower()}")
+    unfused = e.fresh(f"{e.name(output)}_{op_type.lower()}")
     e.node(op_type, inputs, [unfused], attrs)
-    export_activation(e, op, unfused, op.output)
+    export_activation(e, op, unfused, output)
 
 
 @exporter(FusedConvOp)
