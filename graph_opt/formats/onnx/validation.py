@@ -40,11 +40,14 @@ MIN_OPSET = 7
 LENIENT_INFERENCE_ERRORS = (
     "Inferred shape and existing shape differ",
     "Inference error(s)",
+    "during data propagation",
 )
 """Inference errors onnxruntime does not make: a declared shape inference
-contradicts (onnxruntime merges them, with a warning), and errors inside the
+contradicts (onnxruntime merges them, with a warning), errors inside the
 expansion of a function op (onnx 1.23 expands MeanVarianceNormalization-13 into
-an invalid Constant; onnxruntime runs its own kernel)."""
+an invalid Constant; onnxruntime runs its own kernel), and integer overflow
+while onnx propagates constant values (int64 arithmetic wraps in onnxruntime;
+a shape it makes is checked by the op's own type rule)."""
 
 _INTEGER_TYPES = frozenset(
     [

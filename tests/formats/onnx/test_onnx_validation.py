@@ -165,6 +165,14 @@ def contrib_op():
     return helper.make_model(graph, opset_imports=opsets)
 
 
+def int64_overflow():
+    """int64 arithmetic wraps in onnxruntime; onnx's data propagation raises."""
+    a = numpy_helper.from_array(np.array([2**62, 3], np.int64), "a")
+    b = numpy_helper.from_array(np.array([4, 5], np.int64), "b")
+    y = helper.make_tensor_value_info("y", TensorProto.INT64, [2])
+    return model([helper.make_node("Mul", ["a", "b"], ["y"])], (), [y], [a, b])
+
+
 ACCEPTED = {
     "contrib_op": contrib_op,
     "shape_contradicted": shape_contradicted,
@@ -174,6 +182,7 @@ ACCEPTED = {
     "nonzero_divisor": lambda: integer_division(divisor=(1, 2, 3)),
     "opset_7": lambda: relu(7),
     "newest_opset": lambda: relu(onnx.defs.onnx_opset_version()),
+    "int64_overflow": int64_overflow,
 }
 
 
@@ -184,6 +193,21 @@ def test_what_onnxruntime_loads_imports(make):
     m = make()
     ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
     import_model(m)
+
+
+def test_int64_overflow_folds_wrapped_as_onnxruntime_computes():
+    import onnxruntime as ort
+
+    from graph_opt.interpreter import run_function
+
+    m = int64_overflow()
+    session = ort.InferenceSession(
+        m.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    (expected,) = session.run(None, {})
+    module = api.run(import_model(m), "optimize")
+    (folded,) = run_function(module, [])
+    np.testing.assert_array_equal(folded, expected)
 
 
 def test_api_load_validates_unless_told(tmp_path):
