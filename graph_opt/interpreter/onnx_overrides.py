@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from graph_opt.interpreter.onnx_lp_normalization import lp_normalization_kernel
 from graph_opt.interpreter.onnx_lrn import lrn_kernel
 from graph_opt.interpreter.onnx_mean import mean_kernel
+from graph_opt.interpreter.onnx_optional import optional_kernel
 
 if TYPE_CHECKING:
     from onnx.reference.op_run import OpRun
@@ -57,6 +58,15 @@ OVERRIDES = (
         "shape raises `non-broadcastable output operand` instead of "
         "broadcasting as the operator's definition says",
         mean_kernel,
+    ),
+    Override(
+        "Optional",
+        "1.23.2",
+        "onnx/reference/ops/op_optional.py returns `[x]`, a one-item list, "
+        "where the optional holds `x` itself: an optional tensor comes out as a "
+        "sequence, an optional sequence nested once more, and `Optional()` of "
+        "no input as `[None]`, which OptionalHasElement finds non-empty",
+        optional_kernel,
     ),
 )
 

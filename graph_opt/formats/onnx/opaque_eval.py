@@ -114,6 +114,8 @@ def _check_inferred_sizes(op: OpaqueOp, model: onnx.ModelProto, args) -> None:
     graph = typed.graph
     del graph.input[:]
     for i, arg in enumerate(args):
+        if not isinstance(arg, np.ndarray | np.generic):
+            return  # a sequence (its items may differ in shape) or an optional
         array = np.asarray(arg)
         if array.dtype == object:
             return
