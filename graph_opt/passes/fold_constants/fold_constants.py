@@ -35,7 +35,7 @@ from graph_opt.statistics import Statistics, record
 
 FOLD_CONSTANTS_STATISTICS: Statistics = {
     "constant ops left for size": "Ops on constants left unfolded: their result would exceed max-size",
-    "opaque ops left on constants": "nn.opaque ops on constants left unfolded: random, a subgraph, not a tensor result, or evaluation failed",
+    "opaque ops left on constants": "Opaque ops on constants left unfolded: random, a subgraph, not a tensor result, or evaluation failed",
 }
 
 
