@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from graph_opt.interpreter.onnx_global_lp_pool import global_lp_pool_kernel
 from graph_opt.interpreter.onnx_lp_normalization import lp_normalization_kernel
 from graph_opt.interpreter.onnx_lrn import lrn_kernel
+from graph_opt.interpreter.onnx_max_roi_pool import max_roi_pool_kernel
 from graph_opt.interpreter.onnx_mean import mean_kernel
 from graph_opt.interpreter.onnx_optional import optional_kernel
 from graph_opt.interpreter.onnx_scatter import scatter_kernel
@@ -85,6 +86,7 @@ class Missing:
 
 MISSING = (
     Missing("GlobalLpPool", "1.23.2", global_lp_pool_kernel),
+    Missing("MaxRoiPool", "1.23.2", max_roi_pool_kernel),
     Missing("Scatter", "1.23.2", scatter_kernel),
 )
 """Operators onnx's reference evaluator does not implement (it raises)."""

@@ -19,6 +19,14 @@ from graph_opt.formats.onnx.conformance import run_onnxruntime  # noqa: E402
 RNG = np.random.default_rng(11)
 X = RNG.standard_normal((2, 6, 3, 4)).astype(np.float32)
 
+
+def random_rois(count: int) -> np.ndarray:
+    """Regions (batch index, x1, y1, x2, y2) partly outside X, corners on halves."""
+    corners = np.sort(RNG.uniform(-3, 8, (count, 2, 2)), axis=1).round(1)
+    batch = RNG.integers(0, X.shape[0], (count, 1))
+    return np.hstack([batch, corners[:, 0], corners[:, 1]]).astype(np.float32)
+
+
 CASES = {
     "GlobalLpPool": [
         ([X], {}, 18),
@@ -32,6 +40,23 @@ CASES = {
             [X, *RNG.standard_normal((2, 6)).astype(np.float32)],
             {"num_groups": 2, "epsilon": 0.5},
             21,
+        ),
+    ],
+    "MaxRoiPool": [
+        (
+            [X, np.array([[0, 0, 0, 3, 2], [1, 0.6, 0.4, 2.5, 2.4]], np.float32)],
+            {"pooled_shape": [2, 2]},
+            18,
+        ),
+        (
+            [X, np.array([[1, 1, 1, 7, 5], [0, -2, -2, 9, 9]], np.float32)],
+            {"pooled_shape": [3, 2], "spatial_scale": 0.5},
+            18,
+        ),
+        (
+            [X, random_rois(20)],
+            {"pooled_shape": [3, 3], "spatial_scale": 0.7},
+            18,
         ),
     ],
     "Scatter": [
