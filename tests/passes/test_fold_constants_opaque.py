@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from graph_opt.api import run
+from graph_opt.api import parse, run
 from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.formats.onnx.importer import import_model
 from graph_opt.interpreter import run_function
@@ -66,3 +66,37 @@ def test_random_op_is_left_and_reported():
     (stats,) = statistics
     assert stats.counters["opaque ops left on constants"] == 1
     assert "opaque ops left on constants" not in stats.undeclared
+
+
+@pytest.mark.parametrize(
+    "op, reason",
+    [
+        (
+            'nn.opaque %a {op_type = "SplitToSequence"} : (tensor<2xf32>) '
+            "-> !nn.sequence<tensor<*xf32>>",
+            "SplitToSequence: a result that is not a tensor",
+        ),
+        (
+            'nn.opaque %a {op_type = "Floor", domain = "com.example"} : '
+            "(tensor<2xf32>) -> tensor<2xf32>",
+            "Floor: an operator of domain 'com.example'",
+        ),
+        (
+            'nn.opaque %a {op_type = "Cast", attrs = {to = 8 : i64}} : '
+            "(tensor<2xf32>) -> tensor<2x!nn.string>",
+            "Cast: a result no constant holds",
+        ),
+    ],
+)
+def test_opaque_op_left_on_constants_is_named_with_the_reason(op, reason):
+    result_type = op.rsplit("-> ", 1)[1]
+    module = parse(
+        f"func.func @f() -> {result_type} {{\n"
+        "  %a = nn.constant dense<[3.0, 4.0]> : tensor<2xf32>\n"
+        f"  %0 = {op}\n"
+        f"  func.return %0 : {result_type}\n}}"
+    )
+    statistics = []
+    with pytest.warns(GraphOptWarning, match=reason):
+        run(module, "fold-constants", statistics=statistics)
+    assert statistics[0].counters["opaque ops left on constants"] == 1

@@ -159,6 +159,10 @@ class FoldConstantOps(ClassFilteredPattern):
             self.too_large[op] = elements_over_budget(count, budget)
             return
         replace_by_arrays(rewriter, op, outputs)
+        if isinstance(op, OpaqueOp) and op.parent is not None:
+            self.opaque_left[op] = (
+                "a result no constant holds (strings, or a shape its type contradicts)"
+            )
 
     def may_evaluate(self, op: Operation) -> bool:
         """Side-effect-free ops, and the nn.opaque ops `opaque_fold_refusal`
