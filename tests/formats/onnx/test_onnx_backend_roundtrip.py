@@ -125,5 +125,5 @@ def test_interpreter_gives_no_wrong_outputs_on_opaque_cases(results):
         assert not fixed, f"fixed, drop from KNOWN_OPAQUE_WRONG: {fixed}"
     passed, total = counts(results)["interpreter_opaque"]
     refused, _ = counts(results)["interpreter_opaque_refused"]
-    assert total > 1000 and passed > 1000 and refused < 150
+    assert total > 1000 and passed >= 1100 and refused <= 72
     assert {r.interpreter for r in opaque} <= {PASSED, WRONG, REFUSED}
