@@ -5,7 +5,8 @@ and randomized variants (graph_opt/testing/opaque_variants.py).
 Usage: python bench/opaque_ops.py [--variants N] [--no-overrides] [-v]
   --variants N     randomized variants per operator (default 40)
   --no-overrides   onnx's reference kernels alone, without graph-opt's
-                   overrides (interpreter/onnx_overrides.py): shows their bugs
+                   overrides and added kernels (interpreter/onnx_overrides.py):
+                   shows their bugs and gaps
   -v               list every case that disagrees or errs
 
 Columns: cases; agree / disagree with onnxruntime; err (graph-opt raised:
@@ -47,6 +48,7 @@ def main() -> None:
     overridden = {o.op_type: o for o in onnx_overrides.OVERRIDES}
     if args.no_overrides:
         onnx_overrides.OVERRIDES = ()  # read on each run of an nn.opaque
+        onnx_overrides.MISSING = ()
     warnings.simplefilter("ignore")
     cases = list(backend_opaque_cases())
     for op_type in VARIANTS:

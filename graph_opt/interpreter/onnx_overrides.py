@@ -1,10 +1,12 @@
-"""onnx's reference kernels that graph-opt replaces, each for a bug seen in onnx.
+"""onnx's reference kernels that graph-opt replaces, each for a bug seen in
+onnx, and those it adds where onnx has none.
 
 graph-opt runs an `nn.opaque` with `onnx.reference`
 (`formats/onnx/opaque_eval.py`, in the interpreter and in fold-constants),
 which takes these kernels as `new_ops`, before its own. Each entry names the
-onnx release the bug was seen in: drop it when onnx fixes the bug
-(`tests/interpreter/test_onnx_overrides.py` fails then).
+onnx release the bug (or the missing kernel) was seen in: drop it when onnx
+fixes the bug or adds the kernel (`tests/interpreter/test_onnx_overrides.py`
+fails then).
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from graph_opt.interpreter.onnx_global_lp_pool import global_lp_pool_kernel
 from graph_opt.interpreter.onnx_lp_normalization import lp_normalization_kernel
 from graph_opt.interpreter.onnx_lrn import lrn_kernel
+from graph_opt.interpreter.onnx_max_roi_pool import max_roi_pool_kernel
 from graph_opt.interpreter.onnx_mean import mean_kernel
+from graph_opt.interpreter.onnx_optional import optional_kernel
+from graph_opt.interpreter.onnx_scatter import scatter_kernel
 
 if TYPE_CHECKING:
     from onnx.reference.op_run import OpRun
@@ -58,9 +64,34 @@ OVERRIDES = (
         "broadcasting as the operator's definition says",
         mean_kernel,
     ),
+    Override(
+        "Optional",
+        "1.23.2",
+        "onnx/reference/ops/op_optional.py returns `[x]`, a one-item list, "
+        "where the optional holds `x` itself: an optional tensor comes out as a "
+        "sequence, an optional sequence nested once more, and `Optional()` of "
+        "no input as `[None]`, which OptionalHasElement finds non-empty",
+        optional_kernel,
+    ),
 )
+
+
+@dataclass(frozen=True)
+class Missing:
+    op_type: str
+    seen_in: str
+    """The onnx release whose reference evaluator has no kernel for it."""
+    kernel: Callable[[], type[OpRun]]
+
+
+MISSING = (
+    Missing("GlobalLpPool", "1.23.2", global_lp_pool_kernel),
+    Missing("MaxRoiPool", "1.23.2", max_roi_pool_kernel),
+    Missing("Scatter", "1.23.2", scatter_kernel),
+)
+"""Operators onnx's reference evaluator does not implement (it raises)."""
 
 
 def reference_overrides() -> list[type[OpRun]]:
     """The kernels for `ReferenceEvaluator(new_ops=...)`."""
-    return [override.kernel() for override in OVERRIDES]
+    return [entry.kernel() for entry in (*OVERRIDES, *MISSING)]

@@ -16,6 +16,7 @@ from xdsl.interpreter import (
 from xdsl.utils.exceptions import InterpretationError
 
 from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.types import OptionalType, SequenceType
 from graph_opt.entry import entry_function
 from graph_opt.interpreter.limits import ResultSizeGuard
 from graph_opt.interpreter.registry import control_flow_functions, nn_functions
@@ -74,16 +75,27 @@ def run_function(
     function: str | None = None,
     state: InterpreterFunctions | None = None,
     externals: Mapping[str, External] | None = None,
-) -> list[np.ndarray]:
+) -> list:
     """Evaluate a function on inputs (positional, or by argument name) and return
-    its results; `state` holds variables and queues (see `tf_state.Session`);
+    its results: an array per tensor result, a list of arrays per
+    `!nn.sequence` result, None or the value per `!nn.optional` result; `state` holds variables and queues (see `tf_state.Session`);
     `externals` runs the functions declared without a body (partitions another
     compiler took), by name."""
     target = entry_function(module, function)
     args = function_arguments(target, inputs)
     interpreter = make_function_interpreter(module, state, externals)
     results = interpreter.call_op(target, tuple(args))
-    return [np.asarray(r) for r in results]
+    return [result_value(r, t) for r, t in zip(results, target.function_type.outputs)]
+
+
+def result_value(value, value_type):
+    """A result as its type says: an array, a list (sequence), None (an
+    optional holding nothing)."""
+    if isinstance(value_type, OptionalType):
+        return None if value is None else result_value(value, value_type.value_type)
+    if isinstance(value_type, SequenceType):
+        return [result_value(v, value_type.item_type) for v in value]
+    return np.asarray(value)
 
 
 def function_arguments(

@@ -32,7 +32,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "-o",
         "--output",
-        help="an .npz to write the outputs to (default: print them on stdout)",
+        help="an .npz to write the outputs to (default: print them on stdout); "
+        "a sequence output S is written as S.0, S.1, ... and S.length (its "
+        "item count, so an empty one is S.length alone), an optional output "
+        "O holding nothing as O.none; -i reads sequence and optional inputs so",
     )
     parser.add_argument(
         "--function", help="the function to run (default: the only public one)"
@@ -123,14 +126,6 @@ def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
     write_output_file(path, data.getvalue())
 
 
-def print_outputs(arrays: dict[str, np.ndarray]) -> None:
-    """Each output's name, dtype and shape, then its values as numpy prints them
-    (summarized past a thousand elements)."""
-    for name, array in arrays.items():
-        print(f"{name}: {array.dtype} {tuple(array.shape)}")
-        print(np.array2string(np.asarray(array)))
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     return run_tool("graph-opt-run", args.model, lambda: run(args))
@@ -142,13 +137,15 @@ def run(args: argparse.Namespace) -> None:
     from graph_opt.interpreter.input_types import check_input_types
     from graph_opt.interpreter.tf_state import Session
     from graph_opt.quantization.boundary import dequantized_outputs
+    from graph_opt.tools.run_values import npz_arrays, npz_inputs, print_outputs
 
     if args.steps < 1:
         raise ValueError(f"--steps takes a count >= 1, not {args.steps}")
     module = load_module(args.model, args.frontend_args)
     function = entry_function(module, args.function)
     names = argument_names(function)
-    inputs = read_inputs(args.inputs, names)
+    arg_types = dict(zip(names, function.function_type.inputs.data, strict=True))
+    inputs = npz_inputs(read_inputs(args.inputs, names), arg_types)
     if args.real_io:
         inputs = real_io_inputs(function, names, inputs)
     check_input_types(function, inputs)
@@ -166,7 +163,7 @@ def run(args: argparse.Namespace) -> None:
         outputs = dequantized_outputs(function, outputs)
     results = dict(zip(result_names(function), outputs, strict=True))
     if args.output:
-        write_npz(args.output, results)
+        write_npz(args.output, npz_arrays(results))
     else:
         print_outputs(results)
     if args.variables:

@@ -66,10 +66,24 @@ def run_reference(model: onnx.ModelProto, inputs: Sequence) -> list:
 
 
 def assert_similar(expected: Sequence, actual: Sequence, rtol: float, atol: float):
-    """The comparison of onnx's backend test runner (shapes, dtypes, then allclose)."""
+    """The comparison of onnx's backend test runner (shapes, dtypes, then
+    allclose) on each tensor; sequences item by item, optionals holding nothing
+    as None (the runner compares a sequence's items as if they were lists, and
+    cannot compare a 0-d item)."""
     from onnx.backend.test.runner import Runner
 
-    Runner.assert_similar_outputs(list(expected), list(actual), rtol=rtol, atol=atol)
+    if len(expected) != len(actual):
+        raise AssertionError(f"{len(actual)} outputs, not {len(expected)}")
+    for want, got in zip(expected, actual):
+        if want is None or got is None:
+            if want is not got:
+                raise AssertionError(f"{got!r:.60} where {want!r:.60} was expected")
+        elif isinstance(want, list):
+            if not isinstance(got, list):
+                raise AssertionError(f"{type(got).__name__}, not a sequence")
+            assert_similar(want, got, rtol, atol)
+        else:
+            Runner.assert_similar_outputs([want], [got], rtol=rtol, atol=atol)
 
 
 def roundtrip(model: onnx.ModelProto) -> onnx.ModelProto:

@@ -60,10 +60,7 @@ class OpaqueFunctions(InterpreterFunctions):
         graph = onnx.helper.make_graph(
             builder.nodes,
             "opaque",
-            [
-                onnx.helper.make_empty_tensor_value_info(f"in{i}")
-                for i in range(len(args))
-            ],
+            [_input_info(f"in{i}", arg) for i, arg in enumerate(args)],
             [
                 onnx.helper.make_empty_tensor_value_info(f"out{i}")
                 for i in range(len(op.results))
@@ -81,6 +78,16 @@ class OpaqueFunctions(InterpreterFunctions):
             raise InterpretationError(f"{op.op_type.data}: {e}") from e
         _check_declared_shapes(op, outputs)
         return tuple(outputs)
+
+
+def _input_info(name: str, arg) -> onnx.ValueInfoProto:
+    """A graph input of the argument's element type: the function bodies of
+    some operators depend on it (GroupNormalization at opset 21)."""
+    try:
+        elem = onnx.helper.np_dtype_to_tensor_dtype(arg.dtype)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return onnx.helper.make_empty_tensor_value_info(name)  # not a tensor
+    return onnx.helper.make_tensor_value_info(name, elem, None)
 
 
 def _name_left_out_outputs(node: onnx.NodeProto) -> None:
@@ -114,6 +121,8 @@ def _check_inferred_sizes(op: OpaqueOp, model: onnx.ModelProto, args) -> None:
     graph = typed.graph
     del graph.input[:]
     for i, arg in enumerate(args):
+        if not isinstance(arg, np.ndarray | np.generic):
+            return  # a sequence (its items may differ in shape) or an optional
         array = np.asarray(arg)
         if array.dtype == object:
             return

@@ -19,12 +19,17 @@ from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.dialects.nn.constant import ConstantOp, constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.names import name_location, op_result_names
+from graph_opt.dialects.nn.opaque import OpaqueOp
 from graph_opt.dialects.nn.shapes import dims_compatible, ranked, tensor_type
 from graph_opt.interpreter.limits import (
     TensorTooLarge,
     elements_over_budget,
     static_size,
     tensor_limit,
+)
+from graph_opt.passes.common.opaque_folding import (
+    opaque_fold_refusal,
+    reported_refusal,
 )
 from graph_opt.rewriting.op_dispatch import ClassFilteredPattern, walk_ops
 from graph_opt.rewriting.purity import is_pure
@@ -105,13 +110,15 @@ class FoldConstantOps(ClassFilteredPattern):
     whole), checked before the op runs, from its result types or, for results
     whose size depends on values, by the op itself (`interpreter.limits`).
     Declined ops are not evaluated again; those declined for size are kept
-    in `too_large` with the elements they would have made.
+    in `too_large` with the elements they would have made, the nn.opaque ops
+    left for another reason in `opaque_left` with the reason.
     """
 
     interpreter: Interpreter
     max_size: int
     declined: set[Operation] = field(default_factory=set[Operation])
     too_large: dict[Operation, str] = field(default_factory=dict[Operation, str])
+    opaque_left: dict[Operation, str] = field(default_factory=dict[Operation, str])
     evaluated_classes: dict[type[Operation], bool] = field(
         default_factory=dict[type[Operation], bool]
     )
@@ -123,7 +130,7 @@ class FoldConstantOps(ClassFilteredPattern):
                 return  # checked first: most ops read a computed value
         if not self.accepts_class(type(op)):
             return
-        if op in self.declined or not is_pure(op):
+        if op in self.declined or not self.may_evaluate(op):
             return
         self.declined.add(op)
         inputs = [constant_value(v) for v in op.operands]
@@ -141,14 +148,34 @@ class FoldConstantOps(ClassFilteredPattern):
         except TensorTooLarge as e:
             self.too_large[op] = e.what
             return
-        except EVALUATION_ERRORS:
-            return  # no implementation, or it rejects these values: keep the op
+        except EVALUATION_ERRORS as e:
+            # no implementation, or it rejects these values: keep the op
+            if isinstance(op, OpaqueOp):
+                self.opaque_left[op] = f"evaluation failed: {str(e).splitlines()[0]}"
+            return
         outputs = [np.asarray(o) for o in outputs]
         count = sum(o.size for o in outputs)
         if count > budget:
             self.too_large[op] = elements_over_budget(count, budget)
             return
         replace_by_arrays(rewriter, op, outputs)
+        if isinstance(op, OpaqueOp) and op.parent is not None:
+            self.opaque_left[op] = (
+                "a result no constant holds (strings, or a shape its type contradicts)"
+            )
+
+    def may_evaluate(self, op: Operation) -> bool:
+        """Side-effect-free ops, and the nn.opaque ops `opaque_fold_refusal`
+        accepts (those it refuses noted in `opaque_left`)."""
+        if is_pure(op):
+            return True
+        if not isinstance(op, OpaqueOp):
+            return False
+        refusal = opaque_fold_refusal(op)
+        if refusal is not None and reported_refusal(op):
+            self.opaque_left[op] = refusal
+            self.declined.add(op)
+        return refusal is None
 
     def accepts_class(self, op_class: type[Operation]) -> bool:
         """nn ops other than constants and those kept on constants."""

@@ -34,7 +34,8 @@ from graph_opt.rewriting.op_dispatch import rewrite_with
 from graph_opt.statistics import Statistics, record
 
 FOLD_CONSTANTS_STATISTICS: Statistics = {
-    "constant ops left for size": "Ops on constants left unfolded: their result would exceed max-size"
+    "constant ops left for size": "Ops on constants left unfolded: their result would exceed max-size",
+    "opaque ops left on constants": "Opaque ops on constants left unfolded: random, a subgraph, not a tensor result, or evaluation failed",
 }
 
 
@@ -43,7 +44,11 @@ class FoldConstantsPass(ModulePass):
     """Fold ops on constants, materialize static shapes, drop ops that do nothing for their shapes.
 
     Side-effect-free ops whose operands are all nn.constant are evaluated by the
-    reference interpreter (nn.opaque only for known-pure ONNX operators);
+    reference interpreter, nn.opaque ones too when they hold an ONNX operator
+    whose result depends on its inputs alone (not RandomNormal, Multinomial,
+    Bernoulli, Dropout, ...; not If, Loop, Scan, SequenceMap; tensor results);
+    the opaque ops on constants it leaves are counted and named in a warning
+    with the reason;
     nn.shape, nn.size and nn.rank become constants when the dims they read are
     static, so Shape -> Gather -> Concat -> Reshape chains collapse; reshapes to
     the same shape, identity transposes, same-type casts, x + 0, x * 1, zero
@@ -117,6 +122,7 @@ def fold_and_report(module: ModuleOp, max_size: int) -> tuple[bool, int, int]:
         patterns[-1].declined.clear()  # type: ignore[attr-defined]
         changed = True
     left = report_too_large(patterns[-1].too_large, max_size)  # type: ignore[attr-defined]
+    report_opaque_left(patterns[-1].opaque_left)  # type: ignore[attr-defined]
     return changed, folds, left
 
 
@@ -132,6 +138,17 @@ def report_too_large(too_large: dict[Operation, str], max_size: int) -> int:
             f"(now {max_size}) or --max-tensor-size to fold them"
         )
     return len(left)
+
+
+def report_opaque_left(opaque_left: dict[Operation, str]) -> None:
+    """Warn about the nn.opaque ops on constants left unfolded, by operator."""
+    left = {op: why for op, why in opaque_left.items() if op.parent is not None}
+    record("opaque ops left on constants", len(left))
+    if not left:
+        return
+    reasons = {op.op_type.data: why for op, why in left.items()}  # type: ignore[attr-defined]
+    listed = "; ".join(f"{op_type}: {why}" for op_type, why in reasons.items())
+    warn(f"fold-constants: {len(left)} nn.opaque op(s) on constants left ({listed})")
 
 
 def _label(op: Operation) -> str:

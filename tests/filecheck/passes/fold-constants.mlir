@@ -48,6 +48,53 @@ func.func @negative_side_effecting_opaque() -> tensor<2xf32> {
 
 // -----
 
+/// Any deterministic ONNX operator on constants is evaluated, not only the
+/// known-pure list: LRN, y = x / (1 + x^2) here.
+// CHECK-LABEL: func.func @fold_opaque_lrn
+func.func @fold_opaque_lrn() -> tensor<1x2x1x1xf32> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<{{\[\[\[}}[5.000000e-01]], {{\[\[}}4.000000e-01]]]]> : tensor<1x2x1x1xf32>
+  // CHECK-NEXT: func.return %[[C]]
+  %a = nn.constant dense<[[[[1.0]], [[2.0]]]]> : tensor<1x2x1x1xf32>
+  %0 = nn.opaque %a {op_type = "LRN", attrs = {size = 1 : i64, alpha = 1.0 : f32, beta = 1.0 : f32, bias = 1.0 : f32}} : (tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  func.return %0 : tensor<1x2x1x1xf32>
+}
+
+// -----
+
+/// LpNormalization (graph-opt's override of onnx's kernel) folds too.
+// CHECK-LABEL: func.func @fold_opaque_lp_normalization
+func.func @fold_opaque_lp_normalization() -> tensor<2xf32> {
+  // CHECK-NEXT: %[[C:.*]] = nn.constant dense<[6.000000e-01, 8.000000e-01]> : tensor<2xf32>
+  // CHECK-NEXT: func.return %[[C]]
+  %a = nn.constant dense<[3.0, 4.0]> : tensor<2xf32>
+  %0 = nn.opaque %a {op_type = "LpNormalization", attrs = {axis = 0 : i64, p = 2 : i64}} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+/// A sequence result cannot become a constant: the op stays (and is reported).
+// CHECK-LABEL: func.func @negative_opaque_sequence_result
+func.func @negative_opaque_sequence_result() -> !nn.sequence<tensor<*xf32>> {
+  // CHECK: nn.opaque %{{.*}} {op_type = "SplitToSequence"}
+  %a = nn.constant dense<[3.0, 4.0]> : tensor<2xf32>
+  %0 = nn.opaque %a {op_type = "SplitToSequence"} : (tensor<2xf32>) -> !nn.sequence<tensor<*xf32>>
+  func.return %0 : !nn.sequence<tensor<*xf32>>
+}
+
+// -----
+
+/// An operator of another domain has unknown effects: it stays.
+// CHECK-LABEL: func.func @negative_opaque_custom_domain
+func.func @negative_opaque_custom_domain() -> tensor<2xf32> {
+  // CHECK: nn.opaque %{{.*}} {op_type = "Floor", domain = "com.example"}
+  %a = nn.constant dense<[3.0, 4.0]> : tensor<2xf32>
+  %0 = nn.opaque %a {op_type = "Floor", domain = "com.example"} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
 /// 4 + 4 elements in, 16 out: the model would grow by 8 > max-size elements.
 // CHECK-LABEL: func.func @negative_size_cap
 func.func @negative_size_cap() -> tensor<4x4xf32> {
