@@ -22,15 +22,33 @@ def _reduction(fn):
     return run
 
 
-def _arg_reduction(fn):
+def first_extreme(x: np.ndarray, axis: int, keepdims: bool, largest: bool):
+    """The index of the first largest (smallest) value along `axis`, NaN
+    skipped; -1 where every value is NaN."""
+    if x.dtype.kind != "f":
+        fn = np.argmax if largest else np.argmin
+        return fn(x, axis=axis, keepdims=keepdims)
+    numbers = ~np.isnan(x)
+    best = (np.fmax if largest else np.fmin).reduce(x, axis=axis, keepdims=True)
+    index = np.argmax((x == best) & numbers, axis=axis, keepdims=keepdims)
+    return np.where(numbers.any(axis=axis, keepdims=keepdims), index, -1)
+
+
+def _arg_reduction(largest: bool):
+    """ArgMax / ArgMin skipping NaN, and 0 where every value is NaN, as
+    onnxruntime and TensorFlow do (numpy's argmax picks the first NaN)."""
+
     def run(self, interpreter: Interpreter, op: r.ArgReduceOp, args):
         (x,) = args
         axis = int_value(op.properties, "axis", 0) % x.ndim
+        keep = op.keeps_dims
         if int_value(op.properties, "select_last_index", 0):
             last = x.shape[axis] - 1
-            index = last - fn(np.flip(x, axis), axis=axis, keepdims=op.keeps_dims)
+            index = first_extreme(np.flip(x, axis), axis, keep, largest)
+            index = np.where(index < 0, -1, last - index)
         else:
-            index = fn(x, axis=axis, keepdims=op.keeps_dims)
+            index = first_extreme(x, axis, keep, largest)
+        index = np.maximum(index, 0)
         return (np.asarray(index).astype(numpy_dtype(op.output.type.element_type)),)
 
     return run
@@ -64,8 +82,8 @@ class ReduceFunctions(InterpreterFunctions):
     run_reduce_prod = impl(r.ReduceProdOp)(_reduction(np.prod))
     run_reduce_any = impl(r.ReduceAnyOp)(_reduction(np.any))
     run_reduce_all = impl(r.ReduceAllOp)(_reduction(np.all))
-    run_argmax = impl(r.ArgMaxOp)(_arg_reduction(np.argmax))
-    run_argmin = impl(r.ArgMinOp)(_arg_reduction(np.argmin))
+    run_argmax = impl(r.ArgMaxOp)(_arg_reduction(largest=True))
+    run_argmin = impl(r.ArgMinOp)(_arg_reduction(largest=False))
 
     @impl(r.CumSumOp)
     def run_cumsum(self, interpreter: Interpreter, op: r.CumSumOp, args):

@@ -1,0 +1,59 @@
+"""graph-opt's rules where an ONNX operator's definition leaves the result on
+special values open and onnxruntime's result is not one graph-opt follows
+(onnxruntime inconsistent, or TensorFlow's semantics of the same nn op).
+Documented in docs/guarantees.md ("Special values")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from onnx import helper
+
+
+@dataclass(frozen=True)
+class Rule:
+    op_types: tuple[str, ...]
+    text: str
+    explains: Callable[..., bool]
+    """(case, onnxruntime's output, graph-opt's output, where they differ) ->
+    whether every difference is one the rule decides."""
+
+
+def _nan_propagated(case, want, got, differ) -> bool:
+    return bool(np.isnan(got[differ]).all())
+
+
+def _last_index_with_nan(case, want, got, differ) -> bool:
+    attrs = {a.name: helper.get_attribute_value(a) for a in case.model.graph.node[0].attribute}
+    x = case.inputs[0]
+    return attrs.get("select_last_index", 0) == 1 and bool(np.isnan(x).any())
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        ("ReduceMax", "ReduceMin"),
+        "NaN propagates (as TensorFlow's reduce_max and onnx's reference); "
+        "onnxruntime skips NaN unless every value is NaN",
+        _nan_propagated,
+    ),
+    Rule(
+        ("MaxPool",),
+        "NaN in a window gives NaN; onnxruntime's result depends on where in "
+        "the window the NaN is, TensorFlow skips NaN (an all-NaN window gives "
+        "-3.4e38)",
+        _nan_propagated,
+    ),
+    Rule(
+        ("ArgMax", "ArgMin"),
+        "NaN is skipped with select_last_index=1 as with 0; onnxruntime's "
+        "select_last_index=1 kernel keeps a leading NaN's index",
+        _last_index_with_nan,
+    ),
+)
+
+
+def rule_for(case) -> Rule | None:
+    """The rule for `case`'s operator, if it has one."""
+    return next((r for r in RULES if case.op_type in r.op_types), None)
