@@ -56,13 +56,14 @@ class IndexFunctions(InterpreterFunctions):
     @impl(ix.RangeOp)
     def run_range(self, interpreter: Interpreter, op: ix.RangeOp, args):
         start, limit, delta = (a.item() for a in args)
-        # start + delta + delta ..., summed in the output type as onnxruntime
-        # and TensorFlow do (the spec's start + i * delta drifts from them)
         count = ix.range_length(start, limit, delta)
-        check_size(op, [count], args[0].dtype)
-        steps = np.full(count, delta, args[0].dtype)
-        steps[:1] = start
-        return (np.cumsum(steps, dtype=args[0].dtype),)
+        dtype = args[0].dtype
+        check_size(op, [count], dtype)
+        if op.accumulate is not None:  # start + delta + delta ..., in the type
+            steps = np.full(count, delta, dtype)
+            steps[:1] = start
+            return (np.cumsum(steps, dtype=dtype),)
+        return (args[0] + np.arange(count, dtype=dtype) * args[2],)
 
     @impl(ix.OneHotOp)
     def run_one_hot(self, interpreter: Interpreter, op: ix.OneHotOp, args):
