@@ -57,3 +57,37 @@ RULES: tuple[Rule, ...] = (
 def rule_for(case) -> Rule | None:
     """The rule for `case`'s operator, if it has one."""
     return next((r for r in RULES if case.op_type in r.op_types), None)
+
+
+def _nan_only_in_graph_opt(case, want, got, differ) -> bool:
+    """graph-opt's NaN where TensorFlow's result is a number."""
+    return bool(np.isnan(got[differ]).all())
+
+
+def _flushed_quotient(case, want, got, differ) -> bool:
+    """TensorFlow's -0 where graph-opt's floor of a negative subnormal quotient is -1."""
+    return bool(((want[differ] == 0) & (got[differ] == -1)).all())
+
+
+TF_RULES: tuple[Rule, ...] = (
+    Rule(
+        ("FloorDiv",),
+        "a subnormal quotient is floored as it is; TensorFlow flushes it to "
+        "zero first (floor(1.2e-38 / -2.5) is -1 in graph-opt, -0 in TensorFlow)",
+        _flushed_quotient,
+    ),
+    Rule(
+        ("MaxPool",),
+        "NaN in a window gives NaN; TensorFlow skips NaN (an all-NaN window "
+        "gives -3.4e38)",
+        _nan_only_in_graph_opt,
+    ),
+    Rule(
+        ("Softmax",),
+        "NaN in a row makes the row NaN; TensorFlow's row maximum skips NaN, "
+        "so only the NaN (and, beside an inf, every) position is NaN",
+        _nan_only_in_graph_opt,
+    ),
+)
+"""Rules for TensorFlow ops (by TensorFlow op type) where graph-opt's nn op
+keeps ONNX's semantics."""
