@@ -22,33 +22,47 @@ def _reduction(fn):
     return run
 
 
-def first_extreme(x: np.ndarray, axis: int, keepdims: bool, largest: bool):
-    """The index of the first largest (smallest) value along `axis`, NaN
-    skipped; -1 where every value is NaN."""
-    if x.dtype.kind != "f":
-        fn = np.argmax if largest else np.argmin
-        return fn(x, axis=axis, keepdims=keepdims)
-    numbers = ~np.isnan(x)
-    best = (np.fmax if largest else np.fmin).reduce(x, axis=axis, keepdims=True)
-    index = np.argmax((x == best) & numbers, axis=axis, keepdims=keepdims)
-    return np.where(numbers.any(axis=axis, keepdims=keepdims), index, -1)
+def arg_extreme(
+    x: np.ndarray, axis: int, largest: bool, last: bool, scan_from_first: bool
+) -> np.ndarray:
+    """nn.argmax / nn.argmin along `axis` (kept as size 1): NaN never wins; the
+    scan starts from the type's lowest (highest) finite value, where nothing
+    beyond it gives 0 (TensorFlow), or from the first element, whose NaN then
+    wins (`scan_from_first`, onnxruntime)."""
+    if last:
+        x = np.flip(x, axis)
+    if x.dtype.kind == "f":
+        if scan_from_first:
+            candidates = ~np.isnan(x)
+        else:
+            limit = np.finfo(x.dtype).max
+            candidates = x > -limit if largest else x < limit
+        best = (np.fmax if largest else np.fmin).reduce(
+            np.where(candidates, x, np.nan), axis=axis, keepdims=True
+        )
+        hits = candidates & (x == best)
+    else:
+        best = (np.max if largest else np.min)(x, axis=axis, keepdims=True)
+        hits = x == best
+    index = np.argmax(hits, axis=axis, keepdims=True)
+    if last:
+        index = x.shape[axis] - 1 - index
+    found = hits.any(axis=axis, keepdims=True)
+    if scan_from_first and x.dtype.kind == "f":
+        first = np.take(np.flip(x, axis) if last else x, [0], axis=axis)
+        found &= ~np.isnan(first)
+    return np.where(found, index, 0)
 
 
 def _arg_reduction(largest: bool):
-    """ArgMax / ArgMin skipping NaN, and 0 where every value is NaN, as
-    onnxruntime and TensorFlow do (numpy's argmax picks the first NaN)."""
-
     def run(self, interpreter: Interpreter, op: r.ArgReduceOp, args):
         (x,) = args
         axis = int_value(op.properties, "axis", 0) % x.ndim
-        keep = op.keeps_dims
-        if int_value(op.properties, "select_last_index", 0):
-            last = x.shape[axis] - 1
-            index = first_extreme(np.flip(x, axis), axis, keep, largest)
-            index = np.where(index < 0, -1, last - index)
-        else:
-            index = first_extreme(x, axis, keep, largest)
-        index = np.maximum(index, 0)
+        last = bool(int_value(op.properties, "select_last_index", 0))
+        scan_from_first = op.scan_from_first is not None
+        index = arg_extreme(x, axis, largest, last, scan_from_first)
+        if not op.keeps_dims:
+            index = np.squeeze(index, axis)
         return (np.asarray(index).astype(numpy_dtype(op.output.type.element_type)),)
 
     return run

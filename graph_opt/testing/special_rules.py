@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from onnx import helper
 
 
 @dataclass(frozen=True)
@@ -25,12 +24,6 @@ def _nan_propagated(case, want, got, differ) -> bool:
     return bool(np.isnan(got[differ]).all())
 
 
-def _last_index_with_nan(case, want, got, differ) -> bool:
-    attrs = {a.name: helper.get_attribute_value(a) for a in case.model.graph.node[0].attribute}
-    x = case.inputs[0]
-    return attrs.get("select_last_index", 0) == 1 and bool(np.isnan(x).any())
-
-
 RULES: tuple[Rule, ...] = (
     Rule(
         ("ReduceMax", "ReduceMin"),
@@ -44,12 +37,6 @@ RULES: tuple[Rule, ...] = (
         "the window the NaN is, TensorFlow skips NaN (an all-NaN window gives "
         "-3.4e38)",
         _nan_propagated,
-    ),
-    Rule(
-        ("ArgMax", "ArgMin"),
-        "NaN is skipped with select_last_index=1 as with 0; onnxruntime's "
-        "select_last_index=1 kernel keeps a leading NaN's index",
-        _last_index_with_nan,
     ),
 )
 

@@ -71,10 +71,11 @@ def _judge(op_type: str, want, got, flushed) -> Verdict:
     state, where = classify(want, got, _scale(op_type, want))
     if state != DISAGREE:
         return Verdict(state)
-    if classify(want, flushed, _scale(op_type, want))[0] != DISAGREE:
+    flushed_state, flushed_where = classify(want, flushed, _scale(op_type, want))
+    if flushed_state != DISAGREE:
         return Verdict(RULE, FLUSH_RULE)
     rule = next((r for r in TF_RULES if op_type in r.op_types), None)
-    if rule is not None and rule.explains(None, want, flushed, where):
+    if rule is not None and rule.explains(None, want, flushed, flushed_where):
         return Verdict(RULE, rule.text)
     at = tuple(np.argwhere(np.atleast_1d(where))[0])
     shown = f"graph-opt {np.atleast_1d(got)[at]!r}, TensorFlow {np.atleast_1d(want)[at]!r}"

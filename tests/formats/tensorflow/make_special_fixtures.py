@@ -43,6 +43,11 @@ BINARY = (
 )  # fmt: skip
 INTEGER_BINARY = ("AddV2", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Mul")
 SUMS = ("Sum", "Mean", "Prod")
+ARG_ROWS = [
+    [np.nan, 1, 3, 2], [np.nan, -np.inf, np.nan, np.nan], [1, np.nan, 3, 3],
+    [-np.inf, np.nan, -np.inf, np.nan], [np.nan] * 4,
+]  # fmt: skip
+"""Where TensorFlow's ArgMax and ArgMin differ from onnxruntime's: a leading NaN."""
 
 
 def inputs() -> dict[str, np.ndarray]:
@@ -60,6 +65,7 @@ def inputs() -> dict[str, np.ndarray]:
         "x": x,
         "m": rng.permutation(moderate).reshape(4, 8),
         "y": rng.permutation(x.ravel()).reshape(4, 8),
+        "a": np.array(ARG_ROWS, np.float32),
         "i": ints.reshape(4, 8),
         "j": np.where(others == 0, -3, others).reshape(4, 8),
     }
@@ -72,7 +78,7 @@ def _unary(op: str, x):
 
 
 def build(p) -> list[tf.Tensor]:
-    x, y, m, i, j = p["x"], p["y"], p["m"], p["i"], p["j"]
+    x, y, m, a, i, j = (p[k] for k in "xymaij")
     out = [_unary(op, x) for op in UNARY]
     out += [getattr(raw, op)(x=x, y=y) for op in BINARY]
     out += [getattr(raw, op)(x=i, y=j) for op in INTEGER_BINARY]
@@ -80,7 +86,8 @@ def build(p) -> list[tf.Tensor]:
     out += [tf.cast(x, t) for t in (tf.int32, tf.int8, tf.uint8, tf.int64, tf.float16, tf.bool)]
     out += [tf.cast(i, t) for t in (tf.float32, tf.float16, tf.int8)]
     for op in ("ArgMax", "ArgMin"):
-        out += [getattr(raw, op)(input=x, dimension=a) for a in (0, 1)]
+        out += [getattr(raw, op)(input=x, dimension=d) for d in (0, 1)]
+        out += [getattr(raw, op)(input=a, dimension=1)]
     for op in ("Max", "Min", "Sum", "Mean", "Prod"):
         out += [getattr(raw, op)(input=m if op in SUMS else x, axis=1)]
     out += list(raw.TopKV2(input=x, k=3))
