@@ -116,3 +116,14 @@ def test_onnx_cast_to_int8_wraps_through_int32():
     x = np.array([NAN, INF, 300.5, -129.0, 65504.0], np.float32)
     results = interpreted_and_folded("Cast", [x], {"to": onnx.TensorProto.INT8})
     assert_same(results, [np.array([0, 0, 44, 127, -32], np.int8)])
+
+
+@pytest.mark.parametrize(
+    "dtype, want", [(np.float32, np.finfo(np.float32).min), (np.float16, -INF)]
+)
+def test_max_pool_of_minus_infinities(dtype, want):
+    """onnxruntime's float32 kernel (and TensorFlow's) starts from the lowest
+    finite value; its float16 one from -inf."""
+    x = np.full((1, 1, 2, 2), -INF, dtype)
+    results = interpreted_and_folded("MaxPool", [x], {"kernel_shape": [2, 2]})
+    assert_same(results, [np.full((1, 1, 1, 1), want, dtype)])
