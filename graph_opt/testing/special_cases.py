@@ -274,6 +274,85 @@ def movement(op_type: str):
     return generate
 
 
+def shape_op(op_type: str):
+    """Ops that reshape, slice or repeat: values must pass through untouched."""
+
+    def generate(pick):
+        dtype = pick.choice(FLOATS)
+        x = pick.array(dtype, [2, 3, 1])
+        i64 = np.int64
+        return {
+            "Expand": ([x, np.array([2, 2, 3, 4], i64)], {}),
+            "Flatten": ([x], {"axis": pick.integer(0, 3)}),
+            "Slice": ([x, *(np.array(v, i64) for v in ([2, 0], [-3, 3], [1, 0], [-1, 2]))], {}),
+            "Split": ([x, np.array([1, 2], i64)], {"axis": 1}),
+            "Squeeze": ([x, np.array([2], i64)], {}),
+            "Unsqueeze": ([x, np.array([0, 4], i64)], {}),
+            "Shape": ([x], {"start": pick.integer(-3, 1)}),
+            "Size": ([x], {}),
+            "Dropout": ([x], {}),
+        }[op_type]
+
+    return generate
+
+
+def gather_elements(pick):
+    x = pick.array(pick.choice(FLOATS), [3, 4])
+    indices = np.array([[2, 0, -1, 1], [0, 0, 2, -3]], np.int64)
+    return [x, indices], {"axis": 0}
+
+
+def gather_nd(pick):
+    x = pick.array(pick.choice(FLOATS), [2, 3, 2])
+    return [x, np.array([[1, 2], [0, -1]], np.int64)], {}
+
+
+def non_zero(pick):
+    return [pick.array(pick.choice((*FLOATS, np.int32)), _shape(pick))], {}
+
+
+def one_hot(pick):
+    values = pick.array(np.float32, [2])  # onnxruntime's only float kernel
+    indices = np.array([[0, -1, 3], [5, 2, -4]], np.int64)
+    return [indices, np.array(4, np.int64), values], {"axis": pick.integer(-3, 2)}
+
+
+def constant_of_shape(pick):
+    dtype = pick.choice(FLOATS)
+    value = onnx.numpy_helper.from_array(pick.array(dtype, [1]))
+    return [np.array([2, 3], np.int64)], {"value": value}
+
+
+def constant(pick):
+    """No input: the value attribute, special values and all, as the output."""
+    return [], {"value": numpy_helper.from_array(pick.array(pick.choice(FLOATS), [2, 3]))}
+
+
+def conv_transpose(pick):
+    c, f = pick.integer(1, 3), pick.integer(1, 3)
+    x = pick.array(np.float32, [1, c, pick.integer(1, 4), pick.integer(1, 4)], MODERATE)
+    w = pick.array(np.float32, [c, f, 2, 2], MODERATE)
+    return [x, w], {"strides": [2, 1], "pads": [0, 1, 0, 0]}
+
+
+def resize(pick):
+    x = pick.array(np.float32, [1, 1, pick.integer(2, 4), pick.integer(2, 4)])
+    mode = pick.choice(("nearest", "linear"))
+    scales = np.array([1, 1, 2, 1.5], np.float32)
+    return [x, np.zeros(0, np.float32), scales], {"mode": mode}
+
+
+def non_max_suppression(pick):
+    boxes = pick.array(np.float32, [1, 4, 4], MODERATE)
+    scores = pick.array(np.float32, [1, 2, 4], MODERATE)
+    limits = [np.array([3], np.int64), np.array([0.5], np.float32), np.array([0.0], np.float32)]
+    return [boxes, scores, *limits], {"center_point_box": pick.integer(0, 1)}
+
+
+def swish(pick):
+    return [pick.array(pick.choice(FLOATS[:2]), _shape(pick))], {}
+
+
 def logical(op_type: str):
     def generate(pick):
         shape = _shape(pick)
@@ -320,15 +399,30 @@ SPECIAL_CASES: dict[str, Generator] = {
     "Range": range_,
     "Where": where,
     "Pad": pad,
+    **{op: shape_op(op) for op in ("Expand", "Flatten", "Slice", "Split",
+                                   "Squeeze", "Unsqueeze", "Shape", "Size", "Dropout")},
+    "GatherElements": gather_elements,
+    "GatherND": gather_nd,
+    "NonZero": non_zero,
+    "OneHot": one_hot,
+    "ConstantOfShape": constant_of_shape,
+    "Constant": constant,
+    "ConvTranspose": conv_transpose,
+    "Resize": resize,
+    "NonMaxSuppression": non_max_suppression,
+    "Swish": swish,
 }
 """Generators by name: the ONNX operator, with a `:variant` suffix where one
 operator has two (integer arithmetic)."""
 
-OUTPUTS = {"TopK": 2}
+OUTPUTS = {"TopK": 2, "Split": 2}
 
 PARAMETERS = {
-    **{op: (1,) for op in (*REDUCTIONS, "CumSum", "TopK", "Tile", "Reshape")},
+    **{op: (1,) for op in (*REDUCTIONS, "CumSum", "TopK", "Tile", "Reshape",
+                           "Expand", "Split", "Squeeze", "Unsqueeze")},
     "Clip": (1, 2), "Pad": (1, 2), "QuantizeLinear": (1, 2), "DequantizeLinear": (1, 2),
+    "Slice": (1, 2, 3, 4), "OneHot": (1, 2), "ConstantOfShape": (0,),
+    "Resize": (1, 2), "NonMaxSuppression": (2, 3, 4),
 }  # fmt: skip
 """Inputs that are initializers (models hold them as constants: the importer
 maps the op to an nn op only then)."""
@@ -348,6 +442,8 @@ def special_case(name: str, pick) -> Case:
     """A one-node model of `name` (a key of SPECIAL_CASES) and its inputs."""
     op_type = name.partition(":")[0]
     inputs, attrs = SPECIAL_CASES[name](pick)
+    if not inputs:
+        return _no_input_case(op_type, attrs)
     model = one_node(op_type, inputs, attrs, OUTPUTS.get(op_type, 1))
     constants = PARAMETERS.get(op_type, ())
     model = _with_initializers(model, inputs, constants)
@@ -355,3 +451,15 @@ def special_case(name: str, pick) -> Case:
     shown = ",".join(f"{k}={v}" for k, v in sorted(attrs.items()))
     shapes = " ".join(f"{list(a.shape)}:{a.dtype}" for a in inputs)
     return Case(op_type, f"{name}({shown}) {shapes}", model, tuple(inputs))
+
+
+def _no_input_case(op_type: str, attrs: dict) -> Case:
+    """A one-node model without inputs (Constant): its output is the value."""
+    value = numpy_helper.to_array(attrs["value"])
+    node = helper.make_node(op_type, [], ["y0"], **attrs)
+    output = helper.make_tensor_value_info(
+        "y0", helper.np_dtype_to_tensor_dtype(value.dtype), value.shape
+    )
+    graph = helper.make_graph([node], op_type, [], [output])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    return Case(op_type, f"{op_type}() {list(value.shape)}:{value.dtype}", model, ())

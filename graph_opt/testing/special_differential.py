@@ -56,6 +56,14 @@ UNIT_SCALE = frozenset({
 where graph-opt's expm1(x) is -1e-25; its float32 Sigmoid, a polynomial,
 gives 1.54525e-4 at -8.775, numpy's 1/(1 + exp(8.775)) 1.54539e-4)."""
 
+MOVING = frozenset({
+    "Concat", "Constant", "ConstantOfShape", "Dropout", "Expand", "Flatten",
+    "Gather", "GatherElements", "GatherND", "Identity", "Pad", "Reshape",
+    "Slice", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze", "Where",
+})  # fmt: skip
+"""Operators that only move values: a NaN's payload and sign must survive
+them (elsewhere the definition leaves a NaN's bits open)."""
+
 ORDER = (DISAGREE, RULE, TOLERANCE, AGREE)
 
 
@@ -127,7 +135,9 @@ def judge(case: Case, expected: list, actual: list) -> Verdict:
             return Verdict(
                 DISAGREE, f"output {index}: {got.shape} {got.dtype}, not {want.shape} {want.dtype}"
             )
-        state, where = classify(want, got, _scale(case.op_type, want))
+        state, where = classify(
+            want, got, _scale(case.op_type, want), case.op_type in MOVING
+        )
         if state == DISAGREE:
             rule = rule_for(case)
             if rule is not None and rule.explains(case, want, got, where):
@@ -147,14 +157,18 @@ def _scale(op_type: str, want: np.ndarray) -> float:
 
 
 def classify(
-    want: np.ndarray, got: np.ndarray, scale: float = 0.0
+    want: np.ndarray, got: np.ndarray, scale: float = 0.0, payloads: bool = False
 ) -> tuple[str, np.ndarray]:
     """AGREE, TOLERANCE or DISAGREE, and where the elements differ; floats
-    within ULPS of each other, or of `scale`, are TOLERANCE."""
+    within ULPS of each other, or of `scale`, are TOLERANCE; with `payloads`,
+    NaNs must have the same bits."""
     if want.dtype.kind != "f":
         differ = want != got
         return (DISAGREE if differ.any() else AGREE), differ
     both_nan = np.isnan(want) & np.isnan(got)
+    if payloads:
+        bits = f"u{want.dtype.itemsize}"
+        both_nan &= want.view(bits) == got.view(bits)
     differ = ~both_nan & (want != got)
     zero_sign = (want == 0) & (got == 0) & (np.signbit(want) != np.signbit(got))
     info = np.finfo(want.dtype)

@@ -127,3 +127,13 @@ def test_max_pool_of_minus_infinities(dtype, want):
     x = np.full((1, 1, 2, 2), -INF, dtype)
     results = interpreted_and_folded("MaxPool", [x], {"kernel_shape": [2, 2]})
     assert_same(results, [np.full((1, 1, 1, 1), want, dtype)])
+
+
+def test_conv_transpose_multiplies_no_inserted_zero():
+    """Strides insert zeros between inputs; a product with them turned an
+    infinite weight into NaN at every output (onnxruntime adds only the
+    products of real inputs: col2im)."""
+    x = np.array([[[[1.0, 2.0]]]], np.float32)
+    w = np.array([[[[INF, 1.0]]]], np.float32)
+    results = interpreted_and_folded("ConvTranspose", [x, w], {"strides": [1, 2]})
+    assert_same(results, [np.array([[[[INF, 1.0, INF, 2.0]]]], np.float32)])
