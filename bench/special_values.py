@@ -68,7 +68,9 @@ def main() -> None:
             for verdict in (outcome.interpreter, outcome.fold):
                 counts[verdict.state] += 1
                 if verdict.state in (DISAGREE, RULE):
-                    listed.append(f"{outcome.case.name}: {verdict.state} {verdict.detail}")
+                    listed.append(
+                        f"{outcome.case.name}: {verdict.state} {verdict.detail}"
+                    )
         totals += counts
         print_row("onnx", name, counts)
     print_row("onnx", "total", totals)

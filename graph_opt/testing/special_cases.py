@@ -96,7 +96,11 @@ def is_inf(pick):
 def clip(pick):
     dtype = pick.choice(FLOATS)
     bounds = np.sort(pick.array(dtype, [2], MODERATE))
-    return [pick.array(dtype, _shape(pick)), bounds[:1].reshape(()), bounds[1:].reshape(())], {}
+    return [
+        pick.array(dtype, _shape(pick)),
+        bounds[:1].reshape(()),
+        bounds[1:].reshape(()),
+    ], {}
 
 
 def mod(pick):
@@ -161,7 +165,10 @@ def topk(pick):
 def matmul(pick):
     m, k, n = _shape(pick, 3)
     dtype = pick.choice(FLOATS)
-    return [pick.array(dtype, [m, k], MODERATE), pick.array(dtype, [k, n], MODERATE)], {}
+    return [
+        pick.array(dtype, [m, k], MODERATE),
+        pick.array(dtype, [k, n], MODERATE),
+    ], {}
 
 
 def gemm(pick):
@@ -206,7 +213,11 @@ def max_pool(pick):
 
 def average_pool(pick):
     x = pick.array(np.float32, [1, 2, pick.integer(2, 5), pick.integer(2, 5)], MODERATE)
-    attrs = {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1], "count_include_pad": pick.integer(0, 1)}
+    attrs = {
+        "kernel_shape": [2, 2],
+        "pads": [1, 1, 1, 1],
+        "count_include_pad": pick.integer(0, 1),
+    }
     return [x], attrs
 
 
@@ -284,7 +295,10 @@ def shape_op(op_type: str):
         return {
             "Expand": ([x, np.array([2, 2, 3, 4], i64)], {}),
             "Flatten": ([x], {"axis": pick.integer(0, 3)}),
-            "Slice": ([x, *(np.array(v, i64) for v in ([2, 0], [-3, 3], [1, 0], [-1, 2]))], {}),
+            "Slice": (
+                [x, *(np.array(v, i64) for v in ([2, 0], [-3, 3], [1, 0], [-1, 2]))],
+                {},
+            ),
             "Split": ([x, np.array([1, 2], i64)], {"axis": 1}),
             "Squeeze": ([x, np.array([2], i64)], {}),
             "Unsqueeze": ([x, np.array([0, 4], i64)], {}),
@@ -325,7 +339,9 @@ def constant_of_shape(pick):
 
 def constant(pick):
     """No input: the value attribute, special values and all, as the output."""
-    return [], {"value": numpy_helper.from_array(pick.array(pick.choice(FLOATS), [2, 3]))}
+    return [], {
+        "value": numpy_helper.from_array(pick.array(pick.choice(FLOATS), [2, 3]))
+    }
 
 
 def conv_transpose(pick):
@@ -345,7 +361,11 @@ def resize(pick):
 def non_max_suppression(pick):
     boxes = pick.array(np.float32, [1, 4, 4], MODERATE)
     scores = pick.array(np.float32, [1, 2, 4], MODERATE)
-    limits = [np.array([3], np.int64), np.array([0.5], np.float32), np.array([0.0], np.float32)]
+    limits = [
+        np.array([3], np.int64),
+        np.array([0.5], np.float32),
+        np.array([0.0], np.float32),
+    ]
     return [boxes, scores, *limits], {"center_point_box": pick.integer(0, 1)}
 
 
@@ -399,8 +419,20 @@ SPECIAL_CASES: dict[str, Generator] = {
     "Range": range_,
     "Where": where,
     "Pad": pad,
-    **{op: shape_op(op) for op in ("Expand", "Flatten", "Slice", "Split",
-                                   "Squeeze", "Unsqueeze", "Shape", "Size", "Dropout")},
+    **{
+        op: shape_op(op)
+        for op in (
+            "Expand",
+            "Flatten",
+            "Slice",
+            "Split",
+            "Squeeze",
+            "Unsqueeze",
+            "Shape",
+            "Size",
+            "Dropout",
+        )
+    },
     "GatherElements": gather_elements,
     "GatherND": gather_nd,
     "NonZero": non_zero,
@@ -431,7 +463,9 @@ maps the op to an nn op only then)."""
 def _with_initializers(model: onnx.ModelProto, inputs, indices) -> onnx.ModelProto:
     graph = model.graph
     for i in indices:
-        graph.initializer.append(numpy_helper.from_array(inputs[i], graph.input[i].name))
+        graph.initializer.append(
+            numpy_helper.from_array(inputs[i], graph.input[i].name)
+        )
     kept = [v for i, v in enumerate(graph.input) if i not in indices]
     del graph.input[:]
     graph.input.extend(kept)

@@ -133,7 +133,8 @@ def judge(case: Case, expected: list, actual: list) -> Verdict:
         want, got = np.asarray(want), np.asarray(got)
         if want.shape != got.shape or want.dtype != got.dtype:
             return Verdict(
-                DISAGREE, f"output {index}: {got.shape} {got.dtype}, not {want.shape} {want.dtype}"
+                DISAGREE,
+                f"output {index}: {got.shape} {got.dtype}, not {want.shape} {want.dtype}",
             )
         state, where = classify(
             want, got, _scale(case.op_type, want), case.op_type in MOVING

@@ -67,7 +67,9 @@ def check_fixture(path: Path) -> list[TfOutcome]:
 
 def _judge(op_type: str, want, got, flushed) -> Verdict:
     if want.shape != got.shape or want.dtype != got.dtype:
-        return Verdict(DISAGREE, f"{got.shape} {got.dtype}, not {want.shape} {want.dtype}")
+        return Verdict(
+            DISAGREE, f"{got.shape} {got.dtype}, not {want.shape} {want.dtype}"
+        )
     state, where = classify(want, got, _scale(op_type, want))
     if state != DISAGREE:
         return Verdict(state)
@@ -78,7 +80,9 @@ def _judge(op_type: str, want, got, flushed) -> Verdict:
     if rule is not None and rule.explains(None, want, flushed, flushed_where):
         return Verdict(RULE, rule.text)
     at = tuple(np.argwhere(np.atleast_1d(where))[0])
-    shown = f"graph-opt {np.atleast_1d(got)[at]!r}, TensorFlow {np.atleast_1d(want)[at]!r}"
+    shown = (
+        f"graph-opt {np.atleast_1d(got)[at]!r}, TensorFlow {np.atleast_1d(want)[at]!r}"
+    )
     return Verdict(DISAGREE, f"at {list(at)}: {shown}")
 
 

@@ -79,7 +79,9 @@ def special_array(
     if dtype == np.bool_:
         return rng.integers(0, 2, size).astype(bool).reshape(shape)
     if np.issubdtype(dtype, np.integer):
-        pool = np.concatenate([special_ints(dtype), rng.integers(-9, 9, 8).astype(dtype)])
+        pool = np.concatenate(
+            [special_ints(dtype), rng.integers(-9, 9, 8).astype(dtype)]
+        )
         return rng.choice(pool, size).reshape(shape)
     specials = special_floats(dtype, kind)
     ordinary = (rng.standard_normal(size) * 3).astype(dtype)

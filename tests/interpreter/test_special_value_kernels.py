@@ -23,7 +23,9 @@ def interpreted_and_folded(op_type, inputs, attrs=None, outputs=1, constant=()):
     model = one_node(op_type, inputs, attrs or {}, outputs)
     graph = model.graph
     for i in constant:
-        graph.initializer.append(numpy_helper.from_array(inputs[i], graph.input[i].name))
+        graph.initializer.append(
+            numpy_helper.from_array(inputs[i], graph.input[i].name)
+        )
     fed = [x for i, x in enumerate(inputs) if i not in constant]
     kept = [v for i, v in enumerate(graph.input) if i not in constant]
     del graph.input[:]
@@ -45,12 +47,20 @@ def assert_same(results, expected):
         for got, want in zip(result, expected):
             assert got.dtype == np.asarray(want).dtype
             np.testing.assert_array_equal(got, want)  # NaN equals NaN here
-            assert (np.signbit(got) == np.signbit(want)).all() if got.dtype.kind == "f" else True
+            assert (
+                (np.signbit(got) == np.signbit(want)).all()
+                if got.dtype.kind == "f"
+                else True
+            )
 
 
 @pytest.mark.parametrize(
     "op_type, last, want",
-    [("ArgMax", 0, [2, 0, 0, 3]), ("ArgMin", 0, [0, 0, 0, 0]), ("ArgMax", 1, [2, 0, 0, 3])],
+    [
+        ("ArgMax", 0, [2, 0, 0, 3]),
+        ("ArgMin", 0, [0, 0, 0, 0]),
+        ("ArgMax", 1, [2, 0, 0, 3]),
+    ],
 )
 def test_onnx_arg_reductions_scan_from_the_first_element(op_type, last, want):
     """numpy's argmax picks the first NaN; onnxruntime's scan skips a later NaN
@@ -104,10 +114,14 @@ def test_quantize_linear_of_nan_and_infinities():
     """NaN is the type's minimum (onnxruntime), infinities saturate."""
     x = np.array([NAN, INF, -INF, 1e10, -1e10, 2.6], np.float32)
     scale, zero = np.array(1.0, np.float32), np.array(0, np.int8)
-    results = interpreted_and_folded("QuantizeLinear", [x, scale, zero], constant=(1, 2))
+    results = interpreted_and_folded(
+        "QuantizeLinear", [x, scale, zero], constant=(1, 2)
+    )
     assert_same(results, [np.array([-128, 127, -128, 127, -128, 3], np.int8)])
     zero = np.array(3, np.uint8)
-    results = interpreted_and_folded("QuantizeLinear", [x, scale, zero], constant=(1, 2))
+    results = interpreted_and_folded(
+        "QuantizeLinear", [x, scale, zero], constant=(1, 2)
+    )
     assert_same(results, [np.array([0, 255, 0, 255, 0, 6], np.uint8)])
 
 

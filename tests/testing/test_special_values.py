@@ -69,7 +69,9 @@ def test_mapped_op_agrees_with_onnxruntime_on_special_values(name, data):
 
     outcome = check_case(special_case(name, HypothesisPick(data)))
     for path, verdict in (("interpreter", outcome.interpreter), ("fold", outcome.fold)):
-        assert verdict.state != DISAGREE, f"{outcome.case.name}: {path}: {verdict.detail}"
+        assert verdict.state != DISAGREE, (
+            f"{outcome.case.name}: {path}: {verdict.detail}"
+        )
 
 
 def test_classes_of_difference():
@@ -78,7 +80,9 @@ def test_classes_of_difference():
     assert classify(want, want.copy())[0] == AGREE
     assert classify(want, np.array([1.0, nan, -0.0, 2.0], np.float32))[0] == TOLERANCE
     one_ulp = np.nextafter(np.float32(2), np.float32(3))
-    assert classify(want, np.array([1.0, nan, 0.0, one_ulp], np.float32))[0] == TOLERANCE
+    assert (
+        classify(want, np.array([1.0, nan, 0.0, one_ulp], np.float32))[0] == TOLERANCE
+    )
     assert classify(want, np.array([1.0, 1.0, 0.0, 2.0], np.float32))[0] == DISAGREE
     assert classify(want, np.array([1.0, nan, 0.0, 2.01], np.float32))[0] == DISAGREE
 

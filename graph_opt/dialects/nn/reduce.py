@@ -6,7 +6,13 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    UnitAttr,
+    i64,
+)
 from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import (
     irdl_op_definition,

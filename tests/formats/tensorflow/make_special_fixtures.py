@@ -83,7 +83,10 @@ def build(p) -> list[tf.Tensor]:
     out += [getattr(raw, op)(x=x, y=y) for op in BINARY]
     out += [getattr(raw, op)(x=i, y=j) for op in INTEGER_BINARY]
     out += [raw.LeakyRelu(features=x, alpha=0.3)]
-    out += [tf.cast(x, t) for t in (tf.int32, tf.int8, tf.uint8, tf.int64, tf.float16, tf.bool)]
+    out += [
+        tf.cast(x, t)
+        for t in (tf.int32, tf.int8, tf.uint8, tf.int64, tf.float16, tf.bool)
+    ]
     out += [tf.cast(i, t) for t in (tf.float32, tf.float16, tf.int8)]
     for op in ("ArgMax", "ArgMin"):
         out += [getattr(raw, op)(input=x, dimension=d) for d in (0, 1)]
@@ -92,8 +95,19 @@ def build(p) -> list[tf.Tensor]:
         out += [getattr(raw, op)(input=m if op in SUMS else x, axis=1)]
     out += list(raw.TopKV2(input=x, k=3))
     image = tf.reshape(x, [1, 4, 8, 1])
-    out += [raw.MaxPool(input=image, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="VALID")]
-    out += [raw.AvgPool(value=tf.reshape(m, [1, 4, 8, 1]), ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="SAME")]
+    out += [
+        raw.MaxPool(
+            input=image, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="VALID"
+        )
+    ]
+    out += [
+        raw.AvgPool(
+            value=tf.reshape(m, [1, 4, 8, 1]),
+            ksize=[1, 2, 2, 1],
+            strides=[1, 1, 1, 1],
+            padding="SAME",
+        )
+    ]
     for low, high in ((-1.0, 2.0), (np.nan, 2.0), (0.0, np.nan)):
         out += [raw.ClipByValue(t=x, clip_value_min=low, clip_value_max=high)]
     out += [raw.Range(start=1e7, limit=1e7 + 0.1 * 40, delta=0.1)]
@@ -107,7 +121,8 @@ def main() -> None:
     graph = tf.Graph()
     with graph.as_default():
         placeholders = {
-            k: v1.placeholder(tf.as_dtype(v.dtype), v.shape, name=k) for k, v in values.items()
+            k: v1.placeholder(tf.as_dtype(v.dtype), v.shape, name=k)
+            for k, v in values.items()
         }
         outputs = build(placeholders)
         with v1.Session(graph=graph) as session:

@@ -19,7 +19,11 @@ def outcomes():
 
 
 def test_no_output_disagrees_with_tensorflow(outcomes):
-    wrong = [f"{o.name}: {o.verdict.detail}" for o in outcomes.values() if o.verdict.state == DISAGREE]
+    wrong = [
+        f"{o.name}: {o.verdict.detail}"
+        for o in outcomes.values()
+        if o.verdict.state == DISAGREE
+    ]
     assert not wrong, "\n".join(wrong)
     assert len(outcomes) > 70
 

@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import UnitAttr, i64
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn.base import i64_array, i64_attr, int_list, int_value
 from graph_opt.formats.onnx.attrs import mlir_attr
-from graph_opt.formats.onnx.op_table import exporter, importer, register_simple
+from graph_opt.formats.onnx.op_table import exporter, importer
 
 OP_TYPES = {
     r.ReduceMeanOp: "ReduceMean",

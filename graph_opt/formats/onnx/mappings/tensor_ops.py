@@ -4,7 +4,7 @@ Dropout, Tile, Expand."""
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, Float64Type
+from xdsl.dialects.builtin import Float64Type, FloatAttr
 
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
@@ -152,7 +152,11 @@ def import_pad(b, node, inputs):
             pads = pads_of_all_axes(ranked(x), pads, constant_ints(b, axes))
     if pads is None:
         return None
-    props = {"pads": i64_array(pads), "mode": str_attr(mode), "value": exact_float_attr(value)}
+    props = {
+        "pads": i64_array(pads),
+        "mode": str_attr(mode),
+        "value": exact_float_attr(value),
+    }
     return b.create(t.PadOp, [x], props)
 
 
