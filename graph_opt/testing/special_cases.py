@@ -352,7 +352,8 @@ def conv_transpose(pick):
 
 
 def resize(pick):
-    x = pick.array(np.float32, [1, 1, pick.integer(2, 4), pick.integer(2, 4)])
+    """Whole output sizes (scale 1.5 on an even width): others import as nn.opaque."""
+    x = pick.array(np.float32, [1, 1, pick.integer(1, 4), pick.choice((2, 4))])
     mode = pick.choice(("nearest", "linear"))
     scales = np.array([1, 1, 2, 1.5], np.float32)
     return [x, np.zeros(0, np.float32), scales], {"mode": mode}

@@ -41,7 +41,7 @@ float64 at least 1e-13 (onnxruntime's vectorized float64 functions)."""
 
 SUMMING = frozenset({
     "AveragePool", "BatchNormalization", "Conv", "CumSum", "Gemm",
-    "GlobalAveragePool", "LayerNormalization", "MatMul", "ReduceMean",
+    "GlobalAveragePool", "LayerNormalization", "MatMul", "ReduceMean", "Resize",
     "ReduceProd", "ReduceSum", "Softmax", "Gelu",
 })  # fmt: skip
 """Operators whose results sum terms in an order the definition leaves

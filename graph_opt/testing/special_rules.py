@@ -35,22 +35,11 @@ def _nan_from_onnxruntime_float16(case, want, got, differ) -> bool:
     return x.dtype == np.float16 and bool(np.isnan(x[differ]).all())
 
 
-def _nan_in_onnxruntime_only(case, want, got, differ) -> bool:
-    return bool(np.isnan(want[differ]).all())
-
-
 def _payload_only(case, want, got, differ) -> bool:
     return bool((np.isnan(want[differ]) & np.isnan(got[differ])).all())
 
 
 RULES: tuple[Rule, ...] = (
-    Rule(
-        ("Resize",),
-        "a neighbour whose interpolation weight is 0 does not contribute "
-        "(onnx's reference); onnxruntime multiplies it by 0, so a NaN or inf "
-        "beside the sampled point makes NaN",
-        _nan_in_onnxruntime_only,
-    ),
     Rule(
         ("Pad",),
         "a NaN fill value is a float attribute: NaN, its payload not kept "
