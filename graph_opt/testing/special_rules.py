@@ -47,6 +47,12 @@ RULES: tuple[Rule, ...] = (
         _payload_only,
     ),
     Rule(
+        ("Tile", "Dropout"),
+        "a NaN keeps its payload; onnxruntime's float16 kernels may give the "
+        "default NaN (0x7e00) for a NaN with a payload",
+        _payload_only,
+    ),
+    Rule(
         ("ReduceMax", "ReduceMin"),
         "NaN propagates (as TensorFlow's reduce_max and onnx's reference); "
         "onnxruntime skips NaN unless every value is NaN",
