@@ -52,9 +52,9 @@ UNIT_SCALE = frozenset({
     "Softsign", "Erf", "Gelu",
 })  # fmt: skip
 """Functions of order 1 near 0 (exp(x) - 1, x * (x / 6 + 0.5), x * erf(x))
-or bounded by 1: their tolerance is absolute, relative to 1 (onnxruntime's exp(x) - 1 is 0
-where graph-opt's expm1(x) is -1e-25; its float32 Sigmoid, a polynomial,
-gives 1.54525e-4 at -8.775, numpy's 1/(1 + exp(8.775)) 1.54539e-4)."""
+or bounded by 1: their tolerance is absolute, relative to 1 (onnxruntime's
+exp(x) - 1 is 0 where graph-opt's expm1(x) is -1e-25; its float32 Sigmoid,
+a polynomial, gives 1.54525e-4 at -8.775, the formula 1.54539e-4)."""
 
 MOVING = frozenset({
     "Concat", "Constant", "ConstantOfShape", "Dropout", "Expand", "Flatten",
