@@ -101,29 +101,33 @@ def conv_transpose_nchw(
     output_padding: list[int],
 ) -> np.ndarray:
     """Grouped N-D transposed convolution of NC... data with an IO... filter (no bias):
-    the input spread by the strides, convolved with the flipped, transposed filter."""
+    each input element times the filter, added at its strided place (col2im,
+    as onnxruntime). No product is taken with a zero the strides or pads
+    insert, so an infinite weight gives inf only where an input reaches, not
+    0 * inf = NaN everywhere."""
     n = x.ndim - 2
     batch, channels = x.shape[:2]
-    kernel = w.shape[2:]
-    spread = np.zeros(
-        (batch, channels, *((s - 1) * st + 1 for s, st in zip(x.shape[2:], strides))),
-        x.dtype,
-    )
-    spread[(slice(None), slice(None), *(slice(None, None, st) for st in strides))] = x
-    reach = [d * (k - 1) for k, d in zip(kernel, dilations)]
-    spread = pad_spatial(
-        spread,
-        [r - pads[i] for i, r in enumerate(reach)],
-        [r - pads[i + n] + p for i, (r, p) in enumerate(zip(reach, output_padding))],
-    )
+    spatial, kernel = x.shape[2:], w.shape[2:]
     in_per_group, out_per_group = channels // group, w.shape[1]
-    flipped = (
-        w.reshape(group, in_per_group, out_per_group, *kernel)
-        .swapaxes(1, 2)
-        .reshape(group * out_per_group, in_per_group, *kernel)
-    )
-    flipped = np.flip(flipped, axis=tuple(range(2, 2 + n)))
-    return conv_nchw(spread, flipped, [1] * n, [0] * (2 * n), dilations, group)
+    full = [
+        st * (s - 1) + d * (k - 1) + 1 + p
+        for s, st, k, d, p in zip(spatial, strides, kernel, dilations, output_padding)
+    ]
+    xg = x.reshape(batch, group, in_per_group, *spatial)
+    wg = w.reshape(group, in_per_group, out_per_group, *kernel)
+    letters = "xyz"[:n]
+    out = np.zeros((batch, group, out_per_group, *full), np.result_type(x, w))
+    for offset in np.ndindex(*kernel):
+        tap = wg[(slice(None), slice(None), slice(None), *offset)]
+        part = np.einsum(f"bgc{letters},gco->bgo{letters}", xg, tap)
+        place = tuple(
+            slice(o * d, o * d + st * (s - 1) + 1, st)
+            for o, d, st, s in zip(offset, dilations, strides, spatial)
+        )
+        out[(slice(None),) * 3 + place] += part
+    out = out.reshape(batch, group * out_per_group, *full)
+    out = pad_spatial(out, [-p for p in pads[:n]], [-p for p in pads[n:]])
+    return out.astype(x.dtype, copy=False)
 
 
 @register_impls

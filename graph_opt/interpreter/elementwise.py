@@ -100,7 +100,7 @@ class ElementwiseFunctions(InterpreterFunctions):
     run_erf = impl(ew.ErfOp)(_unary(erf))
     run_neg = impl(ew.NegOp)(_unary(np.negative))
     run_abs = impl(ew.AbsOp)(_unary(np.abs))
-    run_relu = impl(ew.ReluOp)(_unary(lambda x: np.maximum(x, 0)))
+    run_relu = impl(ew.ReluOp)(_unary(lambda x: np.where(x < 0, 0, x)))  # keeps -0
     run_sigmoid = impl(ew.SigmoidOp)(_unary(lambda x: 1 / (1 + np.exp(-x))))
     run_tanh = impl(ew.TanhOp)(_unary(np.tanh))
     run_identity = impl(ew.IdentityOp)(_unary(lambda x: x))
@@ -169,6 +169,8 @@ class ElementwiseFunctions(InterpreterFunctions):
         (x,) = args
         lo = None if op.min is None else op.min.value.data
         hi = None if op.max is None else op.max.value.data
+        # a NaN bound bounds nothing (onnxruntime, TensorFlow); NaN in x stays
+        lo, hi = (None if v is None or np.isnan(v) else v for v in (lo, hi))
         if lo is None and hi is None:
             return (x,)
         return (np.clip(x, lo, hi).astype(x.dtype, copy=False),)

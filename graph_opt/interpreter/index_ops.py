@@ -20,9 +20,14 @@ def one_hot(indices, values, depth: int, axis: int, wrap_negative: bool) -> np.n
 
 
 def top_k(x: np.ndarray, k: int, axis: int, largest: bool):
-    """Stable order: among equal values the lower index comes first."""
+    """Stable order: among equal values the lower index comes first. NaN is
+    the largest value (onnxruntime, TensorFlow): first when `largest`, last
+    otherwise."""
     keys = x.astype(np.float64) if x.dtype.kind in "ub" else x
     order = np.argsort(-keys if largest else keys, axis=axis, kind="stable")
+    if largest and x.dtype.kind == "f":  # argsort puts NaN last: move it first
+        numbers = ~np.isnan(np.take_along_axis(keys, order, axis=axis))
+        order = np.take_along_axis(order, np.argsort(numbers, axis, "stable"), axis)
     indices = np.take(order, np.arange(k), axis=axis)
     return np.take_along_axis(x, indices, axis=axis), indices.astype(np.int64)
 
@@ -52,8 +57,13 @@ class IndexFunctions(InterpreterFunctions):
     def run_range(self, interpreter: Interpreter, op: ix.RangeOp, args):
         start, limit, delta = (a.item() for a in args)
         count = ix.range_length(start, limit, delta)
-        check_size(op, [count], args[0].dtype)
-        return ((start + np.arange(count) * delta).astype(args[0].dtype),)
+        dtype = args[0].dtype
+        check_size(op, [count], dtype)
+        if op.accumulate is not None:  # start + delta + delta ..., in the type
+            steps = np.full(count, delta, dtype)
+            steps[:1] = start
+            return (np.cumsum(steps, dtype=dtype),)
+        return (args[0] + np.arange(count, dtype=dtype) * args[2],)
 
     @impl(ix.OneHotOp)
     def run_one_hot(self, interpreter: Interpreter, op: ix.OneHotOp, args):

@@ -66,7 +66,10 @@ def max_pool_nchw(op: MaxPoolOp, x: np.ndarray) -> np.ndarray:
     geometry = PoolGeometry(op, x.shape[2:])
     low = lowest(x.dtype)
     windows = geometry.windows(x, low, low)
-    return windows.max(axis=tuple(range(-len(geometry.kernel), 0)))
+    out = windows.max(axis=tuple(range(-len(geometry.kernel), 0)))
+    if x.dtype == np.float32:  # an all -inf window gives the lowest finite value
+        out = np.maximum(out, np.finfo(x.dtype).min)  # (onnxruntime's float32
+    return out  # kernel, TensorFlow's; onnxruntime's float16 and float64 give -inf)
 
 
 def avg_pool_nchw(op: AvgPoolOp, x: np.ndarray) -> np.ndarray:

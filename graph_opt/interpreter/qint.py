@@ -58,6 +58,7 @@ class QIntFunctions(InterpreterFunctions):
         low, high = int_range(el)
         steps = np.rint(x.astype(np.float32) / scale)
         out = np.clip(steps + zero_point, low, high)
+        out[np.isnan(out)] = low  # as onnxruntime (numpy's cast of NaN is undefined)
         return (out.astype(numpy_dtype(el)),)
 
     @impl(DequantizeOp)

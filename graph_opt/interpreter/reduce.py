@@ -22,15 +22,47 @@ def _reduction(fn):
     return run
 
 
-def _arg_reduction(fn):
+def arg_extreme(
+    x: np.ndarray, axis: int, largest: bool, last: bool, scan_from_first: bool
+) -> np.ndarray:
+    """nn.argmax / nn.argmin along `axis` (kept as size 1): NaN never wins; the
+    scan starts from the type's lowest (highest) finite value, where nothing
+    beyond it gives 0 (TensorFlow), or from the first element, whose NaN then
+    wins (`scan_from_first`, onnxruntime)."""
+    if last:
+        x = np.flip(x, axis)
+    if x.dtype.kind == "f":
+        if scan_from_first:
+            candidates = ~np.isnan(x)
+        else:
+            limit = np.finfo(x.dtype).max
+            candidates = x > -limit if largest else x < limit
+        best = (np.fmax if largest else np.fmin).reduce(
+            np.where(candidates, x, np.nan), axis=axis, keepdims=True
+        )
+        hits = candidates & (x == best)
+    else:
+        best = (np.max if largest else np.min)(x, axis=axis, keepdims=True)
+        hits = x == best
+    index = np.argmax(hits, axis=axis, keepdims=True)
+    if last:
+        index = x.shape[axis] - 1 - index
+    found = hits.any(axis=axis, keepdims=True)
+    if scan_from_first and x.dtype.kind == "f":
+        first = np.take(np.flip(x, axis) if last else x, [0], axis=axis)
+        found &= ~np.isnan(first)
+    return np.where(found, index, 0)
+
+
+def _arg_reduction(largest: bool):
     def run(self, interpreter: Interpreter, op: r.ArgReduceOp, args):
         (x,) = args
         axis = int_value(op.properties, "axis", 0) % x.ndim
-        if int_value(op.properties, "select_last_index", 0):
-            last = x.shape[axis] - 1
-            index = last - fn(np.flip(x, axis), axis=axis, keepdims=op.keeps_dims)
-        else:
-            index = fn(x, axis=axis, keepdims=op.keeps_dims)
+        last = bool(int_value(op.properties, "select_last_index", 0))
+        scan_from_first = op.scan_from_first is not None
+        index = arg_extreme(x, axis, largest, last, scan_from_first)
+        if not op.keeps_dims:
+            index = np.squeeze(index, axis)
         return (np.asarray(index).astype(numpy_dtype(op.output.type.element_type)),)
 
     return run
@@ -64,8 +96,8 @@ class ReduceFunctions(InterpreterFunctions):
     run_reduce_prod = impl(r.ReduceProdOp)(_reduction(np.prod))
     run_reduce_any = impl(r.ReduceAnyOp)(_reduction(np.any))
     run_reduce_all = impl(r.ReduceAllOp)(_reduction(np.all))
-    run_argmax = impl(r.ArgMaxOp)(_arg_reduction(np.argmax))
-    run_argmin = impl(r.ArgMinOp)(_arg_reduction(np.argmin))
+    run_argmax = impl(r.ArgMaxOp)(_arg_reduction(largest=True))
+    run_argmin = impl(r.ArgMinOp)(_arg_reduction(largest=False))
 
     @impl(r.CumSumOp)
     def run_cumsum(self, interpreter: Interpreter, op: r.CumSumOp, args):

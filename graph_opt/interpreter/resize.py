@@ -46,11 +46,12 @@ def resize(
         source = np.clip(source, 0, n_in - 1)
         low = np.floor(source).astype(np.int64)
         high = np.minimum(low + 1, n_in - 1)
-        weight = (source - low).reshape([-1] + [1] * (x.ndim - axis - 1))
-        out = (
-            np.take(out, low, axis=axis) * (1 - weight)
-            + np.take(out, high, axis=axis) * weight
-        )
+        shape = [-1] + [1] * (x.ndim - axis - 1)
+        weight = (source - low).reshape(shape)
+        below = np.take(out, low, axis=axis)
+        mixed = below * (1 - weight) + np.take(out, high, axis=axis) * weight
+        # at the last input the value itself, as onnxruntime: inf * 0 is no NaN
+        out = np.where((low == high).reshape(shape), below, mixed)
     return out.astype(x.dtype)
 
 

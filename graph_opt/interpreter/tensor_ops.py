@@ -23,6 +23,16 @@ SATURATING_FLOAT8 = {
 """Targets of ONNX's saturating Cast."""
 
 
+def through_int32(x: np.ndarray) -> np.ndarray:
+    """Floats truncated to int32; NaN, infinities and values outside int32
+    become its minimum (x86's conversion, which onnxruntime, numpy and
+    TensorFlow all use), explicitly rather than by numpy's undefined cast."""
+    low = np.iinfo(np.int32).min
+    with np.errstate(invalid="ignore"):
+        inside = (x >= low) & (x < 2.0**31)
+        return np.where(inside, np.trunc(np.where(inside, x, 0)), low).astype(np.int32)
+
+
 def saturated(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """Finite values clamped to the type's range; infinities too for E4M3FN
     (ONNX's Cast: infinities become the largest value only where the type has
@@ -99,6 +109,11 @@ class TensorFunctions(InterpreterFunctions):
         x = args[0]
         if dtype in SATURATING_FLOAT8 and int_value(op.properties, "saturate", 1):
             x = saturated(x, dtype)
+        if x.dtype.kind == "f" and dtype.kind in "iu" and dtype.itemsize < 4:
+            x = through_int32(x)
+            if op.clamp_narrow is not None:
+                info = np.iinfo(dtype)
+                x = np.clip(x, info.min, info.max)
         return (x.astype(dtype),)
 
     @impl(t.TileOp)

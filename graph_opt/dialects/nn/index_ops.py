@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, i64
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, UnitAttr, i64
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -42,12 +42,18 @@ def range_length(start, limit, delta) -> int:
 
 @irdl_op_definition
 class RangeOp(NNOperation):
-    """start, start + delta, ... up to `limit` (excluded); three scalars of one type."""
+    """start, start + delta, ... up to `limit` (excluded); three scalars of one type.
+
+    Element i is `start + i * delta` computed in the type (TensorFlow's
+    Range), or with `accumulate` the running sum `start + delta + ... +
+    delta` (ONNX's Range as onnxruntime computes it); they differ on floats
+    by rounding."""
 
     name = "nn.range"
     start = operand_def()
     limit = operand_def()
     delta = operand_def()
+    accumulate = opt_prop_def(UnitAttr)
     output = result_def()
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT

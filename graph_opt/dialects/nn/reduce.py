@@ -6,7 +6,13 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    UnitAttr,
+    i64,
+)
 from xdsl.ir import Attribute, TypeAttribute
 from xdsl.irdl import (
     irdl_op_definition,
@@ -139,7 +145,14 @@ class ArgReduceOp(AxesReduction, ABC):
     """The index of the largest (smallest) element along `axis` (default 0), the
     first one unless `select_last_index`; `keepdims` (default 1) keeps the axis
     as size 1. Indices have element type `output_type` (i64 unless given: TF's
-    `output_type` may be i32)."""
+    `output_type` may be i32).
+
+    NaN never compares greater (smaller): the index is that of the extreme
+    among the numbers, and 0 where there is none (every value NaN). The scan
+    starts from the type's lowest (highest) finite value (TensorFlow: an
+    argmax over NaN and -inf alone is 0), or with `scan_from_first` from the
+    first element (ONNX as onnxruntime computes it: a leading NaN is the
+    result)."""
 
     PROPERTY_DEFAULTS: ClassVar[PropertyDefaults] = {"axis": 0}
 
@@ -148,6 +161,7 @@ class ArgReduceOp(AxesReduction, ABC):
     axis = opt_prop_def(IntegerAttr)
     select_last_index = opt_prop_def(IntegerAttr)
     output_type = opt_prop_def(TypeAttribute)
+    scan_from_first = opt_prop_def(UnitAttr)
 
     @classmethod
     def infer_result_types(cls, operands, props) -> list[Attribute] | None:

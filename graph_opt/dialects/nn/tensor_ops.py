@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -325,6 +326,12 @@ class CastOp(NNOperation):
 
     Out-of-range values cast to a float8 type saturate to its largest finite
     value unless `saturate = 0` (ONNX's Cast).
+
+    A float cast to an integer type narrower than 32 bits wraps around
+    (through int32, as onnxruntime and numpy do: 300.5 -> int8 44); with
+    `clamp_narrow` it is clamped to the type instead (TensorFlow's Cast in a
+    graph: 300.5 -> 127, NaN -> -128). NaN, infinities and values outside
+    int32 are int32's minimum first, in both.
     """
 
     name = "nn.cast"
@@ -332,6 +339,7 @@ class CastOp(NNOperation):
     output = result_def()
     to = prop_def(TypeAttribute)
     saturate = opt_prop_def(IntegerAttr)
+    clamp_narrow = opt_prop_def(UnitAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
 

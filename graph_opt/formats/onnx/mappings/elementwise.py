@@ -7,6 +7,7 @@ import numpy as np
 from graph_opt.dialects.nn import elementwise as ew
 from graph_opt.dialects.nn.base import f32_attr, int_value
 from graph_opt.dialects.nn.device_copy import SwapInOp, SwapOutOp
+from graph_opt.formats.onnx.mappings.tensor_ops import exact_float_attr
 from graph_opt.formats.onnx.op_table import exporter, importer, register_simple
 
 for _op_type, _op_class in [
@@ -180,7 +181,7 @@ def import_clip(b, node, inputs):
             bound = b.constant_value(value)
             if bound is None or bound.size != 1:
                 return None
-            props[name] = f32_attr(float(bound.reshape(())))
+            props[name] = exact_float_attr(float(bound.reshape(())))
     if inputs[0] is None:
         return None
     return b.create(ew.ClipOp, [inputs[0]], props)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx.helper
+from xdsl.dialects.builtin import UnitAttr
 
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn.base import i64_attr, int_value
@@ -22,11 +23,12 @@ def check_opset(e, op, first: int) -> None:
 
 @importer("Range")
 def import_range(b, node, inputs):
-    """Operands of unknown rank, or not scalars by type, stay nn.opaque."""
+    """Operands of unknown rank, or not scalars by type, stay nn.opaque.
+    Elements accumulate (start + delta + ...), as onnxruntime computes them."""
     types = [ranked(v) for v in inputs]
     if any(t is None or t.get_num_dims() != 0 for t in types):
         return None
-    return b.create(ix.RangeOp, inputs, {})
+    return b.create(ix.RangeOp, inputs, {"accumulate": UnitAttr()})
 
 
 @exporter(ix.RangeOp)

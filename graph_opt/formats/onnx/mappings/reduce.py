@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-from xdsl.dialects.builtin import i64
+from xdsl.dialects.builtin import UnitAttr, i64
 
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn.base import i64_array, i64_attr, int_list, int_value
-from graph_opt.formats.onnx.op_table import exporter, importer, register_simple
+from graph_opt.formats.onnx.attrs import mlir_attr
+from graph_opt.formats.onnx.op_table import exporter, importer
 
 OP_TYPES = {
     r.ReduceMeanOp: "ReduceMean",
@@ -76,15 +77,27 @@ def emit_reduce(e, op_type: str, op: r.ReduceOp, x, out) -> None:
     e.node(op_type, inputs, [out], attrs)
 
 
-for _op_type, _op_class in (("ArgMax", r.ArgMaxOp), ("ArgMin", r.ArgMinOp)):
-    register_simple(_op_type, _op_class)
+ARG_ATTRS = frozenset({"axis", "keepdims", "select_last_index"})
+
+
+@importer("ArgMax", "ArgMin")
+def import_arg_reduce(b, node, inputs):
+    """nn.argmax / nn.argmin scanning from the first element, as onnxruntime
+    does (a leading NaN's index is the result; TensorFlow's scan differs)."""
+    if inputs[0] is None or {a.name for a in node.attribute} - ARG_ATTRS:
+        return None
+    props = {a.name: mlir_attr(a) for a in node.attribute}
+    props["scan_from_first"] = UnitAttr()
+    op_class = r.ArgMaxOp if node.op_type == "ArgMax" else r.ArgMinOp
+    return b.create(op_class, inputs, props)
 
 
 @exporter(r.ArgMaxOp, r.ArgMinOp)
 def export_arg_reduce(e, op: r.ArgReduceOp):
     """ONNX's indices are int64: an i32 `output_type` adds a Cast."""
     op_type = "ArgMax" if isinstance(op, r.ArgMaxOp) else "ArgMin"
-    props = {k: v for k, v in op.properties.items() if k != "output_type"}
+    skipped = ("output_type", "scan_from_first")
+    props = {k: v for k, v in op.properties.items() if k not in skipped}
     if props.get("select_last_index") is not None and e.opset < SELECT_LAST_OPSET:
         if int_value(props, "select_last_index", 0):
             e.unsupported(op, f"select_last_index needs opset {SELECT_LAST_OPSET}")

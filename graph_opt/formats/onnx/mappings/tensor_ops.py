@@ -4,6 +4,7 @@ Dropout, Tile, Expand."""
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects.builtin import Float64Type, FloatAttr
 
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import f32_attr, i64_array, i64_attr, str_attr
@@ -151,8 +152,20 @@ def import_pad(b, node, inputs):
             pads = pads_of_all_axes(ranked(x), pads, constant_ints(b, axes))
     if pads is None:
         return None
-    props = {"pads": i64_array(pads), "mode": str_attr(mode), "value": f32_attr(value)}
+    props = {
+        "pads": i64_array(pads),
+        "mode": str_attr(mode),
+        "value": exact_float_attr(value),
+    }
     return b.create(t.PadOp, [x], props)
+
+
+def exact_float_attr(value: float) -> FloatAttr:
+    """The fill value as float32 when that holds it exactly, else float64 (a
+    float64 tensor's 0.1, an int32's 2^24 + 1)."""
+    if float(np.float32(value)) == value or np.isnan(value):
+        return f32_attr(value)
+    return FloatAttr(value, Float64Type())
 
 
 def pads_of_all_axes(x, pads: list[int], axes: list[int] | None) -> list[int] | None:

@@ -51,12 +51,19 @@ def is_float(value: SSAValue) -> bool:
 
 @importer("FloorDiv")
 def import_floor_div(b, node, inputs):
-    """floor(x / y) on floats; (x - floor_mod(x, y)) / y, exact, on integers."""
+    """floor(x / y) on floats. On integers, without an intermediate that can
+    overflow (x - floor_mod(x, y) does, for int32 max // -3): the truncated
+    quotient, less one where the floored and the truncated remainders differ
+    ((floor_mod - truncate_mod) / y is then 1, else 0)."""
     x, y = inputs
     if is_float(x):
         return b.create(ew.FloorOp, [b.create(ew.DivOp, inputs).results[0]])
-    remainder = b.create(ew.ModOp, inputs).results[0]
-    return b.create(ew.DivOp, [b.create(ew.SubOp, [x, remainder]).results[0], y])
+    floored = b.create(ew.ModOp, inputs).results[0]
+    truncated = b.create(ew.ModOp, inputs, {"fmod": i64_attr(1)}).results[0]
+    step = b.create(ew.SubOp, [floored, truncated]).results[0]
+    correction = b.create(ew.DivOp, [step, y]).results[0]
+    quotient = b.create(ew.DivOp, inputs).results[0]
+    return b.create(ew.SubOp, [quotient, correction])
 
 
 @importer("AddN")

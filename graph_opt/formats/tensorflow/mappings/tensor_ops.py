@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import IntegerType, UnitAttr
 from xdsl.ir import SSAValue
 
 from graph_opt.dialects.nn import tensor_ops as t
@@ -174,6 +175,12 @@ def _batched_gather(b, params, indices, axis: int, batch_dims: int) -> SSAValue:
 
 @importer("Cast")
 def import_cast(b, node, inputs):
-    """Float to integer truncates toward zero, as nn.cast does. Truncate, which
-    changes only float narrowing, is refused there (attr_support)."""
-    return b.create(t.CastOp, inputs, {"to": mlir_element_type(b.attr("DstT"))})
+    """Float to integer truncates toward zero, as nn.cast does, and to an
+    integer narrower than 32 bits clamps (`clamp_narrow`: TensorFlow's graph
+    Cast gives 127 for 300.5 -> int8, where ONNX's wraps to 44). Truncate,
+    which changes only float narrowing, is refused there (attr_support)."""
+    to = mlir_element_type(b.attr("DstT"))
+    props = {"to": to}
+    if isinstance(to, IntegerType) and 1 < to.width.data < 32:
+        props["clamp_narrow"] = UnitAttr()
+    return b.create(t.CastOp, inputs, props)

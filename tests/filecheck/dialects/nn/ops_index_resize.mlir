@@ -19,6 +19,9 @@ func.func @range(%n: tensor<i32>) -> tensor<4xf32> {
   %delta = nn.constant dense<-1.5> : tensor<f32>
   // CHECK: nn.range %{{.*}}, %{{.*}}, %{{.*}} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
   %0 = nn.range %start, %limit, %delta : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+  /// ONNX's running sum
+  // CHECK: nn.range %{{.*}}, %{{.*}}, %{{.*}} {accumulate} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+  %sum = nn.range %start, %limit, %delta {accumulate} : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
   %zero = nn.constant dense<0> : tensor<i32>
   %one = nn.constant dense<1> : tensor<i32>
   // CHECK: nn.range %{{.*}}, %{{.*}}, %{{.*}} : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<?xi32>

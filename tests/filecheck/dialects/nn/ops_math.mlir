@@ -117,6 +117,9 @@ func.func @arg_reductions(%x: tensor<2x3x4xf32>) -> (tensor<1x3x4xi64>, tensor<2
   %0 = nn.argmax %x : (tensor<2x3x4xf32>) -> tensor<1x3x4xi64>
   // CHECK: nn.argmin %{{.*}} {axis = -1 : i64, keepdims = 0 : i64, select_last_index = 1 : i64, output_type = i32} : (tensor<2x3x4xf32>) -> tensor<2x3xi32>
   %1 = nn.argmin %x {axis = -1 : i64, keepdims = 0 : i64, select_last_index = 1 : i64, output_type = i32} : (tensor<2x3x4xf32>) -> tensor<2x3xi32>
+  /// ONNX's scan from the first element (a leading NaN wins)
+  // CHECK: nn.argmax %{{.*}} {scan_from_first} : (tensor<2x3x4xf32>) -> tensor<1x3x4xi64>
+  %2 = nn.argmax %x {scan_from_first} : (tensor<2x3x4xf32>) -> tensor<1x3x4xi64>
   func.return %0, %1 : tensor<1x3x4xi64>, tensor<2x3xi32>
 }
 

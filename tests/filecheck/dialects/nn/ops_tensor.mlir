@@ -67,6 +67,9 @@ func.func @pad_cast_dropout(%x: tensor<2x3xf32>) -> tensor<3x7xf16> {
   %2 = nn.cast %0 {to = f16} : (tensor<3x7xf32>) -> tensor<3x7xf16>
   // CHECK: nn.cast %{{.*}} {to = f8E5M2, saturate = 0 : i64} : (tensor<3x7xf32>) -> tensor<3x7xf8E5M2>
   %f8 = nn.cast %0 {to = f8E5M2, saturate = 0 : i64} : (tensor<3x7xf32>) -> tensor<3x7xf8E5M2>
+  /// TensorFlow's clamping cast to a narrow integer
+  // CHECK: nn.cast %{{.*}} {to = i8, clamp_narrow} : (tensor<3x7xf32>) -> tensor<3x7xi8>
+  %i8 = nn.cast %0 {to = i8, clamp_narrow} : (tensor<3x7xf32>) -> tensor<3x7xi8>
   // CHECK: nn.dropout %{{.*}} {ratio = 2.000000e-01 : f32} : (tensor<3x7xf16>) -> tensor<3x7xf16>
   %3 = nn.dropout %2 {ratio = 0.2 : f32} : (tensor<3x7xf16>) -> tensor<3x7xf16>
   func.return %3 : tensor<3x7xf16>
