@@ -38,6 +38,13 @@ TFLITE_KERNELS = ("tflite-builtin", "tflite-reference")
 (OpResolverType.BUILTIN_REF), which differ in the 4-D spatial MEAN only."""
 RECIPE_ATTR = "nn.int8_recipe"
 """The module attribute naming the recipe convert-to-int followed."""
+BOUNDARY_ARITHMETIC = {
+    "xnnpack": ("reciprocal-half-even", "exact"),
+    "tflite-builtin": ("tflite-builtin", "tflite-builtin"),
+    "tflite-reference": ("divide-half-away", "exact"),
+}
+"""(nn.quantize's, nn.dequantize's) `arithmetic` in each runtime's QUANTIZE
+and DEQUANTIZE of int8 values (graph_opt.quantization.boundary_arithmetic)."""
 TFLITE_ADD_LEFT_SHIFT = 20
 XNNPACK_ADD_MULTIPLIER_BITS = 20
 XNNPACK_ADD_RATIO_RANGE = (2.0**-10, 2.0**8)
