@@ -216,6 +216,10 @@ class LowerQuantization(LoweringPattern):
         if not (is_signless(op.operands[0]) and is_signless(op.results[0])):
             self.decline(op, "TOSA tensors are signless: unsigned types do not lower")
             return
+        if op.arithmetic_name != op.ARITHMETIC[0]:
+            self.decline(op, f"arithmetic {op.arithmetic_name!r} (a TFLite runtime's, "
+                         "convert-to-int{recipe=...}) has no TOSA lowering here")  # fmt: skip
+            return
         b = TosaBuilder()
         x = op.operands[0]
         rank = len(shape_of(x))

@@ -154,3 +154,12 @@ func.func @negative_fake_quant_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
   func.return %y : tensor<4xf16>
 }
 // CHECK: lower-to-tosa: cannot lower nn.fake_quant at {{.*}}: only f32 fake quantization lowers to TOSA
+
+// -----
+
+/// A TFLite runtime's QUANTIZE arithmetic (convert-to-int{recipe=...}) is refused, not lowered as ONNX's.
+func.func @negative_quantize_runtime_arithmetic(%x: tensor<4xf32>) -> tensor<4xi8> {
+  %0 = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 0>, arithmetic = "divide-half-away"} : (tensor<4xf32>) -> tensor<4xi8>
+  func.return %0 : tensor<4xi8>
+}
+// CHECK: cannot lower nn.quantize at {{.*}}: arithmetic 'divide-half-away' (a TFLite runtime's, convert-to-int{recipe=...}) has no TOSA lowering here

@@ -272,6 +272,18 @@ def test_a_graph_of_another_recipe_is_warned_of(built, exported):
         tflite_bytes(module)
 
 
+def test_a_boundary_of_another_recipe_is_warned_of():
+    """The float input's QUANTIZE is checked against the recorded runtime's."""
+    module = converted(resnet_block("NHWC", True), "{recipe=xnnpack}")
+    module.attributes["nn.int8_recipe"] = str_attr("tflite-reference")
+    with pytest.warns(
+        GraphOptWarning,
+        match=r"nn.quantize %\S+: computes 'reciprocal-half-even', not "
+        r"'divide-half-away' as the reference kernels",
+    ):
+        tflite_bytes(module)
+
+
 def test_float_op_is_refused_naming_it():
     g = FakeQuantBuilder((1, 4, 4, 2), seed=3)
     x = g.act(g.block.args[0], -1.0, 1.0)
