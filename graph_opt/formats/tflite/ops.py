@@ -25,7 +25,6 @@ from graph_opt.dialects.nn.shape_ops import FlattenOp, ReshapeOp, SqueezeOp, Uns
 from graph_opt.dialects.nn.shapes import normalize_axis, ranked
 from graph_opt.dialects.nn.tensor_ops import ConcatOp, PadOp, TransposeOp
 from graph_opt.formats.tflite.exporter import TFLiteExporter
-from graph_opt.formats.tflite.recipe_check import check_boundary
 from graph_opt.formats.tflite.layers import (
     INT8_MAX,
     INT8_MIN,
@@ -41,6 +40,7 @@ from graph_opt.formats.tflite.layers import (
     write_qmatmul,
     write_reduce_sum,
 )
+from graph_opt.formats.tflite.recipe_check import check_boundary
 
 
 def write_op(ex: TFLiteExporter, op: Operation) -> None:
