@@ -121,6 +121,28 @@ def xnnpack_add(lhs: float, rhs: float, out: float) -> AddRequantization | None:
     return AddRequantization((a, 0), (b, 0), (1, shift), 0)
 
 
+XNNPACK_CONVERT_SHIFT = 8
+XNNPACK_CONVERT_RATIO_RANGE = (2.0**-8, 2.0**7)
+"""The in / out scale ratios XNNPACK's qs8 convert takes (others stay builtin)."""
+
+
+def int8_requantization(
+    recipe: str, in_scale: float, out_scale: float
+) -> tuple[int, int]:
+    """(multiplier, TOSA shift) of an int8-to-int8 QUANTIZE (the one the
+    .tflite export adds for --tflite-input-stats) in `recipe`'s runtime, as
+    an nn.rescale rounding once: XNNPACK's qs8 convert (xnn_init_qs8_cvt
+    params: lrintf(256 x the float32 ratio), the product plus 128 shifted
+    right by 8) where it takes the ratio; else TFLite's Requantize
+    (QuantizeMultiplier of the double ratio)."""
+    ratio = np.float32(in_scale) / np.float32(out_scale)
+    low, high = XNNPACK_CONVERT_RATIO_RANGE
+    if recipe == "xnnpack" and low <= ratio <= high:
+        multiplier = int(np.rint(np.float32(1 << XNNPACK_CONVERT_SHIFT) * ratio))
+        return multiplier, XNNPACK_CONVERT_SHIFT
+    return tflite_multiplier(f64(in_scale) / f64(out_scale))
+
+
 @dataclass(frozen=True)
 class MeanRequantization:
     """An int8 MEAN's integer recipe: the sum of the values less `input_zp`,
