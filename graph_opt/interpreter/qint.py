@@ -27,6 +27,10 @@ from graph_opt.interpreter.conv import (
     to_channels_last,
     transposed_conv,
 )
+from graph_opt.quantization.boundary_arithmetic import (
+    dequantize_values,
+    quantize_codes,
+)
 from graph_opt.quantization.fixed_point import (
     apply_scale,
     apply_scale_fp32,
@@ -56,17 +60,14 @@ class QIntFunctions(InterpreterFunctions):
         scale, zero_point = quantization_params(op, x.ndim)
         el = op.output.type.element_type  # type: ignore[attr-defined]
         low, high = int_range(el)
-        steps = np.rint(x.astype(np.float32) / scale)
-        out = np.clip(steps + zero_point, low, high)
-        out[np.isnan(out)] = low  # as onnxruntime (numpy's cast of NaN is undefined)
+        out = quantize_codes(x, scale, zero_point, op.arithmetic_name, low, high)
         return (out.astype(numpy_dtype(el)),)
 
     @impl(DequantizeOp)
     def run_dequantize(self, interpreter: Interpreter, op: DequantizeOp, args):
         (x,) = args
         scale, zero_point = quantization_params(op, x.ndim)
-        steps = (x.astype(np.int64) - zero_point).astype(np.float32)
-        return (steps * scale,)  # in float32, as onnxruntime
+        return (dequantize_values(x, scale, zero_point, op.arithmetic_name),)
 
     @impl(QConvOp)
     def run_qconv(self, interpreter: Interpreter, op: QConvOp, args):

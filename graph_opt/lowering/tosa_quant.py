@@ -147,7 +147,12 @@ def _is_uint8_tensor(value: SSAValue) -> bool:
 
 
 def quantized(
-    b: TosaBuilder, x: SSAValue, scales: np.ndarray, zero_points: np.ndarray, element
+    b: TosaBuilder,
+    x: SSAValue,
+    scales: np.ndarray,
+    zero_points: np.ndarray,
+    element,
+    half_away: bool = False,
 ) -> SSAValue:
     """nn.quantize's saturate(round_half_even(x / scale) + zero_point) in
     float32, bit for bit, without a division (TOSA has none): q = x * (1 /
@@ -155,7 +160,10 @@ def quantized(
     floor(q) or one more; which one, and whether the quotient rounds onto the
     tie t = floor(q) + 0.5, is decided exactly by x - t * scale (scale split
     in two 12-bit halves, each product exact) against the scale times half
-    an ulp of t. The zero point is added to the integer level."""
+    an ulp of t. The zero point is added to the integer level. `half_away`
+    rounds a quotient on the tie away from zero (TFLite's reference
+    QUANTIZE), saturating where TFLite's int32 conversion overflows (|x /
+    scale| >= 2^31)."""
     from graph_opt.lowering.tosa_compare import elementwise  # it imports cast
 
     def select(condition: SSAValue, yes: SSAValue, no: SSAValue) -> SSAValue:
@@ -192,13 +200,17 @@ def quantized(
     for power in range(9):
         above = greater(tosa_ext.GreaterEqualOp, magnitude, b.const_like(tie, 2**power))
         margin = b.binary(tosa.MulOp, margin, select(above, two, one))
-    odd = b.binary(
-        tosa.SubOp,
-        level,
-        mul(b.unary(tosa_ext.FloorOp, mul(level, np.float32(0.5))), np.float32(2)),
-    )
+    if half_away:  # on the tie t, up when t > 0, i.e. level >= 0
+        zero = b.const_like(tie, 0.0)
+        on_tie = select(greater(tosa_ext.GreaterEqualOp, level, zero), one, zero)
+    else:  # up when the level is odd
+        on_tie = b.binary(
+            tosa.SubOp,
+            level,
+            mul(b.unary(tosa_ext.FloorOp, mul(level, np.float32(0.5))), np.float32(2)),
+        )
     below = greater(tosa_ext.GreaterOp, mul(margin, np.float32(-1)), residual)
-    step = select(below, b.const_like(tie, 0.0), odd)
+    step = select(below, b.const_like(tie, 0.0), on_tie)
     step = select(greater(tosa_ext.GreaterOp, residual, margin), one, step)
     level = bounded(
         b.binary(tosa.AddOp, level, step), low - zero_points, high - zero_points
@@ -216,13 +228,20 @@ class LowerQuantization(LoweringPattern):
         if not (is_signless(op.operands[0]) and is_signless(op.results[0])):
             self.decline(op, "TOSA tensors are signless: unsigned types do not lower")
             return
+        if op.arithmetic_name not in (op.ARITHMETIC[0], "divide-half-away"):
+            self.decline(op, f"arithmetic {op.arithmetic_name!r} (a TFLite runtime's, "
+                         "convert-to-int{recipe=...}) has no TOSA lowering here")  # fmt: skip
+            return
         b = TosaBuilder()
         x = op.operands[0]
         rank = len(shape_of(x))
         scales = per_axis(op, op.scales.astype(np.float32), rank)
         zero_points = per_axis(op, op.zero_points, rank)
         if isinstance(op, QuantizeOp):
-            y = quantized(b, x, scales, zero_points, element_of(op.results[0]))
+            half_away = op.arithmetic_name == "divide-half-away"
+            y = quantized(
+                b, x, scales, zero_points, element_of(op.results[0]), half_away
+            )
         else:
             shifted = b.binary(tosa.SubOp, cast(b, x, f32), b.const(zero_points, f32))
             y = b.binary(tosa.MulOp, shifted, b.const(scales, f32))

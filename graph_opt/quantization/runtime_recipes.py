@@ -38,6 +38,13 @@ TFLITE_KERNELS = ("tflite-builtin", "tflite-reference")
 (OpResolverType.BUILTIN_REF), which differ in the 4-D spatial MEAN only."""
 RECIPE_ATTR = "nn.int8_recipe"
 """The module attribute naming the recipe convert-to-int followed."""
+BOUNDARY_ARITHMETIC = {
+    "xnnpack": ("reciprocal-half-even", "exact"),
+    "tflite-builtin": ("tflite-builtin", "tflite-builtin"),
+    "tflite-reference": ("divide-half-away", "exact"),
+}
+"""(nn.quantize's, nn.dequantize's) `arithmetic` in each runtime's QUANTIZE
+and DEQUANTIZE of int8 values (graph_opt.quantization.boundary_arithmetic)."""
 TFLITE_ADD_LEFT_SHIFT = 20
 XNNPACK_ADD_MULTIPLIER_BITS = 20
 XNNPACK_ADD_RATIO_RANGE = (2.0**-10, 2.0**8)
@@ -112,6 +119,28 @@ def xnnpack_add(lhs: float, rhs: float, out: float) -> AddRequantization | None:
     shift = XNNPACK_ADD_MULTIPLIER_BITS - exponent
     a, b = (int(np.rint(r * np.float32(2.0**shift))) for r in ratios)
     return AddRequantization((a, 0), (b, 0), (1, shift), 0)
+
+
+XNNPACK_CONVERT_SHIFT = 8
+XNNPACK_CONVERT_RATIO_RANGE = (2.0**-8, 2.0**7)
+"""The in / out scale ratios XNNPACK's qs8 convert takes (others stay builtin)."""
+
+
+def int8_requantization(
+    recipe: str, in_scale: float, out_scale: float
+) -> tuple[int, int]:
+    """(multiplier, TOSA shift) of an int8-to-int8 QUANTIZE (the one the
+    .tflite export adds for --tflite-input-stats) in `recipe`'s runtime, as
+    an nn.rescale rounding once: XNNPACK's qs8 convert (xnn_init_qs8_cvt
+    params: lrintf(256 x the float32 ratio), the product plus 128 shifted
+    right by 8) where it takes the ratio; else TFLite's Requantize
+    (QuantizeMultiplier of the double ratio)."""
+    ratio = np.float32(in_scale) / np.float32(out_scale)
+    low, high = XNNPACK_CONVERT_RATIO_RANGE
+    if recipe == "xnnpack" and low <= ratio <= high:
+        multiplier = int(np.rint(np.float32(1 << XNNPACK_CONVERT_SHIFT) * ratio))
+        return multiplier, XNNPACK_CONVERT_SHIFT
+    return tflite_multiplier(f64(in_scale) / f64(out_scale))
 
 
 @dataclass(frozen=True)

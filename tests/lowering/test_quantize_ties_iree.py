@@ -1,5 +1,6 @@
 """nn.quantize lowered to TOSA runs on IREE bit for bit as the interpreter
-(ONNX's QuantizeLinear: x / scale in float32, rounded half to even, plus the
+(ONNX's QuantizeLinear: x / scale in float32, rounded half to even, or half
+away from zero as TFLite's reference QUANTIZE, plus the
 zero point), at every rounding tie and one ulp either side of it.
 
 The lowering once multiplied by 1 / scale and added the zero point in float32
@@ -37,6 +38,10 @@ func.func @per_tensor(%x: tensor<6x{WIDTH}xf32>) -> tensor<6x{WIDTH}xi8> {{
   %q = nn.quantize %x {{scale = array<f32: 0.0235294122>, zero_point = array<i64: -7>}} : (tensor<6x{WIDTH}xf32>) -> tensor<6x{WIDTH}xi8>
   func.return %q : tensor<6x{WIDTH}xi8>
 }}
+func.func @per_tensor_half_away(%x: tensor<6x{WIDTH}xf32>) -> tensor<6x{WIDTH}xi8> {{
+  %q = nn.quantize %x {{scale = array<f32: 0.0235294122>, zero_point = array<i64: -7>, arithmetic = "divide-half-away"}} : (tensor<6x{WIDTH}xf32>) -> tensor<6x{WIDTH}xi8>
+  func.return %q : tensor<6x{WIDTH}xi8>
+}}
 func.func @per_axis(%x: tensor<6x{WIDTH}xf32>) -> tensor<6x{WIDTH}xi8> {{
   %q = nn.quantize %x {{scale = array<f32: {listed(SCALES)}>, zero_point = array<i64: {", ".join(map(str, ZERO_POINTS))}>, axis = 0 : i64}} : (tensor<6x{WIDTH}xf32>) -> tensor<6x{WIDTH}xi8>
   func.return %q : tensor<6x{WIDTH}xi8>
@@ -54,7 +59,7 @@ def ties(scales: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return ((k + np.float32(0.5)) * scales[:, None]).astype(np.float32)
 
 
-@pytest.mark.parametrize("name", ["per_tensor", "per_axis"])
+@pytest.mark.parametrize("name", ["per_tensor", "per_axis", "per_tensor_half_away"])
 @pytest.mark.parametrize("toward", [0.0, np.inf, -np.inf])
 def test_quantize_at_and_beside_ties_is_the_interpreters(compiled, name, toward):
     rng = np.random.default_rng(3)

@@ -61,6 +61,20 @@ ROUNDING_MODES = ("SINGLE_ROUND", "DOUBLE_ROUND", "FP32_HALF_EVEN")
 FP32_MANTISSA_LIMIT = 1 << 24
 """An FP32_HALF_EVEN multiplier is a float32 mantissa: below 2^24."""
 MIN_SHIFT, MAX_SHIFT = 2, 62
+QUANTIZE_ARITHMETIC = (
+    "divide-half-even", "reciprocal-half-even", "divide-half-away", "tflite-builtin",
+)  # fmt: skip
+"""How nn.quantize computes its levels (`arithmetic`; the first is the default):
+ONNX's round_half_even(x / scale); XNNPACK's round_half_even(x * (1 / scale));
+TFLite's reference kernel's round_half_away(x / scale), all in float32; TFLite's
+builtin kernel: blocks of 8 elements (in flat order) as XNNPACK, the last
+size mod 8 as round_half_away(x / scale) in double; out of int32 range, the
+TFLite kernels' conversion gives INT32_MIN before the zero point is added."""
+DEQUANTIZE_ARITHMETIC = ("exact", "tflite-builtin")
+"""How nn.dequantize computes (`arithmetic`; the first is the default): ONNX's
+(q - zero_point) * scale, rounded once to float32; TFLite's builtin kernel:
+blocks of 8 elements as q * scale + (-zero_point * scale), each term and the
+sum rounded to float32, the last size mod 8 exactly."""
 
 
 def int_range(element_type: Attribute, unsigned: bool = False) -> tuple[int, int]:
@@ -144,8 +158,10 @@ class QuantizationOp(NNOperation):
     scale = prop_def(DenseArrayBase)
     zero_point = prop_def(DenseArrayBase)
     axis = opt_prop_def(IntegerAttr)
+    arithmetic = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = GENERIC_FORMAT
+    ARITHMETIC: ClassVar[tuple[str, ...]] = ()
 
     @property
     def scales(self) -> np.ndarray:
@@ -154,6 +170,24 @@ class QuantizationOp(NNOperation):
     @property
     def zero_points(self) -> np.ndarray:
         return i64_array_values(self.zero_point, "zero_point")
+
+    @property
+    def arithmetic_name(self) -> str:
+        """The `arithmetic` property, or the op's default."""
+        return str_value(self.properties, "arithmetic", self.ARITHMETIC[0])
+
+    def verify_arithmetic(self, int_type: Attribute | None) -> None:
+        name = self.arithmetic_name
+        if name not in self.ARITHMETIC:
+            raise VerifyException(
+                f"arithmetic {name!r} is not one of {', '.join(self.ARITHMETIC)}"
+            )
+        if name == self.ARITHMETIC[0]:
+            return
+        if len(self.scales) != 1 or self.axis is not None:
+            raise VerifyException(f"arithmetic {name!r} is per tensor only")
+        if int_type is not None and int_range(int_type) != (-128, 127):
+            raise VerifyException(f"arithmetic {name!r} is for i8 values only")
 
     def channel_axis(self, rank: int) -> int | None:
         """The quantization axis, None when per tensor."""
@@ -191,9 +225,11 @@ class QuantizationOp(NNOperation):
 @irdl_op_definition
 class QuantizeOp(QuantizationOp):
     """ONNX QuantizeLinear: saturate(round_half_even(x / scale) + zero_point),
-    to the result's integer type (i8, ui8, i16, ui16 or i32)."""
+    to the result's integer type (i8, ui8, i16, ui16 or i32); `arithmetic`
+    (QUANTIZE_ARITHMETIC) names a runtime's other rounding."""
 
     name = "nn.quantize"
+    ARITHMETIC: ClassVar[tuple[str, ...]] = QUANTIZE_ARITHMETIC
 
     def verify_properties(self) -> None:
         element = getattr(self.input.type, "element_type", None)
@@ -203,14 +239,17 @@ class QuantizeOp(QuantizationOp):
             )
         out = _element(self.output, "quantize result", (8, 16, 32))
         self.verify_quantization(out)
+        self.verify_arithmetic(out)
         check_same_shape(self.input, self.output)
 
 
 @irdl_op_definition
 class DequantizeOp(QuantizationOp):
-    """ONNX DequantizeLinear: (x - zero_point) * scale, as f32."""
+    """ONNX DequantizeLinear: (x - zero_point) * scale, as f32 (`arithmetic`:
+    DEQUANTIZE_ARITHMETIC)."""
 
     name = "nn.dequantize"
+    ARITHMETIC: ClassVar[tuple[str, ...]] = DEQUANTIZE_ARITHMETIC
     KEEP_ON_CONSTANTS: ClassVar[bool] = True
     """A quantized weight stays quantized: runtimes run its consumer in integers."""
 
@@ -220,7 +259,9 @@ class DequantizeOp(QuantizationOp):
         return None if x is None else [tensor_type(f32, x.get_shape())]
 
     def verify_properties(self) -> None:
-        self.verify_quantization(_element(self.input, "dequantize input", (8, 16, 32)))
+        element = _element(self.input, "dequantize input", (8, 16, 32))
+        self.verify_quantization(element)
+        self.verify_arithmetic(element)
 
 
 def integer_result(

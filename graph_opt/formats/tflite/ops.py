@@ -40,6 +40,7 @@ from graph_opt.formats.tflite.layers import (
     write_qmatmul,
     write_reduce_sum,
 )
+from graph_opt.formats.tflite.recipe_check import check_boundary
 
 
 def write_op(ex: TFLiteExporter, op: Operation) -> None:
@@ -69,6 +70,7 @@ def write_rescale(ex: TFLiteExporter, op: RescaleOp) -> None:
 def write_quantize(ex: TFLiteExporter, op: QuantizeOp) -> None:
     if len(op.scales) != 1:
         raise ex.fail(op, "per-axis quantization of an activation has no TFLite form")
+    check_boundary(ex, op)
     ex.emit("QUANTIZE", [ex.tensor(op.input)], [ex.add_tensor(op.output)], version=2)
 
 
@@ -79,6 +81,7 @@ def write_dequantize(ex: TFLiteExporter, op: DequantizeOp) -> None:
     x_tensor = int8_input(ex, op, op.input, int(op.zero_points[0]))
     if tensor_quantization(ex, x_tensor).scales[0] != np.float32(op.scales[0]):
         raise ex.fail(op, "its scale is not the recorded one of its input")
+    check_boundary(ex, op)
     ex.emit("DEQUANTIZE", [x_tensor], [ex.add_tensor(op.output)], version=2)
 
 

@@ -15,9 +15,10 @@ import numpy as np
 from xdsl.ir import Operation
 
 from graph_opt.dialects.nn.base import int_value
-from graph_opt.dialects.nn.qint import RescaleOp
+from graph_opt.dialects.nn.qint import QuantizationOp, QuantizeOp, RescaleOp
 from graph_opt.formats.tflite.exporter import TFLiteExporter
 from graph_opt.quantization.runtime_recipes import (
+    BOUNDARY_ARITHMETIC,
     TFLITE_ADD_LEFT_SHIFT,
     TFLITE_KERNELS,
     AddRequantization,
@@ -169,3 +170,17 @@ def check_mean(
     where = f"nn.reduce_sum %{ex.name_of(op.results[0])}"
     warn(f"tflite export: {where}: not TFLite's int8 MEAN in {RUNTIMES[ex.recipe]} "
          f"(recipe={ex.recipe}); TFLite's results may differ by a step")  # fmt: skip
+
+
+def check_boundary(ex: TFLiteExporter, op: QuantizationOp) -> None:
+    """Warn, with a recipe recorded, when a QUANTIZE or DEQUANTIZE does not
+    compute as that recipe's runtime does (its `arithmetic`)."""
+    if ex.recipe not in RUNTIMES:
+        return
+    wanted = BOUNDARY_ARITHMETIC[ex.recipe][0 if isinstance(op, QuantizeOp) else 1]
+    if op.arithmetic_name == wanted:
+        return
+    value = op.results[0] if isinstance(op, QuantizeOp) else op.operands[0]
+    warn(f"tflite export: {op.name} %{ex.name_of(value)}: computes {op.arithmetic_name!r}, "
+         f"not {wanted!r} as {RUNTIMES[ex.recipe]} (recipe={ex.recipe}); TFLite's "
+         "results may differ by a step")  # fmt: skip

@@ -20,6 +20,10 @@ from graph_opt.dialects.nn.linalg import GemmOp, MatMulOp
 from graph_opt.dialects.nn.names import op_result_names
 from graph_opt.dialects.nn.qint import QConvOp, QConvTransposeOp, QMatMulOp, RescaleOp
 from graph_opt.dialects.nn.quant import FakeQuantOp
+from graph_opt.passes.convert_to_int.boundaries import (
+    BOUNDARY_STATISTICS,
+    follow_recipe_at_boundaries,
+)
 from graph_opt.passes.convert_to_int.float_ops import (
     FLOAT_OPS_STATISTICS,
     report_float_ops,
@@ -84,7 +88,14 @@ class ConvertToIntPass(ModulePass):
     mean as its optimized kernel (raw sum, float32-derived multiplier, an i32
     offset); `tflite-reference` (BUILTIN_REF) rounds twice everywhere but a
     per-channel fully connected layer, and means as QuantizedMeanOrSum;
-    `tosa` (the default) rounds once and adds at a common i32 scale. A
+    `tosa` (the default) rounds once and adds at a common i32 scale. Float
+    inputs and outputs are quantized and dequantized as the runtime's
+    QUANTIZE and DEQUANTIZE compute (nn.quantize / nn.dequantize
+    `arithmetic`): XNNPACK multiplies by the reciprocal scale, the reference
+    kernels round half away from zero, the builtin kernels quantize blocks
+    of 8 elements as XNNPACK and the rest as the reference kernels (dividing
+    in double), and dequantize blocks of 8 as q x scale + (-zero point x
+    scale), rounding each step to float32. A
     recipe other than `tosa` is recorded on the module (`nn.int8_recipe`),
     where the .tflite export checks it. `double-round` alone makes the new
     rescales DOUBLE_ROUND and nothing else. Each int8 value's scale and zero
@@ -102,6 +113,7 @@ class ConvertToIntPass(ModulePass):
         "rescales rounding twice": "Rescales made DOUBLE_ROUND (double-round, recipe=tflite-builtin)",
         "adds in recipe {recipe}": "Integer adds requantized as the recipe's runtime does",
         **FLOAT_OPS_STATISTICS,
+        **BOUNDARY_STATISTICS,
         **IO_STATISTICS,
     }
 
@@ -159,6 +171,7 @@ class ConvertToIntPass(ModulePass):
             _round_twice(new_ops, self.recipe)
         if self.recipe != "tosa":
             record_recipe(op, self.recipe)
+        follow_recipe_at_boundaries(op, self.recipe)
         adds = [o for o in new_ops if _is_integer_add(o)]
         count(f"adds in recipe {self.recipe}", len(adds))
         _report_float_linear_ops(op, reasons)

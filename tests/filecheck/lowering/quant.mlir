@@ -154,3 +154,27 @@ func.func @negative_fake_quant_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
   func.return %y : tensor<4xf16>
 }
 // CHECK: lower-to-tosa: cannot lower nn.fake_quant at {{.*}}: only f32 fake quantization lowers to TOSA
+
+// -----
+
+/// A TFLite runtime's QUANTIZE arithmetic other than the reference kernels'
+/// (convert-to-int{recipe=...}) is refused, not lowered as ONNX's.
+func.func @negative_quantize_runtime_arithmetic(%x: tensor<4xf32>) -> tensor<4xi8> {
+  %0 = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 0>, arithmetic = "tflite-builtin"} : (tensor<4xf32>) -> tensor<4xi8>
+  func.return %0 : tensor<4xi8>
+}
+// CHECK: cannot lower nn.quantize at {{.*}}: arithmetic 'tflite-builtin' (a TFLite runtime's, convert-to-int{recipe=...}) has no TOSA lowering here
+
+// -----
+
+/// The reference kernels' half-away rounding: on the tie, a level >= 0 goes up.
+// CHECK-LABEL: func.func @quantize_half_away
+func.func @quantize_half_away(%x: tensor<4xf32>) -> tensor<4xi8> {
+  // CHECK: %[[LEVEL:.*]] = tosa.floor
+  // CHECK: %[[UP:.*]] = tosa.greater_equal %[[LEVEL]], %[[ZERO:[^ ]*]] :
+  // CHECK-NEXT: %[[ON_TIE:.*]] = tosa.select %[[UP]], %{{.*}}, %[[ZERO]]
+  // CHECK-NOT: tosa.floor
+  // CHECK: tosa.select %{{.*}}, %{{.*}}, %[[ON_TIE]]
+  %0 = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 0>, arithmetic = "divide-half-away"} : (tensor<4xf32>) -> tensor<4xi8>
+  func.return %0 : tensor<4xi8>
+}

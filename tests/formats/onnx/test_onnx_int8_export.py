@@ -136,3 +136,16 @@ def test_int8_layer_without_qdq_form_is_refused_naming_it():
         match=r"^cannot export nn.rescale to ONNX: no ONNX form \(an int8 op with no QDQ form",
     ):
         export_module(api.parse(text))
+
+
+def test_a_tflite_runtimes_quantize_arithmetic_is_refused_naming_it():
+    """QuantizeLinear rounds half to even: a half-away quantize (the TFLite
+    reference kernels', convert-to-int{recipe=tflite-reference}) has no QDQ form."""
+    module = api.run(
+        resnet_block("NHWC", True)[1], "convert-to-int{recipe=tflite-reference}"
+    )
+    with pytest.raises(
+        FrontendError,
+        match=r"^cannot export nn.quantize with arithmetic 'divide-half-away'",
+    ):
+        export_module(module)

@@ -31,10 +31,12 @@ from graph_opt.formats.tflite.flatbuffer import operator_names
 from graph_opt.interpreter import run_function
 from graph_opt.quantization.boundary import boundary_quantization
 from graph_opt.quantization.fixed_point import apply_scale, quantize_multiplier
+from graph_opt.quantization.runtime_recipes import int8_requantization
 from graph_opt.quantization.tensor_quantization import recorded_quantization
 from graph_opt.remarks import GraphOptWarning
 from graph_opt.testing.graph_builder import FakeQuantBuilder
 from graph_opt.testing.quantized_blocks import mobilenet_block, resnet_block
+from graph_opt.testing.tflite_runtime import tflite_outputs
 
 tflite = pytest.importorskip("tflite")  # the schema package of graph-opt[tflite]
 
@@ -272,6 +274,18 @@ def test_a_graph_of_another_recipe_is_warned_of(built, exported):
         tflite_bytes(module)
 
 
+def test_a_boundary_of_another_recipe_is_warned_of():
+    """The float input's QUANTIZE is checked against the recorded runtime's."""
+    module = converted(resnet_block("NHWC", True), "{recipe=xnnpack}")
+    module.attributes["nn.int8_recipe"] = str_attr("tflite-reference")
+    with pytest.warns(
+        GraphOptWarning,
+        match=r"nn.quantize %\S+: computes 'reciprocal-half-even', not "
+        r"'divide-half-away' as the reference kernels",
+    ):
+        tflite_bytes(module)
+
+
 def test_float_op_is_refused_naming_it():
     g = FakeQuantBuilder((1, 4, 4, 2), seed=3)
     x = g.act(g.block.args[0], -1.0, 1.0)
@@ -439,6 +453,32 @@ def test_input_stats_requantize_as_nn_rescale_in_builtin_kernels():
         np.testing.assert_array_equal(
             runner.get_tensor(requantize["outputs"][0]), expected
         )
+
+
+@pytest.mark.parametrize("stats", [(-3, 40.0), (10, 3.0), (-128, 50.0)])
+def test_input_stats_requantize_as_xnnpack_converts(stats):
+    """In the default interpreter that QUANTIZE is XNNPACK's qs8 convert:
+    nn.rescale by int8_requantization("xnnpack", ...) then the graph gives
+    TFLite's outputs bit for bit (the builtin kernels' multiplier does not,
+    for mean -3, std 40)."""
+    module = qat_model("{integer-io=true recipe=xnnpack}")
+    scale, zero_point = boundary_quantization(entry_function(module).arg_attrs, 0)
+    mean, std = stats
+    inputs = integer_inputs((1, 16, 16, 3))
+    outputs = tflite_outputs(tflite_bytes(module, [stats]), "xnnpack", inputs)
+
+    def differing_with(recipe: str) -> int:
+        multiplier, shift = int8_requantization(recipe, 1 / std, scale)
+        wrong = 0
+        for x, got in zip(inputs, outputs, strict=True):
+            steps = apply_scale(x.astype(np.int64) - mean, multiplier, shift)
+            codes = np.clip(steps + zero_point, -128, 127).astype(np.int8)
+            wrong += int((run_function(module, [codes])[0] != got).sum())
+        return wrong
+
+    assert differing_with("xnnpack") == 0
+    if stats == (-3, 40.0):
+        assert differing_with("tflite-builtin") > 0
 
 
 def test_maximum_clamp_is_bit_identical_in_tflite():

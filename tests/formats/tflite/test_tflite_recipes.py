@@ -73,12 +73,12 @@ def test_integer_io_is_bit_identical_in_the_recipes_runtime(model, recipe):
     assert differing(model, f"recipe={recipe}", recipe, integer_io=True) == 0
 
 
-@pytest.mark.parametrize("recipe", ["xnnpack", "tflite-reference"])
-def test_float_io_is_bit_identical_in_the_recipes_runtime(recipe):
-    """Float inputs and outputs: QUANTIZE and DEQUANTIZE at the boundaries too.
-    (The builtin kernels' float boundary kernels are their own; the int8
-    graph between them is compared through integer io above.)"""
-    assert differing("resnet per channel", f"recipe={recipe}", recipe, False) == 0
+@pytest.mark.parametrize("recipe", RECIPES)
+@pytest.mark.parametrize("model", list(MODELS))
+def test_float_io_is_bit_identical_in_the_recipes_runtime(model, recipe):
+    """Float inputs and outputs: QUANTIZE and DEQUANTIZE at the boundaries
+    compute as the runtime's (nn.quantize / nn.dequantize `arithmetic`)."""
+    assert differing(model, f"recipe={recipe}", recipe, integer_io=False) == 0
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,12 @@ from graph_opt.formats.onnx.op_table import check_channels_first, exporter
 
 @exporter(QuantizeOp, DequantizeOp)
 def export_quantization(e, op: QuantizationOp):
+    if op.arithmetic_name != op.ARITHMETIC[0]:
+        raise FrontendError(
+            f"cannot export {op.name} with arithmetic {op.arithmetic_name!r} (a "
+            "TFLite runtime's): ONNX's QuantizeLinear/DequantizeLinear compute "
+            "otherwise (convert-to-int without recipe)"
+        )
     quantized = op.output if isinstance(op, QuantizeOp) else op.input
     zero_point_dtype = numpy_dtype(quantized.type.element_type)  # type: ignore[attr-defined]
     scales, zero_points = op.scales, op.zero_points.astype(zero_point_dtype)

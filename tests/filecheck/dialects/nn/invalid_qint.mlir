@@ -166,3 +166,27 @@ func.func @qconv_transpose_result_type(%x: tensor<1x3x4x4xi8>, %w: tensor<3x2x2x
   func.return %0 : tensor<1x2x8x8xf32>
 }
 // CHECK: result #0 has type tensor<1x2x8x8xf32>, but the operands imply tensor<1x2x8x8xi32>
+
+// -----
+
+func.func @quantize_unknown_arithmetic(%x: tensor<4xf32>) -> tensor<4xi8> {
+  %0 = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 0>, arithmetic = "exact"} : (tensor<4xf32>) -> tensor<4xi8>
+  func.return %0 : tensor<4xi8>
+}
+// CHECK: arithmetic 'exact' is not one of divide-half-even, reciprocal-half-even, divide-half-away, tflite-builtin
+
+// -----
+
+func.func @dequantize_arithmetic_per_axis(%x: tensor<2x3xi8>) -> tensor<2x3xf32> {
+  %0 = nn.dequantize %x {scale = array<f32: 0.5, 0.25, 1.0>, zero_point = array<i64: 0, 0, 0>, axis = 1 : i64, arithmetic = "tflite-builtin"} : (tensor<2x3xi8>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+// CHECK: arithmetic 'tflite-builtin' is per tensor only
+
+// -----
+
+func.func @quantize_arithmetic_i16(%x: tensor<4xf32>) -> tensor<4xi16> {
+  %0 = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: 0>, arithmetic = "reciprocal-half-even"} : (tensor<4xf32>) -> tensor<4xi16>
+  func.return %0 : tensor<4xi16>
+}
+// CHECK: arithmetic 'reciprocal-half-even' is for i8 values only

@@ -47,3 +47,13 @@ func.func @qconv_transpose(%x: tensor<1x3x4x4xi8>, %w: tensor<3x2x3x3xi8>, %b: t
   %0 = nn.qconv_transpose %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>, input_zp = -5 : i64, weight_zp = 1 : i64} : (tensor<1x3x4x4xi8>, tensor<3x2x3x3xi8>, tensor<2xi32>) -> tensor<1x2x8x8xi32>
   func.return %0 : tensor<1x2x8x8xi32>
 }
+
+/// A runtime's QUANTIZE / DEQUANTIZE arithmetic is kept through a round trip.
+// CHECK-LABEL: func.func @boundary_arithmetic
+func.func @boundary_arithmetic(%x: tensor<9xf32>) -> tensor<9xf32> {
+  // CHECK: nn.quantize %{{.*}} {scale = array<f32: 5.000000e-01>, zero_point = array<i64: -3>, arithmetic = "divide-half-away"}
+  %q = nn.quantize %x {scale = array<f32: 0.5>, zero_point = array<i64: -3>, arithmetic = "divide-half-away"} : (tensor<9xf32>) -> tensor<9xi8>
+  // CHECK: nn.dequantize %{{.*}} {scale = array<f32: 5.000000e-01>, zero_point = array<i64: -3>, arithmetic = "tflite-builtin"}
+  %d = nn.dequantize %q {scale = array<f32: 0.5>, zero_point = array<i64: -3>, arithmetic = "tflite-builtin"} : (tensor<9xi8>) -> tensor<9xf32>
+  func.return %d : tensor<9xf32>
+}
