@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,26 @@ def float_constant(value: SSAValue, role: str) -> np.ndarray | str:
     """The array of a floating-point nn.constant, or why `value` is not one."""
     owner = float_constant_op(value, role)
     return owner if isinstance(owner, str) else owner.to_array()
+
+
+def float64_rows(constants: Sequence[ConstantOp]) -> np.ndarray:
+    """The values of same-shape constants as the rows of one float64 array.
+
+    Constants of one element type whose bytes are all in memory are read as one
+    buffer and converted once (numpy's cost per call dominates on a few
+    channels); the values are those of converting each array."""
+    element = constants[0].value.type.element_type
+    datas = [constant.value.data.data for constant in constants]
+    if all(type(data) is bytes for data in datas) and all(
+        constant.value.type.element_type == element for constant in constants
+    ):
+        dtype = numpy_dtype(element)
+        joined = b"".join(datas)
+        size = math.prod(constants[0].value.type.get_shape()) * len(constants)
+        if len(joined) == size * dtype.itemsize:  # (not a splat)
+            rows = np.frombuffer(joined, dtype).astype(np.float64)
+            return rows.reshape(len(constants), -1)
+    return np.array([c.to_array() for c in constants], dtype=np.float64)
 
 
 def float_constant_op(value: SSAValue, role: str) -> ConstantOp | str:
@@ -79,7 +100,8 @@ class FreedConstants:
 
     def take(self, value_type: TensorType) -> ConstantOp | None:
         for index, constant in enumerate(self.constants):
-            if constant.output.type == value_type:
+            found = constant.output.type  # (types are mostly shared: `is` first)
+            if found is value_type or found == value_type:
                 return self.constants.pop(index)
         return None
 
