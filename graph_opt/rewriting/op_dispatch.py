@@ -21,7 +21,11 @@ from graph_opt.rewriting.erasure import erase_op, has_unused_results
 from graph_opt.rewriting.placement import PlacementKeeper, has_placement
 from graph_opt.rewriting.value_forwarding import tracking_calls
 from graph_opt.statistics import count_rewrite
-from graph_opt.xdsl_compat.rewriter import FastWalker
+from graph_opt.xdsl_compat.rewriter import (
+    FastWalker,
+    block_ops,
+    block_ops_reversed,
+)
 
 
 def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
@@ -176,9 +180,10 @@ def walk_ops(region: Region, reverse: bool, region_first: bool) -> Iterator[Oper
 
 def _ops_of(regions: Sequence[Region], reverse: bool) -> Iterator[Operation]:
     """The ops of the regions' blocks (not nested ones), in walk order."""
+    ops = block_ops_reversed if reverse else block_ops
     for region in reversed(regions) if reverse else regions:
         for block in reversed(region.blocks) if reverse else region.blocks:
-            yield from reversed(block.ops) if reverse else block.ops
+            yield from ops(block)
 
 
 def rewrite_with(
