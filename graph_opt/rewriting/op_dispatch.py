@@ -146,12 +146,16 @@ class DispatchingWalker(FastWalker):
             return super().rewrite_module(module)
 
     def region_ops(self, region: Region) -> Iterator[Operation]:
-        may_rewrite = self.pattern.may_rewrite
+        # `self.pattern.may_rewrite`, inline: a sweep asks it of every op
+        by_class, patterns_for = self.pattern.by_class, self.pattern.patterns_for
         # pushed in reverse, as the worklist is a stack
         for sub_op in walk_ops(
             region, not self.walk_reverse, not self.walk_regions_first
         ):
-            if may_rewrite(sub_op):
+            found = by_class.get(type(sub_op))
+            if found is None:
+                found = patterns_for(type(sub_op))
+            if found or has_unused_results(sub_op):
                 yield sub_op
 
 

@@ -46,6 +46,7 @@ from graph_opt.passes.fold_bn.patterns.weights import (
     operand_constants,
 )
 from graph_opt.rewriting.erasure import erase_op
+from graph_opt.xdsl_compat.ir import operand_values
 
 TRANSPARENT_OPS = (IdentityOp, StopGradientOp, DropoutOp)
 SHIFT_OPS = (AddOp, SubOp)
@@ -192,9 +193,13 @@ def _channel_step(
     return affine if isinstance(affine, str) else (axis, affine)
 
 
+BATCH_NORM_ROLES = ("scale", "bias", "mean", "variance")
+"""What an nn.batch_norm's operands after its input hold, in order."""
+
+
 def batch_norm_step(op: BatchNormOp, channels: int) -> ChannelAffine | str:
     constants = []
-    for role, value in zip(("scale", "bias", "mean", "variance"), op.operands[1:]):
+    for role, value in zip(BATCH_NORM_ROLES, operand_values(op)[1:]):
         constant = float_constant_op(value, f"the batch norm {role}")
         if isinstance(constant, str):
             return constant

@@ -18,7 +18,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.constant import ConstantOp, constant_op
-from graph_opt.dialects.nn.dense import from_numpy
+from graph_opt.dialects.nn.dense import from_numpy, to_numpy
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.names import name_location, op_result_names
 from graph_opt.rewriting.erasure import erase_op
@@ -37,18 +37,22 @@ def float64_rows(constants: Sequence[ConstantOp]) -> np.ndarray:
     Constants of one element type whose bytes are all in memory are read as one
     buffer and converted once (numpy's cost per call dominates on a few
     channels); the values are those of converting each array."""
-    element = constants[0].value.type.element_type
-    datas = [constant.value.data.data for constant in constants]
-    if all(type(data) is bytes for data in datas) and all(
-        constant.value.type.element_type == element for constant in constants
-    ):
-        dtype = numpy_dtype(element)
+    attrs = [constant.value for constant in constants]
+    value_type = attrs[0].type
+    datas = []
+    for attr in attrs:
+        data = attr.data.data
+        if type(data) is not bytes or attr.type.element_type != value_type.element_type:
+            break
+        datas.append(data)
+    else:
+        dtype = numpy_dtype(value_type.element_type)
         joined = b"".join(datas)
-        size = math.prod(constants[0].value.type.get_shape()) * len(constants)
+        size = math.prod(value_type.get_shape()) * len(attrs)
         if len(joined) == size * dtype.itemsize:  # (not a splat)
             rows = np.frombuffer(joined, dtype).astype(np.float64)
-            return rows.reshape(len(constants), -1)
-    return np.array([c.to_array() for c in constants], dtype=np.float64)
+            return rows.reshape(len(attrs), -1)
+    return np.array([to_numpy(attr) for attr in attrs], dtype=np.float64)
 
 
 def float_constant_op(value: SSAValue, role: str) -> ConstantOp | str:
@@ -183,5 +187,5 @@ def operand_constants(ops: Iterable[Operation]) -> set[ConstantOp]:
 def erase_unused(constants: Iterable[ConstantOp], rewriter: PatternRewriter) -> None:
     """Erase the constants that no op reads any more."""
     for constant in constants:
-        if constant.parent is not None and constant.output.first_use is None:
+        if constant.parent is not None and constant.results[0].first_use is None:
             erase_op(rewriter, constant)
