@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Union, get_args, get_origin
@@ -41,6 +41,22 @@ def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | N
     if get_origin(expected) in (Union, UnionType):
         return get_args(expected)
     return (expected,)
+
+
+Rewrite = Callable[[Operation, PatternRewriter], None]
+
+
+def checked_rewrite(pattern: RewritePattern) -> Rewrite:
+    """`pattern.match_and_rewrite` for ops of the classes `matched_op_types`
+    gives: an `@op_type_rewrite_pattern` method without the decorator's
+    isinstance check (the decorator keeps the method as the closure variable
+    `func`), which dispatch by class has already made."""
+    method = type(pattern).match_and_rewrite
+    found = inspect.getclosurevars(method).nonlocals
+    func = found.get("func")
+    if found.get("expected_type") is None or not inspect.isfunction(func):
+        return pattern.match_and_rewrite
+    return func.__get__(pattern, type(pattern))
 
 
 class ClassFilteredPattern(RewritePattern, ABC):
@@ -87,6 +103,10 @@ class OpTypeDispatch(RewritePattern):
     by_class: dict[type[Operation], tuple[RewritePattern, ...]] = field(
         init=False, default_factory=dict
     )
+    rewrites_by_class: dict[
+        type[Operation], tuple[tuple[RewritePattern, Rewrite], ...]
+    ] = field(init=False, default_factory=dict)
+    """The patterns for a class with their `checked_rewrite`s."""
     pattern_rewrites: int = field(init=False, default=0)
     """Rewrites the patterns made (dead-op erasures not counted)."""
     keeper: PlacementKeeper = field(init=False, default_factory=PlacementKeeper)
@@ -116,8 +136,15 @@ class OpTypeDispatch(RewritePattern):
             count_rewrite(DEAD_CODE)
             self.keeper.clear()
             return
-        for pattern in self.patterns_for(type(op)):
-            pattern.match_and_rewrite(op, rewriter)
+        rewrites = self.rewrites_by_class.get(type(op))
+        if rewrites is None:
+            rewrites = tuple(
+                (pattern, checked_rewrite(pattern))
+                for pattern in self.patterns_for(type(op))
+            )
+            self.rewrites_by_class[type(op)] = rewrites
+        for pattern, rewrite in rewrites:
+            rewrite(op, rewriter)
             if rewriter.has_done_action:
                 self.keeper.end(op)
                 count_rewrite(pattern)
