@@ -13,6 +13,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graph_opt.dialects.nn.base import NNOperation
 from graph_opt.xdsl_compat.ir import operand_values, successor_count
+from graph_opt.xdsl_compat.rewriter import block_ops
 
 
 @cache
@@ -100,7 +101,7 @@ def _verify_op(op: Operation, verifier: SignatureVerifier) -> None:
 def _verify_block(block: Block, verifier: SignatureVerifier) -> None:
     if block.first_op is None:
         block.verify()  # the check of empty blocks
-    for op in block.ops:
+    for op in block_ops(block):
         if op.parent != block:
             raise ValueError(
                 "Parent pointer of operation does not refer to containing region"
@@ -114,7 +115,7 @@ def _plain_nn_op(op: Operation) -> bool:
     return (
         signature_verifiable(type(op))
         and not op.regions
-        and not op.successors
+        and not successor_count(op)
         and op.next_op is not None
-        and not any(type(v) is ErasedSSAValue for v in op.operands)
+        and ErasedSSAValue not in map(type, operand_values(op))
     )

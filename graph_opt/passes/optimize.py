@@ -48,6 +48,7 @@ from graph_opt.progress import Steps
 from graph_opt.rewriting.erasure import has_unused_results
 from graph_opt.rewriting.op_dispatch import dispatching_walker, walk_ops
 from graph_opt.statistics import Statistics
+from graph_opt.xdsl_compat.ir import operand_values
 from graph_opt.xdsl_compat.traits import effects_memoized
 
 
@@ -66,8 +67,8 @@ def may_have_common_subexpressions(module: ModuleOp) -> bool:
     for op in walk_ops(module.body, reverse=False, region_first=False):
         if has_unused_results(op) and is_trivially_dead(op):
             return True
-        if op.operands:
-            key = (op.name, op.operands)
+        if operands := operand_values(op):
+            key = (op.name, operands)
         elif isinstance(op, ConstantOp):
             key = (op.name, op.value.data.data)
         else:
@@ -101,7 +102,9 @@ def may_have_dead_code(module: ModuleOp) -> bool:
     """
     for op in walk_ops(module.body, reverse=False, region_first=False):
         parent = op.parent_op()
-        if not isinstance(parent, FuncOp) and (parent is not module or op.operands):
+        if not isinstance(parent, FuncOp) and (
+            parent is not module or operand_values(op)
+        ):
             return True
         if has_unused_results(op) and is_trivially_dead(op):
             return True

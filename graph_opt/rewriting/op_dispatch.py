@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import UnionType
 from typing import Union, get_args, get_origin
@@ -21,7 +21,11 @@ from graph_opt.rewriting.erasure import erase_op, has_unused_results
 from graph_opt.rewriting.placement import PlacementKeeper, has_placement
 from graph_opt.rewriting.value_forwarding import tracking_calls
 from graph_opt.statistics import count_rewrite
-from graph_opt.xdsl_compat.rewriter import FastWalker
+from graph_opt.xdsl_compat.rewriter import (
+    FastWalker,
+    block_ops,
+    block_ops_reversed,
+)
 
 
 def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | None:
@@ -37,6 +41,22 @@ def matched_op_types(pattern: RewritePattern) -> tuple[type[Operation], ...] | N
     if get_origin(expected) in (Union, UnionType):
         return get_args(expected)
     return (expected,)
+
+
+Rewrite = Callable[[Operation, PatternRewriter], None]
+
+
+def checked_rewrite(pattern: RewritePattern) -> Rewrite:
+    """`pattern.match_and_rewrite` for ops of the classes `matched_op_types`
+    gives: an `@op_type_rewrite_pattern` method without the decorator's
+    isinstance check (the decorator keeps the method as the closure variable
+    `func`), which dispatch by class has already made."""
+    method = type(pattern).match_and_rewrite
+    found = inspect.getclosurevars(method).nonlocals
+    func = found.get("func")
+    if found.get("expected_type") is None or not inspect.isfunction(func):
+        return pattern.match_and_rewrite
+    return func.__get__(pattern, type(pattern))
 
 
 class ClassFilteredPattern(RewritePattern, ABC):
@@ -83,6 +103,10 @@ class OpTypeDispatch(RewritePattern):
     by_class: dict[type[Operation], tuple[RewritePattern, ...]] = field(
         init=False, default_factory=dict
     )
+    rewrites_by_class: dict[
+        type[Operation], tuple[tuple[RewritePattern, Rewrite], ...]
+    ] = field(init=False, default_factory=dict)
+    """The patterns for a class with their `checked_rewrite`s."""
     pattern_rewrites: int = field(init=False, default=0)
     """Rewrites the patterns made (dead-op erasures not counted)."""
     keeper: PlacementKeeper = field(init=False, default_factory=PlacementKeeper)
@@ -112,8 +136,15 @@ class OpTypeDispatch(RewritePattern):
             count_rewrite(DEAD_CODE)
             self.keeper.clear()
             return
-        for pattern in self.patterns_for(type(op)):
-            pattern.match_and_rewrite(op, rewriter)
+        rewrites = self.rewrites_by_class.get(type(op))
+        if rewrites is None:
+            rewrites = tuple(
+                (pattern, checked_rewrite(pattern))
+                for pattern in self.patterns_for(type(op))
+            )
+            self.rewrites_by_class[type(op)] = rewrites
+        for pattern, rewrite in rewrites:
+            rewrite(op, rewriter)
             if rewriter.has_done_action:
                 self.keeper.end(op)
                 count_rewrite(pattern)
@@ -142,12 +173,16 @@ class DispatchingWalker(FastWalker):
             return super().rewrite_module(module)
 
     def region_ops(self, region: Region) -> Iterator[Operation]:
-        may_rewrite = self.pattern.may_rewrite
+        # `self.pattern.may_rewrite`, inline: a sweep asks it of every op
+        by_class, patterns_for = self.pattern.by_class, self.pattern.patterns_for
         # pushed in reverse, as the worklist is a stack
         for sub_op in walk_ops(
             region, not self.walk_reverse, not self.walk_regions_first
         ):
-            if may_rewrite(sub_op):
+            found = by_class.get(type(sub_op))
+            if found is None:
+                found = patterns_for(type(sub_op))
+            if found or has_unused_results(sub_op):
                 yield sub_op
 
 
@@ -176,9 +211,10 @@ def walk_ops(region: Region, reverse: bool, region_first: bool) -> Iterator[Oper
 
 def _ops_of(regions: Sequence[Region], reverse: bool) -> Iterator[Operation]:
     """The ops of the regions' blocks (not nested ones), in walk order."""
+    ops = block_ops_reversed if reverse else block_ops
     for region in reversed(regions) if reverse else regions:
         for block in reversed(region.blocks) if reverse else region.blocks:
-            yield from reversed(block.ops) if reverse else block.ops
+            yield from ops(block)
 
 
 def rewrite_with(

@@ -25,13 +25,17 @@ from xdsl.ir import Operation, Region
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
+from graph_opt.xdsl_compat.rewriter import block_ops
+
 XDSL_ISOLATION_VERIFY = IsolatedFromAbove.verify
 """xDSL's own `IsolatedFromAbove.verify`."""
 
 
 def linear_isolation_verify(self: IsolatedFromAbove, op: Operation) -> None:
-    """`IsolatedFromAbove.verify` walking each nested node once."""
+    """`IsolatedFromAbove.verify` walking each nested node once (and asking each
+    op class once whether it is isolated: traits belong to the class)."""
     inside: set[object] = {op}
+    isolated: dict[type[Operation], bool] = {}
 
     def defined_inside(owner) -> bool:
         path = []
@@ -46,14 +50,21 @@ def linear_isolation_verify(self: IsolatedFromAbove, op: Operation) -> None:
     regions: list[Region] = list(op.regions)
     while regions:
         for block in regions.pop().blocks:
-            for child_op in block.ops:
-                for operand in child_op.operands:
-                    if operand.owner is op or not defined_inside(operand.owner):
+            for child_op in block_ops(block):
+                for operand in child_op._operands:
+                    owner = operand.owner
+                    if owner is op or (
+                        owner not in inside and not defined_inside(owner)
+                    ):
                         raise VerifyException(
                             "Operation using value defined out of its "
                             f"IsolatedFromAbove parent: {child_op}"
                         )
-                if not child_op.has_trait(IsolatedFromAbove):
+                op_class = type(child_op)
+                if (is_isolated := isolated.get(op_class)) is None:
+                    is_isolated = child_op.has_trait(IsolatedFromAbove)
+                    isolated[op_class] = is_isolated
+                if not is_isolated:
                     regions += child_op.regions
 
 

@@ -14,6 +14,7 @@ from graph_opt.entry import entry_function
 from graph_opt.rewriting.op_dispatch import (
     ClassFilteredPattern,
     OpTypeDispatch,
+    checked_rewrite,
     dispatching_walker,
     matched_op_types,
     walk_ops,
@@ -171,3 +172,24 @@ class Fails(RewritePattern):
 def test_pattern_errors_are_reported_on_the_op_as_xdsl_does():
     with pytest.raises(Exception, match="Error while applying pattern: no luck"):
         dispatching_walker([Fails()]).rewrite_module(api.parse(GRAPH))
+
+
+class RecordRelu(RewritePattern):
+    def __init__(self):
+        self.seen: list[str] = []
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReluOp, rewriter: PatternRewriter):
+        self.seen.append(op.name)
+
+
+def test_checked_rewrite_leaves_the_type_check_to_dispatch():
+    pattern = RecordRelu()
+    tanh = entry_function(api.parse(GRAPH)).body.block.first_op.next_op
+    assert isinstance(tanh, TanhOp)
+    pattern.match_and_rewrite(tanh, None)  # the decorator declines a tanh
+    assert pattern.seen == []
+    checked_rewrite(pattern)(tanh, None)  # dispatch checked the class already
+    assert pattern.seen == ["nn.tanh"]
+    untyped = RecordEveryOp()
+    assert checked_rewrite(untyped) == untyped.match_and_rewrite

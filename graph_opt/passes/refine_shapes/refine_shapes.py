@@ -79,11 +79,18 @@ def refine_shapes(module: ModuleOp) -> int:
 
 
 def _refine_ops(function: func.FuncOp, signature_fixed: bool) -> int:
-    return sum(
-        _refine(op, signature_fixed)
-        for op in list(walk_ops(function.body, reverse=False, region_first=False))
-        if isinstance(op, NNOperation)
-    )
+    changed = 0
+    for op in list(walk_ops(function.body, reverse=False, region_first=False)):
+        if isinstance(op, NNOperation) and not _all_static(op.results):
+            changed += _refine(op, signature_fixed)
+    return changed
+
+
+def _all_static(results) -> bool:
+    for result in results:
+        if not _is_static(result.type):
+            return False
+    return True
 
 
 def _returns_differ(function: func.FuncOp) -> bool:
@@ -97,7 +104,7 @@ def _returns_differ(function: func.FuncOp) -> bool:
 
 
 def _refine(op: NNOperation, signature_fixed: bool) -> int:
-    if all(_is_static(r.type) for r in op.results):
+    if _all_static(op.results):
         return 0  # nothing more precise than a static type
     try:
         inferred = op.rule_result_types(list(op.operands), op.properties)

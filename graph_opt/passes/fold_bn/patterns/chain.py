@@ -41,10 +41,12 @@ from graph_opt.passes.fold_bn.patterns.linear import (
 from graph_opt.passes.fold_bn.patterns.weights import (
     FreedConstants,
     erase_unused,
-    float_constant,
+    float64_rows,
+    float_constant_op,
     operand_constants,
 )
 from graph_opt.rewriting.erasure import erase_op
+from graph_opt.xdsl_compat.ir import operand_values
 
 TRANSPARENT_OPS = (IdentityOp, StopGradientOp, DropoutOp)
 SHIFT_OPS = (AddOp, SubOp)
@@ -191,16 +193,20 @@ def _channel_step(
     return affine if isinstance(affine, str) else (axis, affine)
 
 
+BATCH_NORM_ROLES = ("scale", "bias", "mean", "variance")
+"""What an nn.batch_norm's operands after its input hold, in order."""
+
+
 def batch_norm_step(op: BatchNormOp, channels: int) -> ChannelAffine | str:
-    params = []
-    for role, value in zip(("scale", "bias", "mean", "variance"), op.operands[1:]):
-        array = float_constant(value, f"the batch norm {role}")
-        if isinstance(array, str):
-            return array
-        if array.shape != (channels,):
+    constants = []
+    for role, value in zip(BATCH_NORM_ROLES, operand_values(op)[1:]):
+        constant = float_constant_op(value, f"the batch norm {role}")
+        if isinstance(constant, str):
+            return constant
+        if constant.value.type.get_shape() != (channels,):
             return f"the batch norm {role} does not have {channels} channels"
-        params.append(array)
-    return batch_norm_affine(*params, op.epsilon.value.data)
+        constants.append(constant)
+    return batch_norm_affine(float64_rows(constants), op.epsilon.value.data)
 
 
 def _elementwise_step(op: Operation, vector: np.ndarray) -> ChannelAffine | str:

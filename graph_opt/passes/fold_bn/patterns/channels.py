@@ -29,16 +29,10 @@ class ChannelAffine:
         )
 
 
-def batch_norm_affine(
-    gamma: np.ndarray,
-    beta: np.ndarray,
-    mean: np.ndarray,
-    variance: np.ndarray,
-    epsilon: float,
-) -> ChannelAffine | str:
-    """Inference batch norm as x * s + t, or why it has no finite form."""
-    params = np.array((gamma, beta, mean, variance), dtype=np.float64)
-    gamma, beta, mean, variance = params  # one conversion: tiny arrays cost per call
+def batch_norm_affine(params: np.ndarray, epsilon: float) -> ChannelAffine | str:
+    """Inference batch norm as x * s + t, or why it has no finite form; `params`
+    holds gamma, beta, mean and variance as float64 rows."""
+    gamma, beta, mean, variance = params
     denominator = variance + epsilon
     if not (denominator > 0).all():
         return "variance + epsilon is not positive"

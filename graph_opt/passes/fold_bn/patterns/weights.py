@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from graph_opt.dialects.nn.constant import ConstantOp, constant_op
-from graph_opt.dialects.nn.dense import from_numpy
+from graph_opt.dialects.nn.dense import from_numpy, to_numpy
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.names import name_location, op_result_names
 from graph_opt.rewriting.erasure import erase_op
@@ -28,6 +29,30 @@ def float_constant(value: SSAValue, role: str) -> np.ndarray | str:
     """The array of a floating-point nn.constant, or why `value` is not one."""
     owner = float_constant_op(value, role)
     return owner if isinstance(owner, str) else owner.to_array()
+
+
+def float64_rows(constants: Sequence[ConstantOp]) -> np.ndarray:
+    """The values of same-shape constants as the rows of one float64 array.
+
+    Constants of one element type whose bytes are all in memory are read as one
+    buffer and converted once (numpy's cost per call dominates on a few
+    channels); the values are those of converting each array."""
+    attrs = [constant.value for constant in constants]
+    value_type = attrs[0].type
+    datas = []
+    for attr in attrs:
+        data = attr.data.data
+        if type(data) is not bytes or attr.type.element_type != value_type.element_type:
+            break
+        datas.append(data)
+    else:
+        dtype = numpy_dtype(value_type.element_type)
+        joined = b"".join(datas)
+        size = math.prod(value_type.get_shape()) * len(attrs)
+        if len(joined) == size * dtype.itemsize:  # (not a splat)
+            rows = np.frombuffer(joined, dtype).astype(np.float64)
+            return rows.reshape(len(attrs), -1)
+    return np.array([to_numpy(attr) for attr in attrs], dtype=np.float64)
 
 
 def float_constant_op(value: SSAValue, role: str) -> ConstantOp | str:
@@ -79,7 +104,8 @@ class FreedConstants:
 
     def take(self, value_type: TensorType) -> ConstantOp | None:
         for index, constant in enumerate(self.constants):
-            if constant.output.type == value_type:
+            found = constant.output.type  # (types are mostly shared: `is` first)
+            if found is value_type or found == value_type:
                 return self.constants.pop(index)
         return None
 
@@ -161,5 +187,5 @@ def operand_constants(ops: Iterable[Operation]) -> set[ConstantOp]:
 def erase_unused(constants: Iterable[ConstantOp], rewriter: PatternRewriter) -> None:
     """Erase the constants that no op reads any more."""
     for constant in constants:
-        if constant.parent is not None and constant.output.first_use is None:
+        if constant.parent is not None and constant.results[0].first_use is None:
             erase_op(rewriter, constant)
