@@ -356,8 +356,8 @@ def random_arguments(module: ModuleOp) -> list[np.ndarray]:
         dtype, shape = numpy_dtype(arg_type.element_type), arg_type.get_shape()
         if dtype.kind == "f":
             arrays.append(rng.standard_normal(shape).astype(dtype))
-        else:  # small counts, as loop bounds
-            arrays.append(rng.integers(0, 3, shape).astype(dtype))
+        else:  # small counts, as loop bounds; never 0, a divisor in some fixtures
+            arrays.append(rng.integers(1, 3, shape).astype(dtype))
     return arrays
 
 
