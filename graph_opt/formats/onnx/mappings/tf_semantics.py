@@ -1,0 +1,107 @@
+"""Exact ONNX forms of TensorFlow's semantics on special values, for nn ops
+whose property keeps them (docs/guarantees.md, "Special values"): a model
+imported from TensorFlow and exported to ONNX computes what TensorFlow does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+
+from graph_opt.dialects.nn import index_ops as ix
+from graph_opt.dialects.nn import reduce as r
+from graph_opt.dialects.nn import tensor_ops as t
+from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.dtypes import numpy_dtype
+
+INT32_BOUND = 2.0**31
+"""Floats from here up (and NaN) convert to int32's minimum."""
+
+
+def is_clamped_cast(e, op: t.CastOp) -> bool:
+    """A float cast to an integer narrower than 32 bits that clamps (TensorFlow)."""
+    to = numpy_dtype(op.to)
+    return (
+        op.clamp_narrow is not None
+        and e.numpy_dtype(op.input).kind == "f"
+        and to.kind in "iu"
+        and to.itemsize < 4
+    )
+
+
+def emit_clamped_cast(e, op: t.CastOp) -> None:
+    """Cast(Min(Cast(Where(x < 2^31, Max(x, lo), lo), int32), hi)): NaN, +inf
+    and x >= 2^31 are int32's minimum, clamped to lo; the rest truncate to
+    int32 and are clamped to [lo, hi]."""
+    x, dtype = e.name(op.input), e.numpy_dtype(op.input)
+    info = np.iinfo(numpy_dtype(op.to))
+    with np.errstate(over="ignore"):  # float16's 2^31 is inf: every finite x is below
+        bound = e.initializer(np.array(INT32_BOUND, dtype), "int32_bound")
+    lo = e.initializer(np.array(info.min, dtype), "lo")
+    below, raised, safe = e.fresh(f"{x}_below"), e.fresh(f"{x}_raised"), e.fresh(x)
+    e.node("Less", [x, bound], [below])
+    e.node("Max", [x, lo], [raised])
+    e.node("Where", [below, raised, lo], [safe])
+    as_int32, capped = e.fresh(f"{x}_int32"), e.fresh(f"{x}_capped")
+    e.node("Cast", [safe], [as_int32], e.attrs(to=onnx.TensorProto.INT32))
+    hi = e.initializer(np.array(info.max, np.int32), "hi")
+    e.node("Min", [as_int32, hi], [capped])
+    to = onnx.helper.np_dtype_to_tensor_dtype(info.dtype)
+    e.node("Cast", [capped], [op.output], e.attrs(to=to))
+
+
+def emit_product_range(e, op: ix.RangeOp) -> None:
+    """start + Cast(Range(0, n, 1)) * delta, with n = max(ceil(double(limit -
+    start) / double(delta)), 0) as onnxruntime's Range counts."""
+    start, limit, delta = (e.name(v) for v in op.operands)
+    dtype = e.numpy_dtype(op.start)
+    span, count = e.fresh("range_span"), e.fresh("range_count")
+    e.node("Sub", [limit, start], [span])
+    as_double = [_cast(e, v, onnx.TensorProto.DOUBLE) for v in (span, delta)]
+    ratio, steps = e.fresh("range_ratio"), e.fresh("range_steps")
+    e.node("Div", as_double, [ratio])
+    e.node("Ceil", [ratio], [steps])
+    steps = _cast(e, steps, onnx.TensorProto.INT64)
+    zero = e.initializer(np.array(0, np.int64), "zero")
+    one = e.initializer(np.array(1, np.int64), "one")
+    e.node("Max", [steps, zero], [count])
+    index, scaled = e.fresh("range_index"), e.fresh("range_scaled")
+    e.node("Range", [zero, count, one], [index])
+    index = _cast(e, index, onnx.helper.np_dtype_to_tensor_dtype(dtype))
+    e.node("Mul", [index, delta], [scaled])
+    e.node("Add", [start, scaled], [op.output])
+
+
+def emit_nan_ignoring_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> None:
+    """`op_type` (ArgMax/ArgMin) over x with NaN replaced by -inf (+inf): NaN
+    never wins, and ties of the infinity with the type's extremes go to the
+    first, as TensorFlow's scan. With select_last_index, where nothing beats
+    the infinity (no candidate) the index is 0, as TensorFlow's."""
+    x, dtype = e.name(op.input), e.numpy_dtype(op.input)
+    largest = op_type == "ArgMax"
+    fill = e.initializer(np.array(-np.inf if largest else np.inf, dtype), "nan_fill")
+    nan, clean = e.fresh(f"{x}_nan"), e.fresh(f"{x}_numbers")
+    e.node("IsNaN", [x], [nan])
+    e.node("Where", [nan, fill, x], [clean])
+    if not int_value(op.properties, "select_last_index", 0):
+        e.node(op_type, [clean], [out], attrs)
+        return
+    index, extreme = e.fresh(f"{x}_index"), e.fresh(f"{x}_extreme")
+    e.node(op_type, [clean], [index], attrs)
+    axis = int_value(op.properties, "axis", 0)
+    keepdims = int_value(op.properties, "keepdims", 1)
+    reduce = "ReduceMax" if largest else "ReduceMin"
+    if e.opset < 18:
+        e.node(reduce, [clean], [extreme], e.attrs(axes=[axis], keepdims=keepdims))
+    else:
+        axes = e.initializer(np.array([axis], np.int64), "axes")
+        e.node(reduce, [clean, axes], [extreme], e.attrs(keepdims=keepdims))
+    none, zero = e.fresh(f"{x}_none"), e.initializer(np.array(0, np.int64), "zero")
+    e.node("Equal", [extreme, fill], [none])
+    e.node("Where", [none, zero, index], [out])
+
+
+def _cast(e, name: str, to: int) -> str:
+    cast = e.fresh(f"{name}_cast")
+    e.node("Cast", [name], [cast], e.attrs(to=to))
+    return cast
