@@ -109,7 +109,7 @@ def test_product_range_differs_from_onnx_range():
     assert not np.array_equal(product, running)
 
 
-def arg_module(op: str, dtype: str, props: str, shape=(6, 5), axis=1, keepdims=1):
+def arg_module(op: str, dtype: str, props: str, shape=(8, 5), axis=1, keepdims=1):
     out = [1 if k == axis else d for k, d in enumerate(shape) if k != axis or keepdims]
     x, y = (
         f"tensor<{'x'.join(map(str, s))}x{t}>"
@@ -125,6 +125,8 @@ func.func @main(%x: {x}) -> {y} {{
 
 def arg_inputs(dtype) -> np.ndarray:
     nan, inf = np.nan, np.inf
+    highest = np.finfo(dtype).max
+    lowest = -highest
     rows = [
         [nan, 1.0, 2.0, -inf, inf],  # a leading NaN
         [nan, nan, nan, nan, nan],  # every value NaN
@@ -132,6 +134,8 @@ def arg_inputs(dtype) -> np.ndarray:
         [inf, -inf, nan, -inf, inf],
         [-inf, -inf, -inf, -inf, -inf],
         [3.0, nan, 3.0, -1.0, 3.0],
+        [-inf, lowest, nan, lowest, -inf],  # the scan's start is not beaten
+        [inf, highest, nan, -inf, highest],
     ]
     return np.array(rows, dtype)
 

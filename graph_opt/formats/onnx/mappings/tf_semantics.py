@@ -73,16 +73,19 @@ def emit_product_range(e, op: ix.RangeOp) -> None:
 
 
 def emit_nan_ignoring_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> None:
-    """`op_type` (ArgMax/ArgMin) over x with NaN replaced by -inf (+inf): NaN
-    never wins, and ties of the infinity with the type's extremes go to the
-    first, as TensorFlow's scan. With select_last_index, where nothing beats
-    the infinity (no candidate) the index is 0, as TensorFlow's."""
+    """`op_type` (ArgMax/ArgMin) over x where only values beyond the type's
+    lowest (highest) finite value stay and the rest, NaN included, become
+    -inf (+inf): TensorFlow's scan, which starts from that finite value and
+    gives 0 where nothing beats it. With select_last_index, where nothing
+    does (the reduced value is the infinity) the index is 0 too."""
     x, dtype = e.name(op.input), e.numpy_dtype(op.input)
     largest = op_type == "ArgMax"
+    limit = np.finfo(dtype).max
+    start = e.initializer(np.array(-limit if largest else limit, dtype), "scan_start")
     fill = e.initializer(np.array(-np.inf if largest else np.inf, dtype), "nan_fill")
-    nan, clean = e.fresh(f"{x}_nan"), e.fresh(f"{x}_numbers")
-    e.node("IsNaN", [x], [nan])
-    e.node("Where", [nan, fill, x], [clean])
+    beyond, clean = e.fresh(f"{x}_candidate"), e.fresh(f"{x}_candidates")
+    e.node("Greater" if largest else "Less", [x, start], [beyond])
+    e.node("Where", [beyond, x, fill], [clean])
     if not int_value(op.properties, "select_last_index", 0):
         e.node(op_type, [clean], [out], attrs)
         return
