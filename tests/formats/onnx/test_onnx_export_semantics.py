@@ -3,6 +3,8 @@
 ignoring NaN): onnxruntime running the export gives graph-opt's interpreter's
 results bit for bit on special values (docs/guarantees.md, "Special values")."""
 
+from pathlib import Path
+
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -11,6 +13,7 @@ from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, i64
 from graph_opt.api import parse
 from graph_opt.formats.onnx.exporter import export_module
 from graph_opt.formats.onnx.importer import OPSET_ATTR
+from graph_opt.formats.tensorflow import import_graph_def, load_graph_def
 from graph_opt.interpreter.runner import run_function
 from graph_opt.testing.special_values import special_array, special_floats
 
@@ -164,3 +167,31 @@ def test_scan_from_first_still_exports_as_onnx_argmax():
         arg_module("argmax", "f32", ", scan_from_first"), [x]
     )
     assert got[0] == 0
+
+
+TF_FIXTURE = Path(__file__).parents[1] / "tensorflow" / "fixtures" / "special_ops.pbtxt"
+TF_SEMANTICS = ("ArgMax", "ArgMin", "Range")
+NARROW_CASTS = ("Cast_1", "Cast_2")
+"""float32 to int8 and uint8 (Cast_5, to bool, differs by TensorFlow's
+flushing of subnormals)."""
+
+
+def test_tensorflow_fixture_exported_to_onnx_gives_tensorflow_outputs():
+    """TensorFlow's Cast, ArgMax, ArgMin and Range (fixture written by
+    TensorFlow 2.21), imported and exported to ONNX: onnxruntime gives
+    TensorFlow's outputs bit for bit."""
+    data = np.load(TF_FIXTURE.with_suffix(".npz"))
+    names = [str(n) for n in data["outputs"]]
+    chosen = [n for n in names if n.split("_")[0] in TF_SEMANTICS]
+    chosen += NARROW_CASTS
+    module = import_graph_def(load_graph_def(str(TF_FIXTURE)), outputs=chosen)
+    model = export_module(module)
+    session = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    feeds = {i.name: data[f"in:{i.name}"] for i in session.get_inputs()}
+    for name, got in zip(chosen, session.run(None, feeds)):
+        want = data[f"out:{names.index(name)}"]
+        assert got.dtype == want.dtype, name
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8), name)
+    assert len(chosen) == 10
