@@ -195,3 +195,18 @@ def test_tensorflow_fixture_exported_to_onnx_gives_tensorflow_outputs():
         assert got.dtype == want.dtype, name
         np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8), name)
     assert len(chosen) == 10
+
+
+def test_product_range_of_constants_counts_at_export():
+    module = parse("""
+func.func @main() -> tensor<?xf32> {
+  %s = nn.constant dense<-3.0> : tensor<f32>
+  %l = nn.constant dense<4.0> : tensor<f32>
+  %d = nn.constant dense<0.3> : tensor<f32>
+  %0 = nn.range %s, %l, %d : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  func.return %0 : tensor<?xf32>
+}""")
+    op_types = [n.op_type for n in export_module(module).graph.node]
+    assert "Div" not in op_types and "Range" in op_types
+    got = assert_same_as_interpreter(module, [])
+    assert got.size == 24

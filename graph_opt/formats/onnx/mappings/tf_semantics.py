@@ -12,6 +12,7 @@ from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 
 INT32_BOUND = 2.0**31
@@ -52,9 +53,25 @@ def emit_clamped_cast(e, op: t.CastOp) -> None:
 
 def emit_product_range(e, op: ix.RangeOp) -> None:
     """start + Cast(Range(0, n, 1)) * delta, with n = max(ceil(double(limit -
-    start) / double(delta)), 0) as onnxruntime's Range counts."""
+    start) / double(delta)), 0) as onnxruntime's Range counts (a constant when
+    start, limit and delta are)."""
     start, limit, delta = (e.name(v) for v in op.operands)
+    zero = e.initializer(np.array(0, np.int64), "zero")
+    one = e.initializer(np.array(1, np.int64), "one")
+    count = _constant_count(op)
+    if count is None:
+        count = _count(e, start, limit, delta, zero)
+    else:
+        count = e.initializer(np.array(count, np.int64), "range_count")
+    index, scaled = e.fresh("range_index"), e.fresh("range_scaled")
+    e.node("Range", [zero, count, one], [index])
     dtype = e.numpy_dtype(op.start)
+    index = _cast(e, index, onnx.helper.np_dtype_to_tensor_dtype(dtype))
+    e.node("Mul", [index, delta], [scaled])
+    e.node("Add", [start, scaled], [op.output])
+
+
+def _count(e, start: str, limit: str, delta: str, zero: str) -> str:
     span, count = e.fresh("range_span"), e.fresh("range_count")
     e.node("Sub", [limit, start], [span])
     as_double = [_cast(e, v, onnx.TensorProto.DOUBLE) for v in (span, delta)]
@@ -62,14 +79,19 @@ def emit_product_range(e, op: ix.RangeOp) -> None:
     e.node("Div", as_double, [ratio])
     e.node("Ceil", [ratio], [steps])
     steps = _cast(e, steps, onnx.TensorProto.INT64)
-    zero = e.initializer(np.array(0, np.int64), "zero")
-    one = e.initializer(np.array(1, np.int64), "one")
     e.node("Max", [steps, zero], [count])
-    index, scaled = e.fresh("range_index"), e.fresh("range_scaled")
-    e.node("Range", [zero, count, one], [index])
-    index = _cast(e, index, onnx.helper.np_dtype_to_tensor_dtype(dtype))
-    e.node("Mul", [index, delta], [scaled])
-    e.node("Add", [start, scaled], [op.output])
+    return count
+
+
+def _constant_count(op: ix.RangeOp) -> int | None:
+    """onnxruntime's count of a Range of constants (NaN and infinite ratios,
+    int64's minimum in its conversion, count 0)."""
+    start, limit, delta = (constant_value(v) for v in op.operands)
+    if start is None or limit is None or delta is None:
+        return None
+    with np.errstate(all="ignore"):
+        ratio = np.ceil(np.float64(limit - start) / np.float64(delta))
+    return max(int(ratio), 0) if np.isfinite(ratio) else 0
 
 
 def emit_nan_ignoring_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> None:
