@@ -5,6 +5,7 @@ TensorFlow's clamping cast see them."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import TensorType, i1
 from xdsl.ir import Attribute, SSAValue
@@ -43,7 +44,9 @@ def argmax_candidates(
         keep = _compare(b, tosa_ext.EqualOp, x, x)
     else:
         fill = np.full([1] * len(shape_of(x)), -np.inf)
-        keep = _compare(b, tosa_ext.GreaterOp, x, b.const_like(x, -np.finfo(dtype).max))
+        keep = _compare(
+            b, tosa_ext.GreaterOp, x, b.const_like(x, -ml_dtypes.finfo(dtype).max)
+        )
     return _select(b, keep, x, b.const(fill, element_of(x)))
 
 

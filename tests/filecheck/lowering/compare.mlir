@@ -122,6 +122,17 @@ func.func @argmax_scan_from_first(%x: tensor<2x3xf32>) -> tensor<2xi64> {
 
 // -----
 
+/// bfloat16's lowest finite value (numpy's finfo has no bfloat16).
+// CHECK-LABEL: func.func @argmax_bf16
+func.func @argmax_bf16(%x: tensor<2x3xbf16>) -> tensor<2xi32> {
+  // CHECK: "tosa.const"() <{values = dense<-3.389530e+38> : tensor<1x1xbf16>}>
+  // CHECK: tosa.argmax %{{.*}} {axis = 1 : i32} : (tensor<2x3xbf16>) -> tensor<2xi32>
+  %m = nn.argmax %x {axis = 1 : i64, keepdims = 0 : i64, output_type = i32} : (tensor<2x3xbf16>) -> tensor<2xi32>
+  func.return %m : tensor<2xi32>
+}
+
+// -----
+
 func.func @negative_compare_i8(%x: tensor<3xi8>) -> tensor<3xi1> {
   %m = nn.equal %x, %x : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi1>
   func.return %m : tensor<3xi1>

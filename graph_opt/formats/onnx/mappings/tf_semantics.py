@@ -5,6 +5,7 @@ imported from TensorFlow and exported to ONNX computes what TensorFlow does.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import onnx
 
@@ -102,7 +103,7 @@ def emit_nan_ignoring_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> Non
     does (the reduced value is the infinity) the index is 0 too."""
     x, dtype = e.name(op.input), e.numpy_dtype(op.input)
     largest = op_type == "ArgMax"
-    limit = np.finfo(dtype).max
+    limit = ml_dtypes.finfo(dtype).max
     start = e.initializer(np.array(-limit if largest else limit, dtype), "scan_start")
     fill = e.initializer(np.array(-np.inf if largest else np.inf, dtype), "nan_fill")
     beyond, clean = e.fresh(f"{x}_candidate"), e.fresh(f"{x}_candidates")
