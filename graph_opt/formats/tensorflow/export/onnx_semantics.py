@@ -39,6 +39,6 @@ def warn_unkept(op: ix.RangeOp | r.ArgReduceOp) -> None:
         warn(
             f"export: {op.name} {{scan_from_first}} (ONNX's scan) written as "
             f"TensorFlow's {'ArgMax' if isinstance(op, r.ArgMaxOp) else 'ArgMin'}: "
-            "where the first element is NaN, or the extreme is the type's "
-            "largest finite value, the index may differ"
+            "where the first element is NaN, or no element is beyond the "
+            "type's extreme finite value, the index may differ"
         )
