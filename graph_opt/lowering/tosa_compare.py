@@ -16,6 +16,7 @@ from graph_opt.lowering.lowering_pattern import LoweringPattern
 from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
 from graph_opt.lowering.tosa_elementwise import is_float
 from graph_opt.lowering.tosa_quant import cast
+from graph_opt.lowering.tosa_special_values import argmax_candidates
 
 COMPARISONS: dict[type[Operation], tuple[type[Operation], bool]] = {
     nn.EqualOp: (tosa_ext.EqualOp, False),
@@ -102,7 +103,8 @@ class LowerComparisons(LoweringPattern):
 
 class LowerArgReductions(LoweringPattern):
     """nn.argmax (nn.argmin as argmax of -x) on floats -> tosa.argmax, its i32
-    indices cast to i64 when asked."""
+    indices cast to i64 when asked; NaN and the scan's start as the op's
+    `scan_from_first` says (tosa_special_values)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, ArgMaxOp | ArgMinOp):
@@ -120,6 +122,7 @@ class LowerArgReductions(LoweringPattern):
             )
         shape = list(shape_of(x))
         axis = int_value(op.properties, "axis", 0) % len(shape)
+        x = argmax_candidates(b, x, axis, op.scan_from_first is not None)
         del shape[axis]
         index = b.add(
             tosa_ext.ArgMaxOp.build(

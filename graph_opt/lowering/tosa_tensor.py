@@ -50,6 +50,7 @@ from graph_opt.dialects.nn.tensor_ops import (
 from graph_opt.lowering.lowering_pattern import LoweringPattern, constant_array
 from graph_opt.lowering.tosa_builder import TosaBuilder, element_of, shape_of
 from graph_opt.lowering.tosa_elementwise import is_float
+from graph_opt.lowering.tosa_special_values import clamped_cast_input
 
 RESHAPING_OPS = (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp)
 
@@ -210,7 +211,10 @@ def slice_along(
 
 
 class LowerCast(LoweringPattern):
-    """nn.cast -> tosa.cast; float to int truncates first (ONNX), as tosa.cast rounds."""
+    """nn.cast -> tosa.cast; float to int truncates first (ONNX), as tosa.cast
+    rounds. To an integer narrower than 32 bits only with `clamp_narrow`
+    (TensorFlow: NaN, +inf and values from 2^31 up are the minimum, the rest
+    saturate as tosa.cast does); ONNX's wrapping is declined."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, CastOp):
@@ -231,8 +235,16 @@ class LowerCast(LoweringPattern):
                 op, f"narrowing integer cast {source} to {target} (ONNX wraps)"
             )
             return
+        if is_wrapping_float_cast(op, x):
+            self.decline(
+                op,
+                f"float cast to {target} wraps (ONNX; no clamp_narrow): tosa.cast saturates",
+            )
+            return
         b = TosaBuilder()
         if is_float(x) and isinstance(target, IntegerType):
+            if op.clamp_narrow is not None and 1 < target.width.data < 32:
+                x = clamped_cast_input(b, x, target)
             positive = b.add(
                 tosa_ext.GreaterEqualOp.build(
                     operands=[x, b.const_like(x, 0.0)],
@@ -253,6 +265,17 @@ TOSA_CAST_TYPES = (i1, i8, i16, i32, f16, bf16, f32)
 INTEGER_CAST_TYPES = {i1, i8, i16, i32, i64}
 """i64 casts only to and from integers (TOSA's int64 extension, as IREE accepts it)."""
 TOSA_CAST_TYPES_TEXT = "i1, i8, i16, i32, f16, bf16 and f32 (i64 only with integers)"
+
+
+def is_wrapping_float_cast(op: CastOp, x: SSAValue) -> bool:
+    """A float cast to an integer narrower than 32 bits that wraps (ONNX)."""
+    target = op.to
+    return (
+        is_float(x)
+        and isinstance(target, IntegerType)
+        and 1 < target.width.data < 32
+        and op.clamp_narrow is None
+    )
 
 
 def is_narrowing(source, target) -> bool:

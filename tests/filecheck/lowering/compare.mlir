@@ -71,7 +71,9 @@ func.func @unary_math(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-/// Reductions per axis; argmin is argmax of -x, its i32 indices reshaped to keep the axis.
+/// Reductions per axis; argmin is argmax of -x, its i32 indices reshaped to
+/// keep the axis; without scan_from_first (TensorFlow) NaN and the lowest
+/// finite value (the scan's start) become -inf.
 // CHECK-LABEL: func.func @reductions
 func.func @reductions(%x: tensor<2x3xf32>, %p: tensor<2x3xi1>) -> (tensor<2xf32>, tensor<1x1xi1>, tensor<2x1xi32>) {
   // CHECK: tosa.reduce_product %x {axis = 1 : i32} : (tensor<2x3xf32>) -> tensor<2x1xf32>
@@ -80,7 +82,11 @@ func.func @reductions(%x: tensor<2x3xf32>, %p: tensor<2x3xi1>) -> (tensor<2xf32>
   // CHECK-NEXT: tosa.reduce_all %[[A0]] {axis = 1 : i32} : (tensor<1x3xi1>) -> tensor<1x1xi1>
   %a = nn.reduce_all %p : (tensor<2x3xi1>) -> tensor<1x1xi1>
   // CHECK: %[[NEG:.*]] = tosa.negate %x
-  // CHECK-NEXT: %[[ARG:.*]] = tosa.argmax %[[NEG]] {axis = 1 : i32} : (tensor<2x3xf32>) -> tensor<2xi32>
+  // CHECK-NEXT: %[[LOW:.*]] = "tosa.const"() <{values = dense<-3.40282347e+38> : tensor<1x1xf32>}>
+  // CHECK-NEXT: %[[BEYOND:.*]] = tosa.greater %[[NEG]], %[[LOW]]
+  // CHECK-NEXT: %[[INF:.*]] = "tosa.const"() <{values = dense<0xff800000> : tensor<1x1xf32>}>
+  // CHECK-NEXT: %[[C:.*]] = tosa.select %[[BEYOND]], %[[NEG]], %[[INF]]
+  // CHECK-NEXT: %[[ARG:.*]] = tosa.argmax %[[C]] {axis = 1 : i32} : (tensor<2x3xf32>) -> tensor<2xi32>
   // CHECK: tosa.reshape %[[ARG]], %{{.*}} -> tensor<2x1xi32>
   %m = nn.argmin %x {axis = 1 : i64, output_type = i32} : (tensor<2x3xf32>) -> tensor<2x1xi32>
   func.return %r, %a, %m : tensor<2xf32>, tensor<1x1xi1>, tensor<2x1xi32>
@@ -91,13 +97,38 @@ func.func @reductions(%x: tensor<2x3xf32>, %p: tensor<2x3xi1>) -> (tensor<2xf32>
 /// i64 indices (ONNX's ArgMax) are TOSA's i32 ones cast; i64 compares as IREE accepts it.
 // CHECK-LABEL: func.func @argmax_i64_and_compare_i64
 func.func @argmax_i64_and_compare_i64(%x: tensor<2x3xf32>, %n: tensor<3xi64>) -> (tensor<1x3xi64>, tensor<3xi1>) {
-  // CHECK: %[[A:.*]] = tosa.argmax %x {axis = 0 : i32} : (tensor<2x3xf32>) -> tensor<3xi32>
+  // CHECK: %[[A:.*]] = tosa.argmax %{{.*}} {axis = 0 : i32} : (tensor<2x3xf32>) -> tensor<3xi32>
   // CHECK: %[[R:.*]] = tosa.reshape %[[A]], %{{.*}} -> tensor<1x3xi32>
   // CHECK: %[[C:.*]] = tosa.cast %[[R]] : (tensor<1x3xi32>) -> tensor<1x3xi64>
   %m = nn.argmax %x : (tensor<2x3xf32>) -> tensor<1x3xi64>
   // CHECK: tosa.greater %n, %n : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
   %g = nn.greater %n, %n : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
   func.return %m, %g : tensor<1x3xi64>, tensor<3xi1>
+}
+
+// -----
+
+/// scan_from_first (ONNX): NaN becomes -inf, a leading NaN +inf (it wins);
+/// the lowest finite value stays (the scan starts at the first element).
+// CHECK-LABEL: func.func @argmax_scan_from_first
+func.func @argmax_scan_from_first(%x: tensor<2x3xf32>) -> tensor<2xi64> {
+  // CHECK: %[[NUM:.*]] = tosa.equal %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: %[[FILL:.*]] = "tosa.const"() <{values = dense<{{\[\[}}0x7f800000, 0xff800000, 0xff800000]]> : tensor<1x3xf32>}>
+  // CHECK-NEXT: %[[C:.*]] = tosa.select %[[NUM]], %x, %[[FILL]] : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: tosa.argmax %[[C]] {axis = 1 : i32}
+  %m = nn.argmax %x {axis = 1 : i64, keepdims = 0 : i64, scan_from_first} : (tensor<2x3xf32>) -> tensor<2xi64>
+  func.return %m : tensor<2xi64>
+}
+
+// -----
+
+/// bfloat16's lowest finite value (numpy's finfo has no bfloat16).
+// CHECK-LABEL: func.func @argmax_bf16
+func.func @argmax_bf16(%x: tensor<2x3xbf16>) -> tensor<2xi32> {
+  // CHECK: "tosa.const"() <{values = dense<-3.389530e+38> : tensor<1x1xbf16>}>
+  // CHECK: tosa.argmax %{{.*}} {axis = 1 : i32} : (tensor<2x3xbf16>) -> tensor<2xi32>
+  %m = nn.argmax %x {axis = 1 : i64, keepdims = 0 : i64, output_type = i32} : (tensor<2x3xbf16>) -> tensor<2xi32>
+  func.return %m : tensor<2xi32>
 }
 
 // -----

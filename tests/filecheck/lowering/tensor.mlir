@@ -210,6 +210,30 @@ func.func @negative_narrowing_int_cast(%x: tensor<4xi32>) -> tensor<4xi8> {
 
 // -----
 
+func.func @negative_wrapping_float_cast(%x: tensor<4xf32>) -> tensor<4xi8> {
+  %y = nn.cast %x {to = i8} : (tensor<4xf32>) -> tensor<4xi8>
+  func.return %y : tensor<4xi8>
+}
+// CHECK: cannot lower nn.cast at {{.*}}: float cast to i8 wraps (ONNX; no clamp_narrow): tosa.cast saturates
+
+// -----
+
+/// clamp_narrow (TensorFlow): NaN, +inf and values from 2^31 up are the
+/// minimum, then truncated and saturated by tosa.cast.
+// CHECK-LABEL: func.func @clamped_float_cast
+func.func @clamped_float_cast(%x: tensor<4xf32>) -> tensor<4xi16> {
+  // CHECK: %[[BOUND:.*]] = "tosa.const"() <{values = dense<2.14748365e+09> : tensor<1xf32>}>
+  // CHECK-NEXT: %[[BELOW:.*]] = tosa.greater %[[BOUND]], %x : (tensor<1xf32>, tensor<4xf32>) -> tensor<4xi1>
+  // CHECK-NEXT: %[[LOW:.*]] = "tosa.const"() <{values = dense<-3.276800e+04> : tensor<1xf32>}>
+  // CHECK-NEXT: %[[SAFE:.*]] = tosa.select %[[BELOW]], %x, %[[LOW]]
+  // CHECK: tosa.floor %[[SAFE]]
+  // CHECK: tosa.cast %{{.*}} : (tensor<4xf32>) -> tensor<4xi16>
+  %y = nn.cast %x {to = i16, clamp_narrow} : (tensor<4xf32>) -> tensor<4xi16>
+  func.return %y : tensor<4xi16>
+}
+
+// -----
+
 /// i64 casts to and from other integers (TOSA's int64 extension); to i1 is x != 0.
 // CHECK-LABEL: func.func @cast_i64
 func.func @cast_i64(%x: tensor<4xi64>, %y: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi64>) {

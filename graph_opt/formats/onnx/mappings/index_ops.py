@@ -9,6 +9,7 @@ from xdsl.dialects.builtin import UnitAttr
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn.base import i64_attr, int_value
 from graph_opt.dialects.nn.shapes import ranked
+from graph_opt.formats.onnx.mappings.tf_semantics import emit_product_range
 from graph_opt.formats.onnx.op_table import exporter, importer, register_simple
 
 register_simple("GatherND", ix.GatherNdOp)
@@ -33,7 +34,12 @@ def import_range(b, node, inputs):
 
 @exporter(ix.RangeOp)
 def export_range(e, op: ix.RangeOp):
+    """Floats without `accumulate` (TensorFlow's start + i * delta) as that
+    product, exactly; otherwise Range (a running sum, equal for integers)."""
     check_opset(e, op, 11)
+    if op.accumulate is None and e.numpy_dtype(op.start).kind == "f":
+        emit_product_range(e, op)
+        return
     e.node("Range", list(op.operands), [op.output])
 
 

@@ -9,6 +9,7 @@ from xdsl.dialects.builtin import UnitAttr, i64
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn.base import i64_array, i64_attr, int_list, int_value
 from graph_opt.formats.onnx.attrs import mlir_attr
+from graph_opt.formats.onnx.mappings.tf_semantics import emit_nan_ignoring_arg
 from graph_opt.formats.onnx.op_table import exporter, importer
 
 OP_TYPES = {
@@ -94,7 +95,8 @@ def import_arg_reduce(b, node, inputs):
 
 @exporter(r.ArgMaxOp, r.ArgMinOp)
 def export_arg_reduce(e, op: r.ArgReduceOp):
-    """ONNX's indices are int64: an i32 `output_type` adds a Cast."""
+    """ONNX's indices are int64: an i32 `output_type` adds a Cast. Floats
+    without `scan_from_first` ignore NaN (TensorFlow's scan)."""
     op_type = "ArgMax" if isinstance(op, r.ArgMaxOp) else "ArgMin"
     skipped = ("output_type", "scan_from_first")
     props = {k: v for k, v in op.properties.items() if k not in skipped}
@@ -103,12 +105,19 @@ def export_arg_reduce(e, op: r.ArgReduceOp):
             e.unsupported(op, f"select_last_index needs opset {SELECT_LAST_OPSET}")
         del props["select_last_index"]
     attrs = e.props_to_attrs(props)
+    emit = emit_arg
+    if op.scan_from_first is None and e.numpy_dtype(op.input).kind == "f":
+        emit = emit_nan_ignoring_arg  # TensorFlow's scan, exactly
     if op.output.type.element_type == i64:
-        e.node(op_type, [op.input], [op.output], attrs)
+        emit(e, op, op_type, attrs, op.output)
         return
     indices = e.fresh(f"{e.name(op.input)}_{op_type.lower()}")
-    e.node(op_type, [op.input], [indices], attrs)
+    emit(e, op, op_type, attrs, indices)
     e.node("Cast", [indices], [op.output], e.attrs(to=onnx.TensorProto.INT32))
+
+
+def emit_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> None:
+    e.node(op_type, [op.input], [out], attrs)
 
 
 SELECT_LAST_OPSET = 12

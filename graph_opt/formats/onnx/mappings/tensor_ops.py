@@ -12,6 +12,10 @@ from graph_opt.dialects.nn.constant import constant_value
 from graph_opt.dialects.nn.dtypes import numpy_dtype
 from graph_opt.dialects.nn.shapes import DYN, ranked
 from graph_opt.formats.errors import FrontendError
+from graph_opt.formats.onnx.mappings.tf_semantics import (
+    emit_clamped_cast,
+    is_clamped_cast,
+)
 from graph_opt.formats.onnx.op_table import exporter, importer, register_simple
 from graph_opt.formats.onnx.types import onnx_dtype_of, onnx_element_type
 
@@ -214,6 +218,10 @@ def import_cast(b, node, inputs):
 
 @exporter(t.CastOp)
 def export_cast(e, op: t.CastOp):
+    """`clamp_narrow` (TensorFlow's clamping) in its exact ONNX form."""
+    if is_clamped_cast(e, op):
+        emit_clamped_cast(e, op)
+        return
     attrs = e.attrs(to=onnx_dtype_of(op.to))
     if op.saturate is not None and op.saturate.value.data == 0:
         attrs += e.attrs(saturate=0)

@@ -52,6 +52,7 @@ from graph_opt.formats.tensorflow.export.exporter import (
     set_attr,
 )
 from graph_opt.formats.tensorflow.export.graph_def_stream import hold_weight
+from graph_opt.formats.tensorflow.export.onnx_semantics import is_wrapping_cast
 from graph_opt.formats.tensorflow.schema import NodeDef
 from graph_opt.weights import ScaledWeight, WeightBytes
 
@@ -508,10 +509,13 @@ def export_tile(e, op):
 
 @exporter(t.CastOp)
 def export_cast(e, op):
-    x = op.operands[0]
-    node = e.add(
-        "Cast", [x], SrcT=dtype_of(x), DstT=dtype_of(op.results[0]), Truncate=False
-    )
+    """A float cast to a narrow integer that wraps (ONNX) goes through int32."""
+    x, source = op.operands[0], dtype_of(op.operands[0])
+    if is_wrapping_cast(op):
+        x = e.add("Cast", [x], f"{e.node_name(op)}/int32", SrcT=source,
+                  DstT=DataType(3), Truncate=False).name  # fmt: skip
+        source = DataType(3)
+    node = e.add("Cast", [x], SrcT=source, DstT=dtype_of(op.results[0]), Truncate=False)
     return e.outputs(node, 1)
 
 

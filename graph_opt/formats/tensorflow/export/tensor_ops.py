@@ -24,6 +24,7 @@ from graph_opt.formats.tensorflow.export.exporter import (
     exporter,
     no_form,
 )
+from graph_opt.formats.tensorflow.export.onnx_semantics import warn_unkept
 
 INT32 = DataType(3)
 
@@ -116,6 +117,7 @@ def export_gather_nd(e, op):
 
 @exporter(ix.RangeOp)
 def export_range(e, op):
+    warn_unkept(op)
     node = e.add("Range", op.operands, Tidx=dtype_of(op.operands[0]))
     return e.outputs(node, 1)
 
@@ -173,6 +175,7 @@ def export_arg_reduction(e, op):
         op.properties, "select_last_index", 0
     ):
         raise no_form(op, "ArgMax/ArgMin keep no dims and select the first index")
+    warn_unkept(op)
     axis = _const(e, op, int_value(op.properties, "axis", 0), "dimension")
     op_type = "ArgMax" if isinstance(op, r.ArgMaxOp) else "ArgMin"
     node = e.add(op_type, [x, axis], T=dtype_of(x), Tidx=INT32,
