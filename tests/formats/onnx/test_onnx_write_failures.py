@@ -10,6 +10,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from graph_opt.formats import direct_write
 from graph_opt.formats.onnx import exporter
 from graph_opt.tools.graph_opt_main import main
 
@@ -28,6 +29,28 @@ def model_of(weight: float) -> onnx.ModelProto:
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16384])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16384])],
         [w],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def conv_bn_model() -> onnx.ModelProto:
+    """A Conv of a 2.25 MiB filter (past direct_write.MIN_DIRECT_BYTES), then
+    a BatchNormalization that fold-bn folds into it."""
+    rng = np.random.default_rng(0)
+    channels = 256
+    filter_ = rng.random((channels, channels, 3, 3), np.float32)
+    params = [rng.random(channels, np.float32) + 0.5 for _ in range(4)]
+    shape = [1, channels, 4, 4]
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "W"], ["c"], pads=[1, 1, 1, 1]),
+            helper.make_node("BatchNormalization", ["c", *"sbmv"], ["y"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+        [numpy_helper.from_array(filter_, "W")]
+        + [numpy_helper.from_array(p, n) for p, n in zip(params, "sbmv")],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
@@ -107,3 +130,30 @@ def test_a_full_disk_leaves_the_previous_model_and_data(
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "in.onnx", "ones.onnx", "out.onnx", "out.onnx.data"
     ]  # fmt: skip
+
+
+def test_a_full_disk_under_a_direct_write_leaves_the_previous_model_and_data(
+    tmp_path, capsys, monkeypatch
+):
+    """fold-bn's scaled filter (mapped from the input's external data: written
+    with O_DIRECT) meets a full disk: the same outcome (this held before)."""
+    onnx.save(conv_bn_model(), tmp_path / "m.onnx")
+    ext, out = str(tmp_path / "ext.onnx"), str(tmp_path / "out.onnx")
+    assert main([str(tmp_path / "m.onnx"), "-o", ext, "--external-data"]) == 0
+    args = [ext, "-p", "fold-bn", "-o", out, "--external-data"]
+    assert main(args) == 0
+    capsys.readouterr()
+    previous = {p: p.read_bytes() for p in tmp_path.glob("out.onnx*")}
+
+    def full(fd, data, offset):
+        raise disk_full()
+
+    monkeypatch.setattr(direct_write, "write_at", full)
+    code = main(args)
+    monkeypatch.undo()
+    output, err = capsys.readouterr()
+    assert code == 1 and output == ""
+    (line,) = err.splitlines()
+    assert "No space left on device" in line
+    assert {p: p.read_bytes() for p in tmp_path.glob("out.onnx*")} == previous
+    assert not list(tmp_path.glob(".graph-opt-*"))
