@@ -97,3 +97,31 @@ def test_slices_aliasing_one_range_of_bytes_are_refused(tmp_path):
     graph_def = load_graph_def(str(graph))
     with pytest.raises(FrontendError, match="'a slice of table' overlap"):
         freeze_with_checkpoint(graph_def, prefix)
+
+
+def test_thousands_of_tiny_slices_of_a_huge_table_are_refused_unallocated(tmp_path):
+    """3000 one-row slices of a table declared [2^40, 3], each 12 bytes at its
+    own offset past the shard's end: refused before the 12 TiB part is
+    allocated."""
+    graph, prefix = copied(tmp_path)
+
+    def tiny_slices(protos):
+        declare_huge_table(protos)
+        first = table_slices(protos)[0]
+        end = max(entry.offset + entry.size for entry in protos.values())
+        for key in [k for k in protos if k.startswith(b"\x00table\x00")]:
+            del protos[key]
+        del protos[b"table"].slices[:]
+        for row in range(3000):
+            extent = protos[b"table"].slices.add().extent
+            extent.add(start=row, length=1)
+            extent.add(start=0, length=3)
+            tiny = BundleEntryProto()
+            tiny.CopyFrom(first)
+            tiny.shape.dim[0].size, tiny.size, tiny.offset = 1, 12, end + 12 * row
+            protos[slice_key("table", [(row, 1), (0, 3)])] = tiny
+
+    rewrite_index(prefix, tiny_slices)
+    graph_def = restoring_part_0_as(graph, f"{HUGE_ROWS} 3 -:-")
+    with pytest.raises(FrontendError, match="lie past the end of the file"):
+        freeze_with_checkpoint(graph_def, prefix)
