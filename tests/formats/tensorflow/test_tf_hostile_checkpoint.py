@@ -125,3 +125,20 @@ def test_thousands_of_tiny_slices_of_a_huge_table_are_refused_unallocated(tmp_pa
     graph_def = restoring_part_0_as(graph, f"{HUGE_ROWS} 3 -:-")
     with pytest.raises(FrontendError, match="lie past the end of the file"):
         freeze_with_checkpoint(graph_def, prefix)
+
+
+def test_a_stored_slice_of_negative_length_is_refused(tmp_path):
+    """A slice extent of length -5 (only -1, all of a dimension, is negative in
+    TensorFlow's TensorSliceProto): a corrupt checkpoint, not a slice skipped
+    (held before: a guard)."""
+    graph, prefix = copied(tmp_path)
+
+    def negative(protos):
+        second = protos.pop(slice_key("table", [(65, 65), (0, 3)]))
+        protos[slice_key("table", [(65, -5), (0, 3)])] = second
+        protos[b"table"].slices[1].extent[0].length = -5
+        second.shape.dim[0].size = -5
+
+    rewrite_index(prefix, negative)
+    with pytest.raises(FrontendError, match=r"slice table\[65:60,0:3\] is missing"):
+        freeze_with_checkpoint(load_graph_def(str(graph)), prefix)
