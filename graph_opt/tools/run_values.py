@@ -59,23 +59,47 @@ _ABSENT = object()
 
 
 def _read(values: dict[str, object], name: str, value_type: Attribute) -> object:
-    """The value `name` of `value_type`, its arrays taken out of `values`."""
+    """The value `name` of `value_type`, its arrays taken out of `values`;
+    arrays that do not say one value (a count that is not one, a `.none` that
+    is not True, the value given in two forms) are refused in one line."""
     if isinstance(value_type, OptionalType):
-        if values.pop(f"{name}.none", None) is not None:
-            return None
-        return _read(values, name, value_type.value_type)
+        none = values.pop(f"{name}.none", None)
+        if none is None:
+            return _read(values, name, value_type.value_type)
+        array = np.asarray(none)
+        if array.shape != () or array.dtype != np.bool_ or not array:
+            raise ValueError(f"input {name}: {name}.none is {array!r}, not True")
+        _refuse_both(values, name, f"{name}.none")
+        return None
     if isinstance(value_type, SequenceType) and f"{name}.length" in values:
-        length = int(np.asarray(values.pop(f"{name}.length")))
-        missing = [i for i in range(length) if f"{name}.{i}" not in values]
-        if missing:
-            raise ValueError(
-                f"input {name}: {name}.length is {length} but there is no "
-                f"{name}.{missing[0]}"
-            )
+        length = _count(values.pop(f"{name}.length"), name)
+        _refuse_both(values, name, f"{name}.length")
+        # (length items need as many arrays: a count past them is not iterated)
+        for i in range(min(length, len(values) + 1)):
+            if f"{name}.{i}" not in values:
+                raise ValueError(
+                    f"input {name}: {name}.length is {length} but there is no "
+                    f"{name}.{i}"
+                )
         return [
             _read(values, f"{name}.{i}", value_type.item_type) for i in range(length)
         ]
     return values.pop(name, _ABSENT)
+
+
+def _count(length: object, name: str) -> int:
+    array = np.asarray(length)
+    if array.shape != () or array.dtype.kind not in "iu" or array < 0:
+        raise ValueError(
+            f"input {name}: {name}.length is {array!r}, not a count (an integer "
+            "scalar >= 0)"
+        )
+    return int(array)
+
+
+def _refuse_both(values: dict[str, object], name: str, form: str) -> None:
+    if name in values:
+        raise ValueError(f"input {name}: given both as {name} and as {form}")
 
 
 def print_outputs(results: Mapping[str, object]) -> None:

@@ -12,10 +12,14 @@ from onnx import TensorProto, helper
 from tests.interpreter.test_sequence_results import X, sequences_model
 
 
-def graph_opt_run(*args, cwd) -> subprocess.CompletedProcess:
+def graph_opt_run(*args, cwd, **options) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "GRAPH_OPT_TRACEBACK"}
     return subprocess.run(
-        ["graph-opt-run", *map(str, args)], cwd=cwd, env=env, capture_output=True
+        ["graph-opt-run", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        **options,
     )
 
 

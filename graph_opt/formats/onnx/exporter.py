@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from typing import IO
 
 import numpy as np
@@ -38,7 +39,7 @@ from graph_opt.formats.onnx.attrs import onnx_attr
 from graph_opt.formats.onnx.external_write import (
     ExternalData,
     needs_external_data,
-    write_external_data,
+    writing_external_data,
 )
 from graph_opt.formats.onnx.importer import (
     FUNCTIONS_ATTR,
@@ -387,15 +388,19 @@ def save_model(
     deferred: dict[str, bytes] = {}
     model = export_module(module, contrib_ops=contrib_ops, deferred_weights=deferred)
     external_data = external_data or ExternalData()
-    if needs_external_data(model, deferred, external_data):
-        write_external_data(model, deferred, path, external_data)
-        if needs_external_data(model, deferred, ExternalData()):
-            raise FrontendError(
-                "the model passes protobuf's 2 GiB limit even with its weights "
-                f"of {external_data.min_bytes} bytes or more in external data: "
-                "lower the threshold (--external-data-threshold)"
+    with ExitStack() as data_file:
+        if needs_external_data(model, deferred, external_data):
+            data_file.enter_context(
+                writing_external_data(model, deferred, path, external_data)
             )
-    write_model(model, deferred, stream)
+            if needs_external_data(model, deferred, ExternalData()):
+                raise FrontendError(
+                    "the model passes protobuf's 2 GiB limit even with its weights "
+                    f"of {external_data.min_bytes} bytes or more in external data: "
+                    "lower the threshold (--external-data-threshold)"
+                )
+        write_model(model, deferred, stream)
+        stream.flush()  # (a full disk shows here, before the data file is replaced)
 
 
 def _export_module(

@@ -14,6 +14,8 @@ mapped region) is written once.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import onnx
@@ -54,14 +56,18 @@ def needs_external_data(
     return size > PROTOBUF_LIMIT
 
 
-def write_external_data(
+@contextmanager
+def writing_external_data(
     model: onnx.ModelProto,
     deferred: dict[str, object],
     model_path: str | os.PathLike | None,
     options: ExternalData,
-) -> None:
+) -> Iterator[None]:
     """Write the deferred weights of at least `options.min_bytes` to the data
-    file and point their tensors at it; they leave `deferred`."""
+    file and point their tensors at it; they leave `deferred`. The data file
+    replaces the previous one only when the block ends normally: write the
+    model inside it, so a model that fails to be written (a full disk) leaves
+    the previous model and data file as they were, a matching pair."""
     if model_path is None:
         raise FrontendError(
             "the model needs external data (its weights pass protobuf's 2 GiB "
@@ -93,6 +99,7 @@ def write_external_data(
                 _point_at(tensor, location, *written[key])
                 del deferred[tensor.name]
         os.ftruncate(fd, end)
+        yield
 
 
 def _point_at(tensor: TensorProto, location: str, offset: int, length: int) -> None:

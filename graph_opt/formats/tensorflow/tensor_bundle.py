@@ -186,10 +186,12 @@ class TensorBundle:
     def _check_placement(self, index: Path) -> None:
         """Refuse entries in a shard that does not exist, or sharing bytes (an
         index of a few bytes would otherwise decode to many copies of one tensor)."""
-        slices = {_slice_label(key): entry for key, entry in self.slices.items()}
+        named = [*self.entries.items()] + [
+            (_slice_label(key), entry) for key, entry in self.slices.items()
+        ]
         placed = sorted(
             (entry.shard_id, entry.offset, entry.offset + entry.size, key)
-            for key, entry in (self.entries | slices).items()
+            for key, entry in named
             if entry.size
         )
         previous = (-1, 0, 0, "")
@@ -238,10 +240,12 @@ class TensorBundle:
     def assembled_part(self, key: str, extents: Extents) -> np.ndarray:
         """The part `extents` of tensor `key`, copied from the stored slices
         (or the whole tensor) it overlaps, as TensorFlow's checkpoint reader
-        assembles it; refused unless they cover it once."""
+        assembles it; refused unless they cover it once. The slices are
+        checked to lie in their shards and to add up to the part before it is
+        allocated: a part is never larger than the bytes stored for it."""
         dtype = numpy_dtype(self.entries[key].dtype)
         shape = [length for _, length in extents]
-        part, filled = np.empty(shape, dtype), np.zeros(shape, bool)
+        pieces, covered = [], 0
         for stored, part_key in self._stored_parts(key):
             common = [
                 (max(s, w), min(s + n, w + m))
@@ -249,22 +253,35 @@ class TensorBundle:
             ]
             if any(start >= end for start, end in common):
                 continue
+            entry, _, _ = self._checked_entry(part_key)
+            self._shard(entry.shard_id)[0].span(entry.offset, entry.size)
+            covered += math.prod(end - start for start, end in common)
             source = tuple(
                 slice(a - s, b - s) for (a, b), (s, _) in zip(common, stored)
             )
             target = tuple(
                 slice(a - w, b - w) for (a, b), (w, _) in zip(common, extents)
             )
+            pieces.append((part_key, source, target))
+        if covered > math.prod(shape):
+            raise FrontendError(f"{self.prefix}: slices of '{key}' overlap")
+        if covered < math.prod(shape):
+            raise self._not_covered(key, extents)
+        part, filled = np.empty(shape, dtype), np.zeros(shape, bool)
+        for part_key, source, target in pieces:
             if filled[target].any():
                 raise FrontendError(f"{self.prefix}: slices of '{key}' overlap")
             part[target] = self.tensor(part_key)[source]
             filled[target] = True
         if not filled.all():
-            raise FrontendError(
-                f"{self.prefix}: the slices of '{key}' stored do not cover "
-                f"{_extents_text(extents)}"
-            )
+            raise self._not_covered(key, extents)
         return part
+
+    def _not_covered(self, key: str, extents: Extents) -> FrontendError:
+        return FrontendError(
+            f"{self.prefix}: the slices of '{key}' stored do not cover "
+            f"{_extents_text(extents)}"
+        )
 
     def _stored_parts(self, key: str) -> list[tuple[Extents, str]]:
         """The parts of tensor `key` the checkpoint stores, and their keys."""
