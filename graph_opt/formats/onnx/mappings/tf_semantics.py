@@ -22,13 +22,10 @@ INT32_BOUND = 2.0**31
 
 def is_clamped_cast(e, op: t.CastOp) -> bool:
     """A float cast to an integer narrower than 32 bits that clamps (TensorFlow)."""
+    if op.clamp_narrow is None:  # first: int4, float4 and others have no numpy dtype
+        return False
     to = numpy_dtype(op.to)
-    return (
-        op.clamp_narrow is not None
-        and e.numpy_dtype(op.input).kind == "f"
-        and to.kind in "iu"
-        and to.itemsize < 4
-    )
+    return e.numpy_dtype(op.input).kind == "f" and to.kind in "iu" and to.itemsize < 4
 
 
 def emit_clamped_cast(e, op: t.CastOp) -> None:

@@ -4,6 +4,8 @@ where one is simple, else a one-line warning naming the op and its property."""
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import IntegerType
+
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn import tensor_ops as t
@@ -15,14 +17,15 @@ def is_wrapping_cast(op: t.CastOp) -> bool:
     """A float cast to an integer narrower than 32 bits without `clamp_narrow`:
     ONNX wraps (through int32) where TensorFlow's Cast clamps; TensorFlow's
     float to int32 and int32 to narrower casts give ONNX's result."""
-    source = numpy_dtype(op.input.type.element_type)  # type: ignore[attr-defined]
-    target = numpy_dtype(op.to)
-    return (
-        op.clamp_narrow is None
-        and source.kind == "f"
-        and target.kind in "iu"
-        and target.itemsize < 4
-    )
+    source = op.input.type.element_type  # type: ignore[attr-defined]
+    if op.clamp_narrow is not None or not isinstance(op.to, IntegerType):
+        return False
+    if isinstance(source, IntegerType) or not 1 < op.to.width.data < 32:
+        return False
+    try:
+        return numpy_dtype(source).kind == "f"
+    except ValueError:  # float4 and others numpy has no dtype for
+        return False
 
 
 def warn_unkept(op: ix.RangeOp | r.ArgReduceOp) -> None:
