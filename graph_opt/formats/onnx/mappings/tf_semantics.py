@@ -14,7 +14,7 @@ from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import int_value
 from graph_opt.dialects.nn.constant import constant_value
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import is_float_dtype, numpy_dtype
 
 INT32_BOUND = 2.0**31
 """Floats from here up (and NaN) convert to int32's minimum."""
@@ -25,7 +25,7 @@ def is_clamped_cast(e, op: t.CastOp) -> bool:
     to = numpy_dtype(op.to)
     return (
         op.clamp_narrow is not None
-        and e.numpy_dtype(op.input).kind == "f"
+        and is_float_dtype(e.numpy_dtype(op.input))
         and to.kind in "iu"
         and to.itemsize < 4
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn import tensor_ops as t
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import is_float_dtype, numpy_dtype
 from graph_opt.remarks import warn
 
 
@@ -19,7 +19,7 @@ def is_wrapping_cast(op: t.CastOp) -> bool:
     target = numpy_dtype(op.to)
     return (
         op.clamp_narrow is None
-        and source.kind == "f"
+        and is_float_dtype(source)
         and target.kind in "iu"
         and target.itemsize < 4
     )
@@ -27,7 +27,7 @@ def is_wrapping_cast(op: t.CastOp) -> bool:
 
 def warn_unkept(op: ix.RangeOp | r.ArgReduceOp) -> None:
     """Say that TensorFlow's Range or ArgMax/ArgMin replaces ONNX's semantics."""
-    if numpy_dtype(op.operands[0].type.element_type).kind != "f":  # type: ignore[attr-defined]
+    if not is_float_dtype(numpy_dtype(op.operands[0].type.element_type)):  # type: ignore[attr-defined]
         return  # integers: the two frameworks agree
     if isinstance(op, ix.RangeOp) and op.accumulate is not None:
         warn(
