@@ -7,6 +7,10 @@ graph-opt's own kernels, against the frameworks:
   special-value inputs, through the interpreter and through fold-constants
   (constant inputs; the folded constants exported and run) against
   onnxruntime;
+- onnx-bf16: the operators whose bfloat16 result is their float32 result
+  rounded once (graph_opt/testing/special_bfloat16.py), bfloat16 inputs,
+  through the interpreter against onnxruntime's float32 result rounded to
+  bfloat16 (NaN payloads kept);
 - tensorflow: the single-op GraphDef that TensorFlow ran
   (tests/formats/tensorflow/fixtures/special_ops.pbtxt) against
   TensorFlow's outputs.
@@ -29,6 +33,11 @@ import warnings
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from graph_opt.testing.special_bfloat16 import (
+    BF16_CASES,
+    bfloat16_case,
+    check_bfloat16_case,
+)
 from graph_opt.testing.special_cases import SPECIAL_CASES, special_case
 from graph_opt.testing.special_differential import (
     AGREE,
@@ -74,6 +83,7 @@ def main() -> None:
         totals += counts
         print_row("onnx", name, counts)
     print_row("onnx", "total", totals)
+    print_bfloat16_rows(args.cases, listed)
     tf_counts: dict[str, Counter] = defaultdict(Counter)
     for o in check_fixture(FIXTURE):
         tf_counts[o.op_type][o.verdict.state] += 1
@@ -90,6 +100,24 @@ def main() -> None:
     print(f"  tensorflow (any op): {FLUSH_RULE}")
     if args.verbose:
         print("\n" + "\n".join(listed))
+
+
+def print_bfloat16_rows(cases: int, listed: list[str]) -> None:
+    """bfloat16 inputs against onnxruntime's float32 result rounded to bfloat16
+    (interpreter only: fold-constants' export would need onnxruntime to read
+    bfloat16)."""
+    totals: Counter = Counter()
+    for name in BF16_CASES:
+        counts: Counter = Counter()
+        for seed in range(cases):
+            case = bfloat16_case(name, seed)
+            verdict = check_bfloat16_case(case)
+            counts[verdict.state] += 1
+            if verdict.state in (DISAGREE, RULE):
+                listed.append(f"{case.name}: {verdict.state} {verdict.detail}")
+        totals += counts
+        print_row("onnx-bf16", name, counts)
+    print_row("onnx-bf16", "total", totals)
 
 
 def print_row(framework: str, op: str, counts: Counter) -> None:

@@ -33,7 +33,7 @@ def test_other_dtypes_are_not(dtype):
     assert not is_float_dtype(dtype)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(6))  # seed 5 has NaNs for ArgMax/ArgMin
 @pytest.mark.parametrize(
     "name",
     ["Relu", "Abs", "Neg", "Max", "Min", "Where", "Cast", "ArgMax", "ArgMin",
