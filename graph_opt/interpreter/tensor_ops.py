@@ -26,7 +26,11 @@ SATURATING_FLOAT8 = {
 def through_int32(x: np.ndarray) -> np.ndarray:
     """Floats truncated to int32; NaN, infinities and values outside int32
     become its minimum (x86's conversion, which onnxruntime, numpy and
-    TensorFlow all use), explicitly rather than by numpy's undefined cast."""
+    TensorFlow all use), explicitly rather than by numpy's undefined cast.
+    Narrow floats are widened first: float8 holds neither bound (2^31 in
+    E4M3FN is NaN)."""
+    if x.dtype.itemsize < 4:
+        x = x.astype(np.float32)
     low = np.iinfo(np.int32).min
     with np.errstate(invalid="ignore"):
         inside = (x >= low) & (x < 2.0**31)
