@@ -5,7 +5,6 @@ imported from TensorFlow and exported to ONNX computes what TensorFlow does.
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import onnx
 
@@ -14,7 +13,7 @@ from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import int_value
 from graph_opt.dialects.nn.constant import constant_value
-from graph_opt.dialects.nn.dtypes import is_float_dtype, numpy_dtype
+from graph_opt.dialects.nn.dtypes import float_info, is_float_dtype, numpy_dtype
 
 INT32_BOUND = 2.0**31
 """Floats from here up (and NaN) convert to int32's minimum."""
@@ -102,7 +101,7 @@ def emit_nan_ignoring_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> Non
     gives 0 where nothing beats it. With select_last_index, where nothing
     does (the reduced value is the infinity) the index is 0 too."""
     largest = op_type == "ArgMax"
-    limit = ml_dtypes.finfo(e.numpy_dtype(op.input)).max
+    limit = float_info(e.numpy_dtype(op.input)).max
     x, dtype = _wide_float(e, e.name(op.input), e.numpy_dtype(op.input))
     start = e.initializer(np.array(-limit if largest else limit, dtype), "scan_start")
     fill = e.initializer(np.array(-np.inf if largest else np.inf, dtype), "nan_fill")
@@ -129,7 +128,7 @@ def emit_nan_ignoring_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> Non
 
 def _wide_float(e, x: str, dtype: np.dtype) -> tuple[str, np.dtype]:
     """bfloat16 and float8 `x` cast to float32 (exactly): onnxruntime has no
-    bfloat16 Less, Max, Where or ArgMax kernels, and ONNX allows no float8."""
+    bfloat16 Less, Max, Where or ArgMax kernels, and ONNX no float8 form of them."""
     if dtype in (np.float16, np.float32, np.float64):
         return x, dtype
     return _cast(e, x, onnx.TensorProto.FLOAT), np.dtype(np.float32)
