@@ -7,6 +7,10 @@ graph-opt's own kernels, against the frameworks:
   special-value inputs, through the interpreter and through fold-constants
   (constant inputs; the folded constants exported and run) against
   onnxruntime;
+- onnx-bf16, onnx-f8*: the operators whose bfloat16 (float8) result is
+  their float32 result rounded once (graph_opt/testing/special_narrow_floats.py),
+  inputs of that type, through the interpreter against onnxruntime's
+  float32 result rounded to the type (NaN payloads kept);
 - tensorflow: the single-op GraphDef that TensorFlow ran
   (tests/formats/tensorflow/fixtures/special_ops.pbtxt) against
   TensorFlow's outputs.
@@ -40,6 +44,11 @@ from graph_opt.testing.special_differential import (
     UNJUDGED,
     check_case,
 )
+from graph_opt.testing.special_narrow_floats import (
+    NARROW_FLOATS,
+    check_narrow_case,
+    narrow_case,
+)
 from graph_opt.testing.special_rules import RULES, TF_RULES
 from graph_opt.testing.special_tensorflow import FLUSH_RULE, check_fixture
 from graph_opt.testing.special_values import RandomPick
@@ -48,7 +57,7 @@ FIXTURE = (
     Path(__file__).parents[1] / "tests/formats/tensorflow/fixtures/special_ops.pbtxt"
 )
 STATES = (AGREE, TOLERANCE, DISAGREE, RULE, ERROR, KEPT, UNJUDGED)
-ROW = "{:<10} {:<22} {:>5} {:>5} {:>5} {:>8} {:>4} {:>4} {:>4} {:>4}"
+ROW = "{:<16} {:<22} {:>5} {:>5} {:>5} {:>8} {:>4} {:>4} {:>4} {:>4}"
 
 
 def main() -> None:
@@ -74,6 +83,8 @@ def main() -> None:
         totals += counts
         print_row("onnx", name, counts)
     print_row("onnx", "total", totals)
+    for dtype, names in NARROW_FLOATS.items():
+        print_narrow_rows(dtype, names, args.cases, listed)
     tf_counts: dict[str, Counter] = defaultdict(Counter)
     for o in check_fixture(FIXTURE):
         tf_counts[o.op_type][o.verdict.state] += 1
@@ -90,6 +101,27 @@ def main() -> None:
     print(f"  tensorflow (any op): {FLUSH_RULE}")
     if args.verbose:
         print("\n" + "\n".join(listed))
+
+
+def print_narrow_rows(dtype, names, cases: int, listed: list[str]) -> None:
+    """`dtype` inputs against onnxruntime's float32 result rounded to it
+    (interpreter only: fold-constants' export would need onnxruntime to read
+    the type)."""
+    framework = "onnx-" + dtype.name.replace("float8_", "f8").replace(
+        "bfloat16", "bf16"
+    )
+    totals: Counter = Counter()
+    for name in names:
+        counts: Counter = Counter()
+        for seed in range(cases):
+            case = narrow_case(name, dtype, seed)
+            verdict = check_narrow_case(case, dtype)
+            counts[verdict.state] += 1
+            if verdict.state in (DISAGREE, RULE):
+                listed.append(f"{case.name}: {verdict.state} {verdict.detail}")
+        totals += counts
+        print_row(framework, name, counts)
+    print_row(framework, "total", totals)
 
 
 def print_row(framework: str, op: str, counts: Counter) -> None:

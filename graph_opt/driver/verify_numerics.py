@@ -169,7 +169,7 @@ def run(
     through `nn.quantization` boundaries (convert-to-int{integer-io=true}),
     float inputs are given as their codes and results read as real values."""
     from graph_opt.dialects.nn.dtypes import numpy_dtype
-    from graph_opt.interpreter.runner import make_function_interpreter
+    from graph_opt.interpreter.runner import make_function_interpreter, result_value
     from graph_opt.quantization.boundary import dequantized_outputs, quantized_inputs
 
     interpreter = make_function_interpreter(module)
@@ -184,7 +184,10 @@ def run(
         )
     ]
     results = interpreter.call_op(function, tuple(args))
-    return dequantized_outputs(function, [np.asarray(r) for r in results])
+    outputs = function.function_type.outputs.data
+    return dequantized_outputs(
+        function, [result_value(r, t) for r, t in zip(results, outputs)]
+    )
 
 
 class _ValueRecorder(Interpreter.Listener):
@@ -312,14 +315,41 @@ def first_differing_value(
     return None
 
 
-def differs(expected: np.ndarray, actual: np.ndarray, tolerance: float) -> str | None:
-    """How `actual` differs from `expected` beyond the tolerance, or None."""
+def differs(expected, actual, tolerance: float) -> str | None:
+    """How `actual` differs from `expected` beyond the tolerance, or None; a
+    sequence (list) item by item, an optional holding nothing as None."""
+    if isinstance(expected, list) or isinstance(actual, list):
+        return _sequence_differs(expected, actual, tolerance)
+    if expected is None or actual is None:
+        if expected is actual:
+            return None
+        return "holds nothing" if actual is None else "holds a value, not nothing"
+    return _array_differs(expected, actual, tolerance)
+
+
+def _sequence_differs(expected, actual, tolerance: float) -> str | None:
+    if not (isinstance(expected, list) and isinstance(actual, list)):
+        return "is a sequence where the other is not"
+    if len(expected) != len(actual):
+        return f"has {len(actual)} sequence items instead of {len(expected)}"
+    for index, (e, a) in enumerate(zip(expected, actual)):
+        difference = differs(e, a, tolerance)
+        if difference is not None:
+            return f"item {index} {difference}"
+    return None
+
+
+def _array_differs(
+    expected: np.ndarray, actual: np.ndarray, tolerance: float
+) -> str | None:
+    from graph_opt.dialects.nn.dtypes import is_float_dtype
+
     expected, actual = np.asarray(expected), np.asarray(actual)
     if expected.shape != actual.shape:
         return f"has shape {list(actual.shape)} instead of {list(expected.shape)}"
     if expected.dtype != actual.dtype:
         return f"has element type {actual.dtype} instead of {expected.dtype}"
-    if expected.dtype.kind not in "fc":
+    if not (is_float_dtype(expected.dtype) or expected.dtype.kind == "c"):
         wrong = int(np.count_nonzero(expected != actual))
         if wrong:
             return f"differs in {wrong} of {expected.size} elements"

@@ -7,6 +7,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn.base import int_value
+from graph_opt.dialects.nn.dtypes import is_float_dtype
 from graph_opt.interpreter.limits import check_size
 
 
@@ -25,7 +26,7 @@ def top_k(x: np.ndarray, k: int, axis: int, largest: bool):
     otherwise."""
     keys = x.astype(np.float64) if x.dtype.kind in "ub" else x
     order = np.argsort(-keys if largest else keys, axis=axis, kind="stable")
-    if largest and x.dtype.kind == "f":  # argsort puts NaN last: move it first
+    if largest and is_float_dtype(x.dtype):  # argsort puts NaN last: move it first
         numbers = ~np.isnan(np.take_along_axis(keys, order, axis=axis))
         order = np.take_along_axis(order, np.argsort(numbers, axis, "stable"), axis)
     indices = np.take(order, np.arange(k), axis=axis)

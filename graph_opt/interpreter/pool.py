@@ -7,6 +7,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn.base import int_value
 from graph_opt.dialects.nn.conv import resolve_pads, window_output_sizes
+from graph_opt.dialects.nn.dtypes import is_float_dtype
 from graph_opt.dialects.nn.layout import CHANNELS_LAST
 from graph_opt.dialects.nn.pool import AvgPoolOp, GlobalAvgPoolOp, MaxPoolOp, PoolOp
 from graph_opt.interpreter.conv import (
@@ -18,7 +19,7 @@ from graph_opt.interpreter.conv import (
 
 
 def lowest(dtype: np.dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if is_float_dtype(dtype) else np.iinfo(dtype).min
 
 
 class PoolGeometry:

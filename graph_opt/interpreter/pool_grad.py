@@ -9,6 +9,7 @@ import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from graph_opt.dialects.nn.base import int_list
+from graph_opt.dialects.nn.dtypes import is_float_dtype
 from graph_opt.dialects.nn.layout import CHANNELS_LAST
 from graph_opt.dialects.nn.pool_grad import AvgPoolGradOp, MaxPoolGradOp
 from graph_opt.interpreter.conv import to_channels_first, to_channels_last
@@ -58,7 +59,7 @@ def _first_maximum(flat: np.ndarray, valid: np.ndarray, low) -> np.ndarray:
     valid one, replaced only by a greater value; so a NaN wins only as the
     first valid value, and ties go to the first maximum."""
     start = np.argmax(valid, axis=-1)[..., None]
-    numbers = valid & ~np.isnan(flat) if flat.dtype.kind == "f" else valid
+    numbers = valid & ~np.isnan(flat) if is_float_dtype(flat.dtype) else valid
     best = np.where(numbers, flat, low).max(axis=-1, keepdims=True)
     first = np.argmax((flat == best) & numbers, axis=-1)
     leader = np.take_along_axis(flat, start, axis=-1)[..., 0]

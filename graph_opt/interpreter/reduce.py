@@ -7,7 +7,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn.base import int_value
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import float_info, is_float_dtype, numpy_dtype
 
 
 def _reduction(fn):
@@ -31,11 +31,11 @@ def arg_extreme(
     wins (`scan_from_first`, onnxruntime)."""
     if last:
         x = np.flip(x, axis)
-    if x.dtype.kind == "f":
+    if is_float_dtype(x.dtype):
         if scan_from_first:
             candidates = ~np.isnan(x)
         else:
-            limit = np.finfo(x.dtype).max
+            limit = float_info(x.dtype).max
             candidates = x > -limit if largest else x < limit
         best = (np.fmax if largest else np.fmin).reduce(
             np.where(candidates, x, np.nan), axis=axis, keepdims=True
@@ -48,7 +48,7 @@ def arg_extreme(
     if last:
         index = x.shape[axis] - 1 - index
     found = hits.any(axis=axis, keepdims=True)
-    if scan_from_first and x.dtype.kind == "f":
+    if scan_from_first and is_float_dtype(x.dtype):
         first = np.take(np.flip(x, axis) if last else x, [0], axis=axis)
         found &= ~np.isnan(first)
     return np.where(found, index, 0)
@@ -80,11 +80,11 @@ def cumsum(x: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> np.ndarr
 
 
 def _accumulator(dtype: np.dtype) -> np.dtype:
-    """Floats narrower than float32 (float16, and ml_dtypes' bfloat16, kind "V")
-    are summed in float32 and each sum rounded, as onnxruntime does: in float16
-    a running sum of ones stops growing at 2048."""
-    narrow_float = dtype.kind == "f" and dtype.itemsize < 4
-    return np.dtype(np.float32) if narrow_float or dtype.kind == "V" else dtype
+    """Floats narrower than float32 (float16, bfloat16, float8) are summed in
+    float32 and each sum rounded, as onnxruntime does: in float16 a running sum
+    of ones stops growing at 2048."""
+    narrow_float = is_float_dtype(dtype) and dtype.itemsize < 4
+    return np.dtype(np.float32) if narrow_float else dtype
 
 
 @register_impls

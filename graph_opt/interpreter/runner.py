@@ -15,7 +15,7 @@ from xdsl.interpreter import (
 )
 from xdsl.utils.exceptions import InterpretationError
 
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import is_float_dtype, numpy_dtype
 from graph_opt.dialects.nn.types import OptionalType, SequenceType
 from graph_opt.entry import entry_function
 from graph_opt.interpreter.limits import ResultSizeGuard
@@ -132,7 +132,7 @@ def check_no_float_codes(target: func.FuncOp, inputs: Sequence) -> None:
 
     for index, (value, name) in enumerate(zip(inputs, argument_names(target))):
         params = boundary_quantization(target.arg_attrs, index)
-        if params is not None and np.asarray(value).dtype.kind == "f":
+        if params is not None and is_float_dtype(np.asarray(value).dtype):
             raise InterpretationError(
                 f"input {name} takes integer codes (scale {params[0]:.9g}, zero "
                 f"point {params[1]}: q = round(x / scale) + zero point), not floats"

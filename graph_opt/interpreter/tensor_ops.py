@@ -8,7 +8,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import int_list, int_value
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import is_float_dtype, numpy_dtype
 from graph_opt.interpreter.limits import check_size
 
 SATURATING_FLOAT8 = {
@@ -26,7 +26,11 @@ SATURATING_FLOAT8 = {
 def through_int32(x: np.ndarray) -> np.ndarray:
     """Floats truncated to int32; NaN, infinities and values outside int32
     become its minimum (x86's conversion, which onnxruntime, numpy and
-    TensorFlow all use), explicitly rather than by numpy's undefined cast."""
+    TensorFlow all use), explicitly rather than by numpy's undefined cast.
+    Narrow floats are widened first: float8 holds neither bound (2^31 in
+    E4M3FN is NaN)."""
+    if x.dtype.itemsize < 4:
+        x = x.astype(np.float32)
     low = np.iinfo(np.int32).min
     with np.errstate(invalid="ignore"):
         inside = (x >= low) & (x < 2.0**31)
@@ -37,7 +41,7 @@ def saturated(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """Finite values clamped to the type's range; infinities too for E4M3FN
     (ONNX's Cast: infinities become the largest value only where the type has
     neither infinities nor a single NaN encoding)."""
-    if x.dtype.kind != "f":
+    if not is_float_dtype(x.dtype):
         return x
     largest = float(ml_dtypes.finfo(dtype).max)
     clamped = np.clip(x, -largest, largest)
@@ -109,7 +113,7 @@ class TensorFunctions(InterpreterFunctions):
         x = args[0]
         if dtype in SATURATING_FLOAT8 and int_value(op.properties, "saturate", 1):
             x = saturated(x, dtype)
-        if x.dtype.kind == "f" and dtype.kind in "iu" and dtype.itemsize < 4:
+        if is_float_dtype(x.dtype) and dtype.kind in "iu" and dtype.itemsize < 4:
             x = through_int32(x)
             if op.clamp_narrow is not None:
                 info = np.iinfo(dtype)

@@ -20,7 +20,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from graph_opt.dialects import tosa_ext
 from graph_opt.dialects.nn.dense import from_numpy
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import float_info, numpy_dtype
 
 NCHW_TO_NHWC = (0, 2, 3, 1)
 NHWC_TO_NCHW = (0, 3, 1, 2)
@@ -146,5 +146,5 @@ def _bound(value: float, element: Attribute) -> FloatAttr | IntegerAttr:
     if isinstance(element, IntegerType):
         info = np.iinfo(numpy_dtype(element))
         return IntegerAttr(int(min(max(value, info.min), info.max)), element)
-    limit = float(np.finfo(numpy_dtype(element)).max)
+    limit = float(float_info(numpy_dtype(element)).max)
     return FloatAttr(min(max(value, -limit), limit), element)  # type: ignore[arg-type]

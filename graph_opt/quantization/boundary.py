@@ -12,7 +12,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr
 
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import is_float_dtype, numpy_dtype
 from graph_opt.dialects.nn.shapes import ranked
 
 QUANTIZATION_ATTR = "nn.quantization"
@@ -56,7 +56,7 @@ def quantized_inputs(
         params = boundary_quantization(function.arg_attrs, index)
         value = np.asarray(value)
         t = ranked(arg_type)
-        if params is None or t is None or value.dtype.kind != "f":
+        if params is None or t is None or not is_float_dtype(value.dtype):
             out.append(value)
             continue
         dtype = np.dtype(numpy_dtype(t.element_type))

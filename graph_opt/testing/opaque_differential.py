@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import onnx
 
+from graph_opt.dialects.nn.dtypes import float_info, is_float_dtype
 from graph_opt.formats.onnx.conformance import (
     backend_cases,
     has_opaque,
@@ -200,11 +201,11 @@ def _max_error(want: np.ndarray, got: np.ndarray) -> float:
 
 
 def _tolerance(dtype: np.dtype) -> tuple[float, float]:
-    if dtype == np.float16:
-        return 1e-2, 1e-2
-    if np.issubdtype(dtype, np.floating):
+    if not is_float_dtype(dtype):
+        return 0.0, 0.0
+    if dtype.itemsize >= 4:
         return 1e-4, 1e-5
-    return 0.0, 0.0
+    return max(1e-2, 2 * float(float_info(dtype).eps)), 1e-2
 
 
 def _array(value) -> np.ndarray:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graph_opt.dialects.nn.dtypes import float_info, is_float_dtype
 from graph_opt.formats.onnx.conformance import run_onnxruntime
 from graph_opt.formats.onnx.importer import import_model
 from graph_opt.testing.opaque_differential import Case, constant_inputs
@@ -151,7 +152,7 @@ def judge(case: Case, expected: list, actual: list) -> Verdict:
 def _scale(op_type: str, want: np.ndarray) -> float:
     if op_type in UNIT_SCALE:
         return 1.0  # np.isclose adds the relative tolerance for large values
-    if op_type in SUMMING and want.dtype.kind == "f":
+    if op_type in SUMMING and is_float_dtype(want.dtype):
         finite = np.abs(want[np.isfinite(want)]).astype(np.float64)
         return float(np.max(finite, initial=0.0))
     return 0.0
@@ -163,7 +164,7 @@ def classify(
     """AGREE, TOLERANCE or DISAGREE, and where the elements differ; floats
     within ULPS of each other, or of `scale`, are TOLERANCE; with `payloads`,
     NaNs must have the same bits."""
-    if want.dtype.kind != "f":
+    if not is_float_dtype(want.dtype):
         differ = want != got
         return (DISAGREE if differ.any() else AGREE), differ
     both_nan = np.isnan(want) & np.isnan(got)
@@ -172,7 +173,7 @@ def classify(
         both_nan &= want.view(bits) == got.view(bits)
     differ = ~both_nan & (want != got)
     zero_sign = (want == 0) & (got == 0) & (np.signbit(want) != np.signbit(got))
-    info = np.finfo(want.dtype)
+    info = float_info(want.dtype)
     w, g = want.astype(np.float64), got.astype(np.float64)
     rtol = max(ULPS * float(info.eps), 1e-13)
     atol = max(float(info.smallest_normal), rtol * scale)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graph_opt.dialects.nn.dtypes import float_info, is_float_dtype
 from graph_opt.testing.special_differential import (
     DISAGREE,
     RULE,
@@ -37,9 +38,9 @@ class TfOutcome:
 
 def flush_subnormals(x: np.ndarray) -> np.ndarray:
     """Subnormal floats as zeros of their sign (TensorFlow's CPU mode)."""
-    if x.dtype.kind != "f":
+    if not is_float_dtype(x.dtype):
         return x
-    tiny = np.finfo(x.dtype).smallest_normal
+    tiny = float_info(x.dtype).smallest_normal
     return np.where(np.abs(x) < tiny, np.copysign(x.dtype.type(0), x), x)
 
 

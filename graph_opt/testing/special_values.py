@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from graph_opt.dialects.nn.dtypes import float_info
 from graph_opt.testing.opaque_variants import RandomPick as _RandomPick
 
 MODERATE = "moderate"
@@ -24,7 +25,7 @@ WHOLE = "whole"
 
 def _nan_with_payload(dtype: np.dtype, payload: int, negative: bool) -> np.generic:
     """A quiet NaN of `dtype` whose mantissa holds `payload`."""
-    info = np.finfo(dtype)
+    info = float_info(dtype)
     bits = info.bits
     uint = np.dtype(f"u{bits // 8}")
     exponent = ((1 << info.nexp) - 1) << info.nmant
@@ -35,9 +36,9 @@ def _nan_with_payload(dtype: np.dtype, payload: int, negative: bool) -> np.gener
 
 
 def special_floats(dtype, kind: str = WHOLE) -> np.ndarray:
-    """The special values of a float `dtype` (float16, float32, float64)."""
+    """The special values of a float `dtype` (float16, bfloat16, float32, float64)."""
     dtype = np.dtype(dtype)
-    info = np.finfo(dtype)
+    info = float_info(dtype)
     values = [
         np.nan, -np.nan, _nan_with_payload(dtype, 0x15, False),
         _nan_with_payload(dtype, 0x2A, True), np.inf, -np.inf, 0.0, -0.0,

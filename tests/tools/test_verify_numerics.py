@@ -1,5 +1,6 @@
 """`--verify-numerics`: the first pass that changes the numbers, named with the value."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 from toolkit_support import BROKEN, graph_opt
@@ -9,6 +10,7 @@ from graph_opt.driver.verify_numerics import (
     NumericCheck,
     NumericsChanged,
     differs,
+    run,
 )
 
 CHAIN = """func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32> {nn.name = "y"}) {
@@ -146,6 +148,24 @@ def test_a_module_the_interpreter_cannot_run_is_not_checked():
         api.run(module, "sub-const-to-add", verify_numerics=True)
 
 
+def BF16(values):
+    return np.array(values, ml_dtypes.bfloat16)
+
+
+SPLIT = """func.func @f(%x: tensor<3xf32>) -> !nn.sequence<tensor<*xf32>> {
+  %s = nn.constant dense<[1, 2]> : tensor<2xi64>
+  %0 = nn.opaque %x, %s {op_type = "SplitToSequence"} : (tensor<3xf32>, tensor<2xi64>) -> !nn.sequence<tensor<*xf32>>
+  func.return %0 : !nn.sequence<tensor<*xf32>>
+}
+"""
+
+
+def test_a_sequence_output_is_a_list_of_its_items():
+    module = api.parse(SPLIT)
+    (items,) = run(module, module.body.block.first_op, [np.float32([1, 2, 3])])
+    assert [i.tolist() for i in items] == [[1.0], [2.0, 3.0]]
+
+
 @pytest.mark.parametrize(
     "expected, actual, differ",
     [
@@ -157,6 +177,22 @@ def test_a_module_the_interpreter_cannot_run_is_not_checked():
         (np.float32([np.inf]), np.float32([np.inf]), False),
         (np.int64([1, 2]), np.int64([1, 3]), True),
         (np.float32([1, 2]), np.float32([1, 2, 3]), True),
+        (BF16([np.nan, 1]), BF16([np.nan, 1]), False),  # a float: NaN equals NaN
+        (BF16([1000, 2]), BF16([1000.05, 2]), False),
+        (
+            [np.float32([1]), np.float32([1, 2])],
+            [np.float32([1]), np.float32([1, 2])],
+            False,
+        ),
+        (
+            [np.float32([1]), np.float32([1, 2])],
+            [np.float32([1]), np.float32([1, 3])],
+            True,
+        ),
+        ([np.float32([1])], [np.float32([1]), np.float32([1])], True),
+        ([np.float32([1])], np.float32([[1]]), True),
+        (None, None, False),
+        (None, np.float32([1]), True),
     ],
 )
 def test_differs(expected, actual, differ):

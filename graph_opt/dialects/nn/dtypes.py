@@ -32,6 +32,21 @@ _FLOATS: dict[type[Attribute], type] = {
 }
 
 
+_ML_FLOATS = frozenset(np.dtype(d) for d in _FLOATS.values() if np.dtype(d).kind != "f")
+
+
+def is_float_dtype(dtype: np.dtype | type) -> bool:
+    """True for every floating dtype, also ml_dtypes' bfloat16 and float8 types,
+    which numpy files under kind "V" and `np.floating` does not include."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype in _ML_FLOATS
+
+
+def float_info(dtype: np.dtype | type) -> ml_dtypes.finfo:
+    """`np.finfo` that also knows bfloat16 and the float8 types."""
+    return ml_dtypes.finfo(dtype)
+
+
 def numpy_dtype(element_type: Attribute) -> np.dtype:
     """The numpy dtype that holds values of an MLIR element type."""
     if float_dtype := _FLOATS.get(type(element_type)):

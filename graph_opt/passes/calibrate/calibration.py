@@ -24,7 +24,7 @@ from xdsl.interpreter import Interpreter
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import is_float_dtype, numpy_dtype
 from graph_opt.dialects.nn.names import argument_names
 from graph_opt.dialects.nn.shapes import dims_compatible
 from graph_opt.entry import entry_function
@@ -193,7 +193,7 @@ class _RangeObserver(Interpreter.Listener):
     def _observe(self, values: Sequence[SSAValue], arrays) -> None:
         for value, array in zip(values, arrays):
             array = np.asarray(array)
-            if array.dtype.kind == "f" and array.size:
+            if is_float_dtype(array.dtype) and array.size:
                 if value not in self.statistics:
                     self.statistics[value] = self.make()
                 self.statistics[value].update(array)

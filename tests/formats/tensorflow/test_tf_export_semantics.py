@@ -112,3 +112,14 @@ def test_scan_from_first_float_argmin_is_named():
 )
 def test_negative_same_semantics_exports_without_warning(text):
     assert exported_warnings(text) == []
+
+
+def test_bfloat16_is_a_float_at_graph_def_export():
+    """ml_dtypes' bfloat16 (numpy kind "V"): ONNX's wrapping cast still goes
+    through int32, ONNX's scan and running sum are still named."""
+    graph_def = export_graph_def(cast_module("bf16", "i8", "", 4))
+    assert casts(graph_def) == [(14, 3), (3, 6)]  # bfloat16 -> int32 -> int8
+    (message,) = exported_warnings(arg_text("bf16", ", scan_from_first"))
+    assert "nn.argmin {scan_from_first}" in message
+    (message,) = exported_warnings(range_text("bf16", " {accumulate}"))
+    assert "nn.range {accumulate}" in message

@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import UnitAttr
 
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn.base import i64_attr, int_value
+from graph_opt.dialects.nn.dtypes import is_float_dtype
 from graph_opt.dialects.nn.shapes import ranked
 from graph_opt.formats.onnx.mappings.tf_semantics import emit_product_range
 from graph_opt.formats.onnx.op_table import exporter, importer, register_simple
@@ -37,7 +38,7 @@ def export_range(e, op: ix.RangeOp):
     """Floats without `accumulate` (TensorFlow's start + i * delta) as that
     product, exactly; otherwise Range (a running sum, equal for integers)."""
     check_opset(e, op, 11)
-    if op.accumulate is None and e.numpy_dtype(op.start).kind == "f":
+    if op.accumulate is None and is_float_dtype(e.numpy_dtype(op.start)):
         emit_product_range(e, op)
         return
     e.node("Range", list(op.operands), [op.output])
@@ -96,7 +97,7 @@ def export_one_hot(e, op: ix.OneHotOp):
     depth_name = e.initializer(np.array(depth, np.int64), "depth")
     attrs = e.attrs(axis=int_value(op.properties, "axis", -1))
     dtype = e.numpy_dtype(op.values)
-    work = np.dtype(np.float32 if dtype.kind == "f" else np.int64)
+    work = np.dtype(np.float32 if is_float_dtype(dtype) else np.int64)
     if dtype == work:
         e.node("OneHot", [indices, depth_name, op.values], [op.output], attrs)
         return

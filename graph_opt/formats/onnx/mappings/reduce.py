@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import UnitAttr, i64
 
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn.base import i64_array, i64_attr, int_list, int_value
+from graph_opt.dialects.nn.dtypes import is_float_dtype
 from graph_opt.formats.onnx.attrs import mlir_attr
 from graph_opt.formats.onnx.mappings.tf_semantics import emit_nan_ignoring_arg
 from graph_opt.formats.onnx.op_table import exporter, importer
@@ -106,7 +107,7 @@ def export_arg_reduce(e, op: r.ArgReduceOp):
         del props["select_last_index"]
     attrs = e.props_to_attrs(props)
     emit = emit_arg
-    if op.scan_from_first is None and e.numpy_dtype(op.input).kind == "f":
+    if op.scan_from_first is None and is_float_dtype(e.numpy_dtype(op.input)):
         emit = emit_nan_ignoring_arg  # TensorFlow's scan, exactly
     if op.output.type.element_type == i64:
         emit(e, op, op_type, attrs, op.output)

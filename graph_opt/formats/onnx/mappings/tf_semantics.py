@@ -5,7 +5,6 @@ imported from TensorFlow and exported to ONNX computes what TensorFlow does.
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import onnx
 
@@ -14,7 +13,7 @@ from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn import tensor_ops as t
 from graph_opt.dialects.nn.base import int_value
 from graph_opt.dialects.nn.constant import constant_value
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import float_info, is_float_dtype, numpy_dtype
 
 INT32_BOUND = 2.0**31
 """Floats from here up (and NaN) convert to int32's minimum."""
@@ -25,14 +24,16 @@ def is_clamped_cast(e, op: t.CastOp) -> bool:
     if op.clamp_narrow is None:  # first: int4, float4 and others have no numpy dtype
         return False
     to = numpy_dtype(op.to)
-    return e.numpy_dtype(op.input).kind == "f" and to.kind in "iu" and to.itemsize < 4
+    return (
+        is_float_dtype(e.numpy_dtype(op.input)) and to.kind in "iu" and to.itemsize < 4
+    )
 
 
 def emit_clamped_cast(e, op: t.CastOp) -> None:
     """Cast(Min(Cast(Where(x < 2^31, Max(x, lo), lo), int32), hi)): NaN, +inf
     and x >= 2^31 are int32's minimum, clamped to lo; the rest truncate to
     int32 and are clamped to [lo, hi]."""
-    x, dtype = e.name(op.input), e.numpy_dtype(op.input)
+    x, dtype = _wide_float(e, e.name(op.input), e.numpy_dtype(op.input))
     info = np.iinfo(numpy_dtype(op.to))
     with np.errstate(over="ignore"):  # float16's 2^31 is inf: every finite x is below
         bound = e.initializer(np.array(INT32_BOUND, dtype), "int32_bound")
@@ -98,9 +99,9 @@ def emit_nan_ignoring_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> Non
     -inf (+inf): TensorFlow's scan, which starts from that finite value and
     gives 0 where nothing beats it. With select_last_index, where nothing
     does (the reduced value is the infinity) the index is 0 too."""
-    x, dtype = e.name(op.input), e.numpy_dtype(op.input)
     largest = op_type == "ArgMax"
-    limit = ml_dtypes.finfo(dtype).max
+    limit = float_info(e.numpy_dtype(op.input)).max
+    x, dtype = _wide_float(e, e.name(op.input), e.numpy_dtype(op.input))
     start = e.initializer(np.array(-limit if largest else limit, dtype), "scan_start")
     fill = e.initializer(np.array(-np.inf if largest else np.inf, dtype), "nan_fill")
     beyond, clean = e.fresh(f"{x}_candidate"), e.fresh(f"{x}_candidates")
@@ -122,6 +123,14 @@ def emit_nan_ignoring_arg(e, op: r.ArgReduceOp, op_type: str, attrs, out) -> Non
     none, zero = e.fresh(f"{x}_none"), e.initializer(np.array(0, np.int64), "zero")
     e.node("Equal", [extreme, fill], [none])
     e.node("Where", [none, zero, index], [out])
+
+
+def _wide_float(e, x: str, dtype: np.dtype) -> tuple[str, np.dtype]:
+    """bfloat16 and float8 `x` cast to float32 (exactly): onnxruntime has no
+    bfloat16 Less, Max, Where or ArgMax kernels, and ONNX no float8 form of them."""
+    if dtype in (np.float16, np.float32, np.float64):
+        return x, dtype
+    return _cast(e, x, onnx.TensorProto.FLOAT), np.dtype(np.float32)
 
 
 def _cast(e, name: str, to: int) -> str:

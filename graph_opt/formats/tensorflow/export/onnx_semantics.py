@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import IntegerType
 from graph_opt.dialects.nn import index_ops as ix
 from graph_opt.dialects.nn import reduce as r
 from graph_opt.dialects.nn import tensor_ops as t
-from graph_opt.dialects.nn.dtypes import numpy_dtype
+from graph_opt.dialects.nn.dtypes import is_float_dtype, numpy_dtype
 from graph_opt.remarks import warn
 
 
@@ -23,14 +23,14 @@ def is_wrapping_cast(op: t.CastOp) -> bool:
     if isinstance(source, IntegerType) or not 1 < op.to.width.data < 32:
         return False
     try:
-        return numpy_dtype(source).kind == "f"
+        return is_float_dtype(numpy_dtype(source))
     except ValueError:  # float4 and others numpy has no dtype for
         return False
 
 
 def warn_unkept(op: ix.RangeOp | r.ArgReduceOp) -> None:
     """Say that TensorFlow's Range or ArgMax/ArgMin replaces ONNX's semantics."""
-    if numpy_dtype(op.operands[0].type.element_type).kind != "f":  # type: ignore[attr-defined]
+    if not is_float_dtype(numpy_dtype(op.operands[0].type.element_type)):  # type: ignore[attr-defined]
         return  # integers: the two frameworks agree
     if isinstance(op, ix.RangeOp) and op.accumulate is not None:
         warn(
