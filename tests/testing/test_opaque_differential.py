@@ -6,6 +6,7 @@ node cases and randomized variants (graph_opt/testing/opaque_variants.py).
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_pick import HypothesisPick
 
 from graph_opt.testing.opaque_differential import (
     DISAGREE,
@@ -16,20 +17,6 @@ from graph_opt.testing.opaque_differential import (
 from graph_opt.testing.opaque_variants import VARIANTS, variant
 
 pytest.importorskip("onnxruntime")
-
-
-class HypothesisPick:
-    def __init__(self, data) -> None:
-        self.data = data
-
-    def integer(self, low, high):
-        return self.data.draw(st.integers(low, high))
-
-    def real(self, low, high):
-        return self.data.draw(st.floats(low, high, allow_nan=False))
-
-    def choice(self, options):
-        return self.data.draw(st.sampled_from(options))
 
 
 def test_opaque_op_types_are_the_unmapped_operators():

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from hypothesis_pick import HypothesisPick
 
 from graph_opt.testing.special_cases import SPECIAL_CASES, special_case
 from graph_opt.testing.special_differential import (
@@ -27,21 +28,9 @@ from graph_opt.testing.special_values import (
 pytest.importorskip("onnxruntime")
 
 
-class HypothesisPick:
+class SpecialPick(HypothesisPick):
     """special_cases' pick over hypothesis: arrays mix the special values with
     any float of the type (subnormals, NaN and infinities included)."""
-
-    def __init__(self, data) -> None:
-        self.data = data
-
-    def integer(self, low, high):
-        return self.data.draw(st.integers(low, high))
-
-    def real(self, low, high):
-        return self.data.draw(st.floats(low, high, allow_nan=False))
-
-    def choice(self, options):
-        return self.data.draw(st.sampled_from(options))
 
     def array(self, dtype, shape, kind="whole"):
         dtype = np.dtype(dtype)
@@ -72,7 +61,7 @@ class HypothesisPick:
 def test_mapped_op_agrees_with_onnxruntime_on_special_values(name, data):
     from graph_opt.testing.special_differential import check_case
 
-    outcome = check_case(special_case(name, HypothesisPick(data)))
+    outcome = check_case(special_case(name, SpecialPick(data)))
     for path, verdict in (("interpreter", outcome.interpreter), ("fold", outcome.fold)):
         assert verdict.state != DISAGREE, (
             f"{outcome.case.name}: {path}: {verdict.detail}"

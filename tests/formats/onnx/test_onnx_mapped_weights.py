@@ -89,6 +89,17 @@ def held(module) -> list:
 
 
 @pytest.fixture
+def computed(monkeypatch) -> list:
+    """The ScaledWeights whose values anything computes whole, in order."""
+    computed = []
+    values = ScaledWeight.values
+    monkeypatch.setattr(
+        ScaledWeight, "values", lambda self: computed.append(self) or values(self)
+    )
+    return computed
+
+
+@pytest.fixture
 def model(tmp_path):
     gc.collect()  # (the mappings of earlier tests' modules, which hold pages)
     return build(tmp_path)
@@ -271,15 +282,10 @@ def test_a_lazily_scaled_weight_holds_the_bits_of_the_eager_fold(tmp_path):
         np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
 
 
-def test_optimize_computes_no_scaled_weight_before_writing_it(tmp_path, monkeypatch):
+def test_optimize_computes_no_scaled_weight_before_writing_it(tmp_path, computed):
     """Passes that only ask whether a value is a constant (sibling matmuls,
     constant evaluation, fold-bn's planning) never compute a folded weight."""
     path, expected = build(tmp_path, scale=True)
-    computed = []
-    values = ScaledWeight.values
-    monkeypatch.setattr(
-        ScaledWeight, "values", lambda self: computed.append(self) or values(self)
-    )
     module = api.load(path)
     api.run(module, "optimize")
     assert sum(type(d) is ScaledWeight for d in held(module)) == LAYERS
@@ -401,18 +407,13 @@ def conv_model(directory: Path, op_type: str) -> Path:
 
 @pytest.mark.parametrize("op_type", ["Conv", "ConvTranspose"])
 def test_optimize_scales_a_mapped_conv_filter_only_when_writing_it(
-    tmp_path, monkeypatch, op_type
+    tmp_path, computed, op_type
 ):
     """A conv's filter, like a matmul's weight, stays mapped through fold-bn
     (a ScaledWeight along its output channels): no page read before export,
     and the export computes it piece by piece."""
     gc.collect()
     path = conv_model(tmp_path, op_type)
-    computed = []
-    values = ScaledWeight.values
-    monkeypatch.setattr(
-        ScaledWeight, "values", lambda self: computed.append(self) or values(self)
-    )
     module = api.load(path)
     api.run(module, "optimize")
     assert sum(type(d) is ScaledWeight for d in held(module)) == 1
